@@ -1,0 +1,7 @@
+#pragma once
+
+namespace anygpu::cli {
+
+int run(int argc, char** argv);
+
+}  // namespace anygpu::cli

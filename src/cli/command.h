@@ -1,0 +1,47 @@
+// The CLI is one table of commands; each registers its own flags and runs against the
+// global options. Exit codes are decided in one place (exit_code()).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+
+#include "host/host_root.h"
+#include "util/result.h"
+
+namespace anygpu::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitCheckFailed = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitHostLacks = 3;
+
+struct GlobalOptions {
+  std::string root;
+  bool json = false;
+  bool no_libs = false;
+  bool quiet = false;
+  bool verbose = false;
+  unsigned lib_timeout_ms = 0;
+
+  // Flags over environment over defaults.
+  Result<HostOptions> host_options() const;
+};
+
+struct Command {
+  const char* name;
+  const char* help;
+  // Adds the command's flags; returns the function that runs it once parsing succeeded.
+  std::function<std::function<int(const GlobalOptions&)>(CLI::App&)> setup;
+};
+
+int exit_code(const Error& e);
+// Prints "anygpu: <message>" to stderr and returns the mapped exit code.
+int fail(const Error& e);
+void print(const std::string& text);
+
+Command detect_command();
+Command vendors_command();
+Command gather_command();
+
+}  // namespace anygpu::cli

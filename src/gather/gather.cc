@@ -1,0 +1,131 @@
+#include "gather/gather.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <set>
+
+#include "probe/probe.h"
+#include "util/atomic_file.h"
+#include "util/strings.h"
+
+namespace anygpu {
+
+namespace {
+
+// "/a/b/../c" -> "/a/c"
+std::string normalize(std::string_view path) {
+  std::vector<std::string_view> parts;
+  for (auto p : split(path, '/')) {
+    if (p.empty() || p == ".") continue;
+    if (p == "..") {
+      if (!parts.empty()) parts.pop_back();
+      continue;
+    }
+    parts.push_back(p);
+  }
+  std::string out;
+  for (auto p : parts) out += cat({"/", p});
+  return out.empty() ? "/" : out;
+}
+
+class Copier {
+ public:
+  Copier(const HostRoot& host, std::string dest) : host_(host), dest_(std::move(dest)) {}
+
+  // Recreates `path` beneath dest, following (and copying) every symlink on the way.
+  Result<std::string> materialize(const std::string& path, int depth = 0) {
+    if (depth > 40) return bad_input(path + ": too many levels of symbolic links");
+    std::string cur;
+    auto parts = split(normalize(path), '/');
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (parts[i].empty()) continue;
+      std::string next = cat({cur, "/", parts[i]});
+      struct stat st{};
+      if (::lstat(host_.outside(next).c_str(), &st) != 0) return next;  // vanished: stop here
+      bool last = i + 1 == parts.size();
+      if (S_ISLNK(st.st_mode)) {
+        auto target = host_.read_link(next);
+        if (!target) return target.error();
+        if (auto made = link(next, *target); !made) return made.error();
+        std::string resolved = (*target)[0] == '/' ? normalize(*target)
+                                                   : normalize(cat({cur, "/", *target}));
+        auto r = materialize(resolved, depth + 1);
+        if (!r) return r.error();
+        cur = *r;
+        continue;
+      }
+      if (S_ISDIR(st.st_mode)) {
+        if (auto made = make_directories(dest_ + next); !made) return made.error();
+        if (dirs_.insert(next).second) ++summary_.dirs;
+      } else if (last) {
+        if (auto copied = copy(next, st); !copied) return copied.error();
+      }
+      cur = next;
+    }
+    return cur.empty() ? std::string("/") : cur;
+  }
+
+  GatherSummary summary() const { return summary_; }
+
+ private:
+  Result<bool> link(const std::string& at, const std::string& target) {
+    std::string where = dest_ + at;
+    if (!links_.insert(at).second) return true;
+    if (auto made = make_directories(where.substr(0, where.rfind('/'))); !made) return made.error();
+    if (::symlink(target.c_str(), where.c_str()) != 0 && errno != EEXIST)
+      return internal_error(cat({where, ": ", std::strerror(errno)}));
+    ++summary_.links;
+    return true;
+  }
+
+  Result<bool> copy(const std::string& path, const struct stat& st) {
+    if (!files_.insert(path).second) return true;
+    std::string content;
+    if (S_ISREG(st.st_mode)) {
+      auto text = host_.read_file(path, 8 << 20);
+      if (!text) return true;  // unreadable here (permissions): leave it out
+      content = std::move(*text);
+    }  // device nodes and sockets become empty files: their presence is what matters
+    auto written = write_file_atomic(dest_ + path, content);
+    if (!written) return written.error();
+    ++summary_.files;
+    return true;
+  }
+
+  const HostRoot& host_;
+  std::string dest_;
+  std::set<std::string> dirs_, links_, files_;
+  GatherSummary summary_;
+};
+
+}  // namespace
+
+Result<GatherSummary> gather_host(const HostRoot& host, const std::string& dest) {
+  struct stat st{};
+  if (::stat(dest.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode) || ::rmdir(dest.c_str()) != 0)
+      return bad_input(dest + ": exists and is not an empty directory");
+  }
+  HostOptions opts = host.options();
+  opts.load_libraries = false;
+  HostRoot recorded(opts);
+  AccessLog log;
+  recorded.set_access_log(&log);
+  probe(recorded);
+
+  std::string tmp = dest + ".partial" + std::to_string(::getpid());
+  Copier copier(host, tmp);
+  if (auto made = make_directories(tmp); !made) return made.error();
+  for (const auto& path : log.paths()) {
+    auto r = copier.materialize(path);
+    if (!r) return r.error();
+  }
+  if (::rename(tmp.c_str(), dest.c_str()) != 0)
+    return internal_error(cat({dest, ": ", std::strerror(errno)}));
+  return copier.summary();
+}
+
+}  // namespace anygpu

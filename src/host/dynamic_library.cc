@@ -1,0 +1,52 @@
+#include "host/dynamic_library.h"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <string>
+
+namespace anygpu {
+
+Result<DynamicLibrary> DynamicLibrary::open(const std::string& path) {
+  dlerror();
+  void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char* why = dlerror();
+    return host_error(why ? std::string(why) : path + ": cannot be loaded");
+  }
+  return DynamicLibrary(h, path);
+}
+
+DynamicLibrary::DynamicLibrary(DynamicLibrary&& other) noexcept
+    : handle_(other.handle_), path_(std::move(other.path_)) {
+  other.handle_ = nullptr;
+}
+
+DynamicLibrary& DynamicLibrary::operator=(DynamicLibrary&& other) noexcept {
+  if (this != &other) {
+    if (handle_) ::dlclose(handle_);
+    handle_ = other.handle_;
+    path_ = std::move(other.path_);
+    other.handle_ = nullptr;
+  }
+  return *this;
+}
+
+DynamicLibrary::~DynamicLibrary() {
+  if (handle_) ::dlclose(handle_);
+}
+
+std::string DynamicLibrary::loaded_from() const {
+  struct link_map* map = nullptr;
+  if (handle_ && ::dlinfo(handle_, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name &&
+      *map->l_name)
+    return map->l_name;
+  return path_;
+}
+
+void* DynamicLibrary::raw_symbol(std::string_view name) const {
+  if (!handle_) return nullptr;
+  return ::dlsym(handle_, std::string(name).c_str());
+}
+
+}  // namespace anygpu

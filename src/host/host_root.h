@@ -1,0 +1,82 @@
+// HostRoot: the one door to the machine. Every read of /sys, /proc, /dev, /etc, /opt, /usr and
+// every dlopen goes through it, so `--root DIR` can replay a captured or synthetic host.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "host/dynamic_library.h"
+#include "util/result.h"
+
+namespace anygpu {
+
+struct HostOptions {
+  std::string root = "/";         // `--root DIR` / ANYGPU_ROOT
+  bool load_libraries = true;     // `--no-libs` / ANYGPU_NO_LIBS=1 turn this off
+  std::chrono::milliseconds library_timeout{1000};  // deadline for all vendor library calls
+
+  // Reads ANYGPU_ROOT, ANYGPU_NO_LIBS and ANYGPU_LIB_TIMEOUT_MS. A malformed value is an error.
+  static Result<HostOptions> from_environment();
+};
+
+// Paths the probe touched, so `anygpu gather` can copy exactly what discovery reads.
+class AccessLog {
+ public:
+  void add(std::string path);
+  std::vector<std::string> paths() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::set<std::string> paths_;
+};
+
+class HostRoot {
+ public:
+  explicit HostRoot(HostOptions options);
+
+  const HostOptions& options() const { return options_; }
+  bool is_real_root() const { return prefix_.empty(); }
+  // The path on this machine for a host path ("/sys/…" -> "<root>/sys/…").
+  std::string outside(std::string_view host_path) const;
+
+  // Whole file, at most `max_bytes` (larger is an error: sysfs values are small).
+  Result<std::string> read_file(std::string_view path, size_t max_bytes = 1 << 20) const;
+  // First line, trimmed; an error for a missing, unreadable, empty or binary file.
+  Result<std::string> read_value(std::string_view path) const;
+  // Sorted entry names without "." and "..".
+  Result<std::vector<std::string>> list_dir(std::string_view path) const;
+  Result<std::string> read_link(std::string_view path) const;
+  // Canonical host path with every symlink resolved; never leaves the root.
+  Result<std::string> resolve(std::string_view path) const;
+  bool exists(std::string_view path) const;
+  bool is_dir(std::string_view path) const;
+
+  // Standard library directories (prefixed by the root when one is set), then `extra_dirs`.
+  std::vector<std::string> library_dirs(std::span<const std::string_view> extra_dirs) const;
+  // Host path of the first existing file named like one of `sonames` in the library dirs.
+  std::optional<std::string> find_library(std::span<const std::string_view> sonames,
+                                          std::span<const std::string_view> extra_dirs) const;
+  // dlopen the first loadable soname. At the real root the system loader's own search runs
+  // first; under a root only files beneath it are considered.
+  Result<std::shared_ptr<DynamicLibrary>> open_library(
+      std::span<const std::string_view> sonames,
+      std::span<const std::string_view> extra_dirs) const;
+
+  void set_access_log(AccessLog* log) { log_ = log; }
+
+ private:
+  void note(std::string_view path) const;
+
+  HostOptions options_;
+  std::string prefix_;  // "" for "/", else the root without a trailing slash
+  AccessLog* log_ = nullptr;
+};
+
+}  // namespace anygpu

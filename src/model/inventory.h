@@ -1,0 +1,97 @@
+// The device model every command consumes: an immutable snapshot of what the host has.
+// Unknown values are std::optional and stay absent from every output (never 0 or "").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace anygpu {
+
+struct PciAddress {
+  uint32_t domain = 0;
+  uint8_t bus = 0, device = 0, function = 0;
+
+  static std::optional<PciAddress> parse(std::string_view text);  // "0000:18:00.0"
+  std::string str() const;                                         // "0000:18:00.0"
+  auto operator<=>(const PciAddress&) const = default;
+};
+
+struct PciLink {
+  std::optional<double> speed_gts;
+  std::optional<int> width;
+};
+
+struct PciInfo {
+  PciAddress address;
+  uint16_t vendor_id = 0;
+  uint16_t device_id = 0;
+  uint32_t class_code = 0;
+  PciLink link;
+  std::string root_complex;  // "pci0000:17": the host bridge the device hangs off
+};
+
+struct DriverInfo {
+  std::string name;
+  std::optional<std::string> version;
+};
+
+enum class DeviceStatus { ok, driver_missing, library_missing, suspended };
+std::string_view to_string(DeviceStatus s);
+
+struct Device {
+  std::string vendor;       // registry id
+  std::string vendor_name;  // PCI vendor name
+  int index = 0;            // per vendor, PCI bus order
+  std::optional<std::string> name;
+  PciInfo pci;
+  std::optional<int> numa_node;
+  std::optional<std::string> cpu_affinity;  // cpulist of the CPUs local to the device
+  std::optional<DriverInfo> driver;
+  std::optional<std::string> arch;
+  std::optional<uint64_t> memory_total_bytes;
+  std::optional<double> memory_bandwidth_gbps;
+  std::optional<std::string> uuid;
+  std::vector<std::string> device_nodes;
+  std::optional<std::string> render_node;
+  std::optional<std::string> card_node;
+  std::optional<int> minor;  // vendor device minor (/dev/nvidiaN, /dev/accel/accelN)
+  DeviceStatus status = DeviceStatus::ok;
+  std::vector<std::string> sources;  // "sysfs", "registry", "nvml", …
+
+  void add_source(std::string_view source);
+};
+
+struct HostInfo {
+  std::optional<std::string> hostname, kernel, os, arch;
+  std::optional<int> cpus, numa_nodes;
+};
+
+struct RuntimeComponent {
+  std::string vendor;
+  std::string component;  // cuda-driver, rocm, cann, level-zero, …
+  std::string version;
+  std::string source;     // file or library it was read from
+};
+
+// What happened with one vendor management library.
+struct LibraryReport {
+  std::string vendor;
+  std::string api;
+  std::string status;  // loaded, found, missing, error, timeout, disabled
+  std::optional<std::string> path;
+  std::optional<std::string> message;
+};
+
+struct Inventory {
+  HostInfo host;
+  std::vector<Device> devices;
+  std::vector<RuntimeComponent> runtimes;
+  std::vector<LibraryReport> libraries;
+  std::vector<std::string> warnings;
+
+  std::vector<const Device*> of_vendor(std::string_view vendor) const;
+};
+
+}  // namespace anygpu

@@ -1,0 +1,68 @@
+// Level Zero Sysman (libze_loader.so.1): model name and driver version per device, matched to
+// PCI functions by the BDF address Sysman reports.
+#include <cstring>
+#include <vector>
+
+#include "probe/libs/level_zero_types.h"
+#include "probe/libs/library_probe.h"
+#include "util/strings.h"
+
+namespace anygpu {
+
+namespace {
+std::optional<std::string> text(const char* buf, size_t n) {
+  std::string s(buf, strnlen(buf, n));
+  auto t = trim(s);
+  if (t.empty() || t == "unknown" || t == "unkown" || !is_printable_text(t)) return std::nullopt;
+  return std::string(t);
+}
+}  // namespace
+
+void probe_level_zero(const DynamicLibrary& lib, LibraryResult& result) {
+  auto init = lib.symbol<ze::InitFn>({"zesInit"});
+  auto drivers = lib.symbol<ze::DriverGetFn>({"zesDriverGet"});
+  auto devices = lib.symbol<ze::DeviceGetFn>({"zesDeviceGet"});
+  auto props = lib.symbol<ze::DevicePropertiesFn>({"zesDeviceGetProperties"});
+  auto pci = lib.symbol<ze::PciPropertiesFn>({"zesDevicePciGetProperties"});
+  auto& report = result.report;
+  if (!init || !drivers || !devices || !pci) {
+    report.status = "error";
+    report.message = "missing one of zesInit, zesDriverGet, zesDeviceGet, zesDevicePciGetProperties";
+    return;
+  }
+  if (auto r = init(0); r != ze::kSuccess) {
+    report.status = "error";
+    report.message = "zesInit failed (" + hex(static_cast<uint32_t>(r), 8) + ")";
+    return;
+  }
+  report.status = "loaded";
+  uint32_t ndrv = 0;
+  if (drivers(&ndrv, nullptr) != ze::kSuccess || ndrv == 0 || ndrv > 64) return;
+  std::vector<ze::Driver> drv(ndrv);
+  if (drivers(&ndrv, drv.data()) != ze::kSuccess) return;
+  for (auto d : drv) {
+    uint32_t ndev = 0;
+    if (devices(d, &ndev, nullptr) != ze::kSuccess || ndev == 0 || ndev > 1024) continue;
+    std::vector<ze::Device> devs(ndev);
+    if (devices(d, &ndev, devs.data()) != ze::kSuccess) continue;
+    for (auto dev : devs) {
+      ze::PciProperties p{};
+      p.stype = ze::kStructureTypePciProperties;
+      if (pci(dev, &p) != ze::kSuccess) continue;
+      LibraryDeviceFacts f;
+      f.address = PciAddress{p.address.domain, static_cast<uint8_t>(p.address.bus),
+                             static_cast<uint8_t>(p.address.device),
+                             static_cast<uint8_t>(p.address.function)};
+      ze::DeviceProperties dp{};
+      dp.stype = ze::kStructureTypeDeviceProperties;
+      if (props && props(dev, &dp) == ze::kSuccess) {
+        f.name = text(dp.modelName, sizeof dp.modelName);
+        if (!f.name) f.name = text(dp.core.name, sizeof dp.core.name);
+        if (auto v = text(dp.driverVersion, sizeof dp.driverVersion)) result.driver_version = v;
+      }
+      result.devices.push_back(std::move(f));
+    }
+  }
+}
+
+}  // namespace anygpu

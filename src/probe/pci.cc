@@ -1,0 +1,174 @@
+#include "probe/pci.h"
+
+#include <algorithm>
+#include <map>
+
+#include "host/paths.h"
+#include "probe/sysfs_parse.h"
+#include "util/cpulist.h"
+#include "util/strings.h"
+
+namespace anygpu {
+
+namespace {
+
+std::string attr(const PciDevice& d, std::string_view name) {
+  return cat({d.sysfs_dir, "/", name});
+}
+
+// Reads and parses an optional attribute; a malformed value becomes a warning.
+template <class T, class Parse>
+std::optional<T> parsed(const ProbeContext& ctx, const std::string& path, Parse parse,
+                        bool warn_if_unknown = true) {
+  auto text = ctx.host.read_value(path);
+  if (!text) return std::nullopt;
+  auto v = parse(*text);
+  if (!v) {
+    if (warn_if_unknown) ctx.warn(cat({path, ": ", v.error().message}));
+    return std::nullopt;
+  }
+  return T(*v);
+}
+
+void read_link_facts(const ProbeContext& ctx, PciDevice& d) {
+  // "Unknown" speed and width 255 are the kernel's way of saying it does not know: no warning.
+  d.device.pci.link.speed_gts = parsed<double>(
+      ctx, attr(d, "current_link_speed"), parse_link_speed, false);
+  d.device.pci.link.width =
+      parsed<int>(ctx, attr(d, "current_link_width"), parse_link_width, false);
+}
+
+void read_locality(const ProbeContext& ctx, PciDevice& d) {
+  auto numa = ctx.host.read_value(attr(d, "numa_node"));
+  if (numa) {
+    if (auto n = parse_numa_node(*numa)) d.device.numa_node = *n;
+    else ctx.warn(cat({attr(d, "numa_node"), ": ", n.error().message}));
+  }
+  if (auto cpus = ctx.host.read_value(attr(d, "local_cpulist"))) {
+    if (auto list = parse_cpulist(*cpus); list && !list->empty())
+      d.device.cpu_affinity = format_cpulist(*list);
+    else if (!list)
+      ctx.warn(cat({attr(d, "local_cpulist"), ": ", list.error().message}));
+  }
+}
+
+void read_drm_nodes(const ProbeContext& ctx, PciDevice& d) {
+  auto entries = ctx.host.list_dir(attr(d, "drm"));
+  if (!entries) return;
+  for (const auto& e : *entries) {
+    // Never assume cardN == index: the name comes from this device's own drm directory.
+    if (e.rfind("card", 0) == 0 && parse_uint(e.substr(4)))
+      d.device.card_node = cat({paths::kDevDri, "/", e});
+    else if (e.rfind("renderD", 0) == 0 && parse_uint(e.substr(7)))
+      d.device.render_node = cat({paths::kDevDri, "/", e});
+  }
+}
+
+// Root complex ("pci0000:17") from the device's canonical sysfs path.
+std::string root_complex(const ProbeContext& ctx, const PciDevice& d) {
+  auto real = ctx.host.resolve(d.sysfs_dir);
+  if (!real) return {};
+  for (auto part : split(*real, '/'))
+    if (part.rfind("pci", 0) == 0 && part.find(':') != std::string_view::npos)
+      return std::string(part);
+  return {};
+}
+
+std::optional<PciDevice> identify(const ProbeContext& ctx, const std::string& name) {
+  PciDevice d;
+  d.sysfs_dir = cat({paths::kPciDevices, "/", name});
+  auto addr = PciAddress::parse(name);
+  if (!addr) {
+    ctx.warn(cat({d.sysfs_dir, ": not a PCI address"}));
+    return std::nullopt;
+  }
+  auto cls_text = ctx.host.read_value(attr(d, "class"));
+  auto ven_text = ctx.host.read_value(attr(d, "vendor"));
+  if (!cls_text || !ven_text) return std::nullopt;  // vanished or unreadable: not ours to judge
+  auto cls = parse_pci_class(*cls_text);
+  auto ven = parse_pci_id(*ven_text);
+  if (!cls || !ven) {
+    ctx.warn(cat({d.sysfs_dir, ": ", !cls ? cls.error().message : ven.error().message}));
+    return std::nullopt;
+  }
+  d.vendor = ctx.registry.vendor_for_pci(*ven, *cls);
+  if (!d.vendor) return std::nullopt;
+  auto dev = ctx.host.read_value(attr(d, "device"));
+  auto dev_id = dev ? parse_pci_id(*dev) : Result<uint16_t>(bad_input("missing"));
+  if (!dev_id) {
+    ctx.warn(cat({attr(d, "device"), ": ", dev ? dev_id.error().message : dev.error().message}));
+    return std::nullopt;
+  }
+  auto& pci = d.device.pci;
+  pci.address = *addr;
+  pci.vendor_id = *ven;
+  pci.device_id = *dev_id;
+  pci.class_code = *cls;
+  d.device.vendor = d.vendor->id;
+  d.device.vendor_name = d.vendor->name;
+  return d;
+}
+
+void read_common_facts(const ProbeContext& ctx, PciDevice& d) {
+  auto& dev = d.device;
+  dev.add_source("sysfs");
+  dev.pci.root_complex = root_complex(ctx, d);
+  read_locality(ctx, d);
+  read_drm_nodes(ctx, d);
+  if (auto link = ctx.host.read_link(attr(d, "driver"))) {
+    auto slash = link->rfind('/');
+    dev.driver = DriverInfo{slash == std::string::npos ? *link : link->substr(slash + 1), {}};
+  }
+  // The driver's version is module-wide state: reading it never touches the device.
+  if (dev.driver && d.vendor->is_usable_driver(dev.driver->name))
+    dev.driver->version = read_driver_version(ctx, *d.vendor, dev.driver->name);
+  auto pm = ctx.host.read_value(attr(d, "power/runtime_status"));
+  if (!dev.driver) {
+    dev.status = DeviceStatus::driver_missing;
+  } else if (pm && *pm == "suspended") {
+    // Reading the link registers or vendor files could resume it: identity facts only.
+    dev.status = DeviceStatus::suspended;
+    return;
+  }
+  read_link_facts(ctx, d);
+}
+
+}  // namespace
+
+std::optional<std::string> read_driver_version(const ProbeContext& ctx, const Vendor& vendor,
+                                               std::string_view driver) {
+  for (const auto& src : vendor.driver_version) {
+    auto path = replace_placeholder(src.path, "driver", driver);
+    auto text = ctx.host.read_file(path, 64 * 1024);
+    if (!text) continue;
+    std::optional<std::string> v;
+    if (!src.after.empty()) v = token_after(*text, src.after);
+    else if (!src.key.empty()) v = key_value(*text, src.key);
+    else if (auto line = first_line(*text); !line.empty()) v = std::string(line);
+    if (v && is_printable_text(*v) && v->size() < 128) return v;
+    ctx.warn(cat({path, ": no driver version found"}));
+  }
+  return std::nullopt;
+}
+
+std::vector<PciDevice> scan_pci(const ProbeContext& ctx) {
+  std::vector<PciDevice> found;
+  auto names = ctx.host.list_dir(paths::kPciDevices);
+  if (!names) {
+    ctx.warn(cat({"no PCI bus: ", names.error().message}));
+    return found;
+  }
+  for (const auto& name : *names)
+    if (auto d = identify(ctx, name)) found.push_back(std::move(*d));
+  std::sort(found.begin(), found.end(), [](const PciDevice& a, const PciDevice& b) {
+    return a.device.pci.address < b.device.pci.address;
+  });
+  std::map<std::string, int> next_index;
+  for (auto& d : found) {
+    d.device.index = next_index[d.device.vendor]++;
+    read_common_facts(ctx, d);
+  }
+  return found;
+}
+
+}  // namespace anygpu

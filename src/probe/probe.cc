@@ -1,0 +1,122 @@
+#include "probe/probe.h"
+
+#include <algorithm>
+#include <map>
+
+#include "host/deadline.h"
+#include "probe/host_info.h"
+#include "probe/libs/library_probe.h"
+#include "probe/pci.h"
+#include "probe/runtimes.h"
+#include "probe/vendors/backend.h"
+#include "util/strings.h"
+
+namespace anygpu {
+
+namespace {
+
+void probe_kernel_facts(const ProbeContext& ctx, std::vector<PciDevice>& found) {
+  std::map<std::string_view, std::vector<PciDevice*>> by_vendor;
+  for (auto& d : found) by_vendor[d.vendor->id].push_back(&d);
+  for (auto& [vendor, devices] : by_vendor)
+    if (const auto* backend = backend_for(vendor)) backend->probe_kernel(ctx, devices);
+  for (auto& d : found) apply_registry_facts(ctx, d);
+}
+
+void merge(Device& dev, const LibraryDeviceFacts& f, std::string_view api) {
+  if (f.name) dev.name = f.name;
+  if (f.uuid && !dev.uuid) dev.uuid = f.uuid;
+  if (f.arch) dev.arch = f.arch;
+  if (f.memory_total_bytes) dev.memory_total_bytes = f.memory_total_bytes;
+  dev.add_source(api);
+}
+
+// Vendors whose libraries are worth loading: a bound driver and at least one awake device
+// (a management library would resume a runtime-suspended GPU).
+std::vector<const Vendor*> vendors_to_load(const std::vector<PciDevice>& found) {
+  std::vector<const Vendor*> out;
+  for (const auto& d : found) {
+    const auto& dev = d.device;
+    if (dev.status != DeviceStatus::ok || !dev.driver) continue;
+    if (std::find(out.begin(), out.end(), d.vendor) == out.end()) out.push_back(d.vendor);
+  }
+  return out;
+}
+
+void probe_libraries(const ProbeContext& ctx, std::vector<PciDevice>& found, Inventory& inv) {
+  auto vendors = vendors_to_load(found);
+  if (vendors.empty()) return;
+  if (!ctx.host.options().load_libraries) return;
+  std::vector<std::unique_ptr<DeadlineTask<std::vector<LibraryResult>>>> tasks;
+  HostRoot host_copy(ctx.host.options());  // workers may outlive this call: no shared state
+  for (const auto* v : vendors)
+    tasks.push_back(std::make_unique<DeadlineTask<std::vector<LibraryResult>>>(
+        [host_copy, v] { return probe_vendor_libraries(host_copy, *v); }));
+  auto deadline = std::chrono::steady_clock::now() + ctx.host.options().library_timeout;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const auto& vendor = *vendors[i];
+    auto results = tasks[i]->wait_until(deadline);
+    if (!results) {
+      auto ms = std::to_string(ctx.host.options().library_timeout.count());
+      inv.libraries.push_back({std::string(vendor.id), "", "timeout", std::nullopt,
+                               "no answer within " + ms + " ms"});
+      ctx.warn(cat({vendor.id, " management library did not answer within ", ms,
+                    " ms; kernel facts only"}));
+      continue;
+    }
+    for (auto& r : *results) {
+      for (const auto& f : r.devices)
+        for (auto& d : found)
+          if (d.vendor == &vendor && d.device.pci.address == f.address) merge(d.device, f, r.report.api);
+      if (r.driver_version)
+        for (auto& d : found)
+          if (d.vendor == &vendor && d.device.driver && !d.device.driver->version)
+            d.device.driver->version = r.driver_version;
+      for (auto& rt : r.runtimes) inv.runtimes.push_back(std::move(rt));
+      if (r.report.status == "error")
+        ctx.warn(cat({vendor.id, " ", r.report.api, ": ", r.report.message.value_or("error")}));
+      inv.libraries.push_back(std::move(r.report));
+    }
+  }
+}
+
+// A required library (one that ships with the driver) that is nowhere to be found.
+void mark_missing_libraries(std::vector<PciDevice>& found, const Inventory& inv) {
+  for (auto& d : found) {
+    auto& dev = d.device;
+    if (dev.status != DeviceStatus::ok) continue;
+    bool required = false, missing = true;
+    for (const auto& spec : d.vendor->libraries) {
+      if (!spec.required) continue;
+      required = true;
+      for (const auto& r : inv.libraries)
+        if (r.vendor == dev.vendor && (r.api == spec.api || r.status == "timeout") &&
+            r.status != "missing")
+          missing = false;
+    }
+    if (required && missing) dev.status = DeviceStatus::library_missing;
+  }
+}
+
+}  // namespace
+
+Inventory probe(const HostRoot& host, const Registry& registry) {
+  Inventory inv;
+  ProbeContext ctx{host, registry, inv.warnings};
+  inv.host = probe_host_info(ctx);
+  auto found = scan_pci(ctx);
+  probe_kernel_facts(ctx, found);
+  probe_libraries(ctx, found, inv);
+  if (host.options().load_libraries) mark_missing_libraries(found, inv);
+  for (auto& d : found) inv.devices.push_back(std::move(d.device));
+  auto kernel_runtimes = probe_runtimes(ctx, inv.devices);
+  for (auto& rt : kernel_runtimes) {
+    bool have = std::any_of(inv.runtimes.begin(), inv.runtimes.end(), [&](const RuntimeComponent& r) {
+      return r.vendor == rt.vendor && r.component == rt.component;
+    });
+    if (!have) inv.runtimes.push_back(std::move(rt));
+  }
+  return inv;
+}
+
+}  // namespace anygpu

@@ -1,0 +1,104 @@
+#include "probe/runtimes.h"
+
+#include <set>
+
+#include "probe/sysfs_parse.h"
+#include "util/strings.h"
+
+namespace anygpu {
+
+namespace {
+
+// Minimum Linux driver per CUDA toolkit (CUDA release notes, table 3).
+struct CudaDriverFloor {
+  std::string_view cuda, driver;
+};
+constexpr CudaDriverFloor kCudaDriverFloors[] = {
+    {"13.0", "580.65.06"}, {"12.9", "575.51.03"}, {"12.8", "570.26"},   {"12.6", "560.28.03"},
+    {"12.5", "555.42.02"}, {"12.4", "550.54.14"}, {"12.3", "545.23.06"}, {"12.2", "535.54.03"},
+    {"12.1", "530.30.02"}, {"12.0", "525.60.13"}, {"11.8", "520.61.05"}, {"11.7", "515.43.04"},
+    {"11.6", "510.39.01"}, {"11.5", "495.29.05"}, {"11.4", "470.42.01"}, {"11.0", "450.36.06"},
+};
+
+// "6.2.4-120" -> "6.2.4": a trailing build number is not part of the version users know.
+std::string strip_build(std::string v) {
+  auto dash = v.rfind('-');
+  if (dash != std::string::npos && dash + 1 < v.size() && parse_uint(v.substr(dash + 1)))
+    v.resize(dash);
+  return v;
+}
+
+std::optional<std::string> read_runtime(const ProbeContext& ctx, const RuntimeSpec& spec) {
+  if (!spec.path.empty()) {
+    auto text = ctx.host.read_file(spec.path, 64 * 1024);
+    if (!text) return std::nullopt;
+    auto v = spec.key.empty() ? std::optional<std::string>(std::string(first_line(*text)))
+                              : key_value(*text, spec.key);
+    if (!v || v->empty() || v->size() > 64 || !is_printable_text(*v)) {
+      ctx.warn(cat({spec.path, ": no version found"}));
+      return std::nullopt;
+    }
+    return strip_build(*v);
+  }
+  if (!spec.library.empty()) {
+    std::string_view soname[] = {spec.library};
+    auto path = ctx.host.find_library(soname, {});
+    if (!path) return std::nullopt;
+    auto real = ctx.host.resolve(*path);
+    if (!real) return std::nullopt;
+    return version_from_library_file(real->substr(real->rfind('/') + 1), spec.library);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<int> compare_versions(std::string_view a, std::string_view b) {
+  auto pa = split(a, '.'), pb = split(b, '.');
+  for (size_t i = 0; i < std::max(pa.size(), pb.size()); ++i) {
+    auto va = i < pa.size() ? parse_uint(pa[i]) : std::optional<uint64_t>(0);
+    auto vb = i < pb.size() ? parse_uint(pb[i]) : std::optional<uint64_t>(0);
+    if (!va || !vb) return std::nullopt;
+    if (*va != *vb) return *va < *vb ? -1 : 1;
+  }
+  return 0;
+}
+
+std::optional<std::string> cuda_version_for_driver(std::string_view driver_version) {
+  for (const auto& f : kCudaDriverFloors) {
+    auto c = compare_versions(driver_version, f.driver);
+    if (!c) return std::nullopt;
+    if (*c >= 0) return std::string(f.cuda);
+  }
+  return std::nullopt;
+}
+
+std::vector<RuntimeComponent> probe_runtimes(const ProbeContext& ctx,
+                                             const std::vector<Device>& devices) {
+  std::vector<RuntimeComponent> out;
+  std::set<std::pair<std::string_view, std::string_view>> done;
+  for (const auto& vendor : ctx.registry.vendors()) {
+    for (const auto& spec : vendor.runtimes) {
+      if (done.count({vendor.id, spec.component})) continue;  // alternatives: first wins
+      std::optional<std::string> version;
+      std::string source;
+      if (spec.derived) {
+        for (const auto& d : devices)
+          if (d.vendor == vendor.id && d.driver && d.driver->version) {
+            version = cuda_version_for_driver(*d.driver->version);
+            source = "driver " + *d.driver->version;
+            break;
+          }
+      } else {
+        version = read_runtime(ctx, spec);
+        source = std::string(spec.path.empty() ? spec.library : spec.path);
+      }
+      if (!version) continue;
+      done.insert({vendor.id, spec.component});
+      out.push_back({std::string(vendor.id), std::string(spec.component), *version, source});
+    }
+  }
+  return out;
+}
+
+}  // namespace anygpu

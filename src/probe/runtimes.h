@@ -1,0 +1,24 @@
+// User-space stacks found on the host (ROCm, CANN, Level Zero, …) and the CUDA version the
+// NVIDIA driver supports.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/inventory.h"
+#include "probe/context.h"
+
+namespace anygpu {
+
+std::vector<RuntimeComponent> probe_runtimes(const ProbeContext& ctx,
+                                             const std::vector<Device>& devices);
+
+// Highest CUDA version a Linux driver supports ("550.90.07" -> "12.4"), from NVIDIA's table
+// of minimum driver versions per toolkit. Absent below the oldest entry or when unparsable.
+std::optional<std::string> cuda_version_for_driver(std::string_view driver_version);
+
+// Dotted numeric comparison ("535.54.03" vs "535.54.3" are equal); false if unparsable.
+std::optional<int> compare_versions(std::string_view a, std::string_view b);
+
+}  // namespace anygpu

@@ -1,0 +1,76 @@
+// AMD and Hygon (a ROCm derivative): KFD topology gives the gfx target, matched to PCI
+// functions by domain and location_id (KFD node numbers do not follow PCI order).
+#include <map>
+
+#include "host/paths.h"
+#include "probe/sysfs_parse.h"
+#include "probe/vendors/backend.h"
+#include "util/strings.h"
+
+namespace anygpu {
+
+namespace {
+
+struct KfdNode {
+  uint64_t gfx_target_version = 0;
+};
+
+// (domain, location_id) -> node facts, for GPU nodes only.
+std::map<std::pair<uint64_t, uint64_t>, KfdNode> read_kfd_topology(const ProbeContext& ctx) {
+  std::map<std::pair<uint64_t, uint64_t>, KfdNode> nodes;
+  auto names = ctx.host.list_dir(paths::kKfdNodes);
+  if (!names) return nodes;
+  for (const auto& n : *names) {
+    std::string path = cat({paths::kKfdNodes, "/", n, "/properties"});
+    auto text = ctx.host.read_file(path, 64 * 1024);
+    if (!text) continue;
+    auto props = parse_kfd_properties(*text);
+    if (!props) {
+      ctx.warn(cat({path, ": ", props.error().message}));
+      continue;
+    }
+    auto gfx = props->find("gfx_target_version");
+    auto loc = props->find("location_id");
+    if (gfx == props->end() || gfx->second == 0 || loc == props->end()) continue;
+    auto dom = props->find("domain");
+    nodes[{dom == props->end() ? 0 : dom->second, loc->second}] = {gfx->second};
+  }
+  return nodes;
+}
+
+class AmdBackend final : public VendorBackend {
+ public:
+  void probe_kernel(const ProbeContext& ctx, std::vector<PciDevice*>& devices) const override {
+    auto kfd = read_kfd_topology(ctx);
+    for (auto* d : devices) {
+      auto& dev = d->device;
+      const auto& a = dev.pci.address;
+      uint64_t location = (uint64_t{a.bus} << 8) | (uint64_t{a.device} << 3) | a.function;
+      if (auto it = kfd.find({a.domain, location}); it != kfd.end()) {
+        auto gfx = decode_gfx_target_version(it->second.gfx_target_version);
+        if (gfx) dev.arch = *gfx;
+        else ctx.warn(cat({dev.pci.address.str(), ": KFD ", gfx.error().message}));
+      }
+      // amdgpu's device attributes take a runtime-PM reference: leave suspended devices be.
+      if (dev.status == DeviceStatus::suspended) continue;
+      std::string vram = cat({d->sysfs_dir, "/mem_info_vram_total"});
+      if (auto text = ctx.host.read_value(vram)) {
+        auto bytes = parse_uint(*text);
+        if (bytes && *bytes > 0) dev.memory_total_bytes = *bytes;
+        else ctx.warn(cat({vram, ": invalid byte count '", *text, "'"}));
+      }
+      if (auto id = ctx.host.read_value(cat({d->sysfs_dir, "/unique_id"}))) {
+        if (id->size() <= 32 && parse_hex(*id)) dev.uuid = "GPU-" + to_lower(*id);
+      }
+    }
+  }
+};
+
+}  // namespace
+
+const VendorBackend& amd_backend() {
+  static const AmdBackend backend;
+  return backend;
+}
+
+}  // namespace anygpu

@@ -1,0 +1,34 @@
+// NVIDIA: the driver's procfs describes each GPU (model, UUID, device minor) without waking it.
+#include "host/paths.h"
+#include "probe/sysfs_parse.h"
+#include "probe/vendors/backend.h"
+#include "util/strings.h"
+
+namespace anygpu {
+
+class NvidiaBackend final : public VendorBackend {
+ public:
+  void probe_kernel(const ProbeContext& ctx, std::vector<PciDevice*>& devices) const override {
+    for (auto* d : devices) {
+      auto& dev = d->device;
+      std::string path = cat({paths::kNvidiaGpus, "/", dev.pci.address.str(), "/information"});
+      auto text = ctx.host.read_file(path, 64 * 1024);
+      if (!text) continue;  // driver not loaded, or nouveau
+      auto info = parse_nvidia_information(*text);
+      if (!info) {
+        ctx.warn(cat({path, ": ", info.error().message}));
+        continue;
+      }
+      if (info->model) dev.name = info->model;
+      if (info->uuid) dev.uuid = info->uuid;
+      if (info->minor) dev.minor = info->minor;
+    }
+  }
+};
+
+const VendorBackend& nvidia_backend() {
+  static const NvidiaBackend backend;
+  return backend;
+}
+
+}  // namespace anygpu

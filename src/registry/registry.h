@@ -1,0 +1,104 @@
+// The vendor registry: what anygpu knows about each vendor, as data (data/vendors.yaml and
+// data/devices.yaml). The YAML is validated and compiled into the binary at build time, so the
+// types here are views over static storage (or over a LoadedRegistry when read at run time).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace anygpu {
+
+using Strings = std::span<const std::string_view>;
+
+struct NamedValue {
+  std::string_view name;
+  std::string_view value;
+};
+
+// Where a version string is read: `after` takes the token after a marker, `key` a key=value
+// line, neither the first line. `{driver}` in path is the bound kernel driver.
+struct VersionSource {
+  std::string_view path;
+  std::string_view after;
+  std::string_view key;
+};
+
+struct LibrarySpec {
+  std::string_view api;  // nvml, ixml, rocm-smi, amd-smi, level-zero, dcmi, cndev, mtml, …
+  Strings sonames;       // versioned soname first
+  Strings dirs;          // vendor directories besides the standard library dirs
+  bool required = false; // ships with the driver: absence means a broken install
+};
+
+// A user-space stack whose version is reported under `runtimes`.
+struct RuntimeSpec {
+  std::string_view component;
+  std::string_view path;     // version file …
+  std::string_view key;      // … and its key=value key, if any
+  std::string_view library;  // or: version from the real file name behind this soname
+  bool derived = false;      // or: computed from the driver version (NVIDIA's cuda-driver)
+};
+
+struct Vendor {
+  std::string_view id;
+  std::string_view name;
+  std::span<const uint16_t> pci_vendor_ids;
+  std::span<const uint16_t> pci_classes;  // class+subclass, the upper 16 of 24 bits
+  Strings drivers;
+  std::span<const VersionSource> driver_version;
+  Strings per_device_nodes;  // {index} and {minor} placeholders
+  Strings shared_nodes;
+  bool drm_nodes = false;
+  std::span<const LibrarySpec> libraries;
+  std::span<const RuntimeSpec> runtimes;
+  Strings smi;
+  std::string_view torch_device;
+  std::string_view torch_package;
+  std::string_view dist_backend;
+  std::string_view visible_devices_env;
+  std::span<const NamedValue> extra_env;
+  std::string_view container_visible_devices_env;  // empty when the vendor has none
+  Strings backend_names;
+  std::string_view cdi_kind;
+  std::string_view k8s_resource;  // may contain {driver}
+  std::span<const NamedValue> sources;  // field -> public URL
+  Strings unverified;                   // fields not confirmed by a public source
+
+  bool matches_pci(uint16_t vendor_id, uint32_t class_code) const;
+  bool is_usable_driver(std::string_view driver) const;
+};
+
+struct DeviceSpec {
+  std::string_view vendor;
+  uint16_t device_id = 0;
+  std::string_view name;
+  std::string_view arch;
+  std::optional<double> memory_gib;
+  std::optional<double> memory_bandwidth_gbps;
+  std::string_view source;
+  Strings unverified;
+};
+
+class Registry {
+ public:
+  Registry(std::span<const Vendor> vendors, std::span<const DeviceSpec> devices)
+      : vendors_(vendors), devices_(devices) {}
+
+  // The registry compiled into this binary.
+  static const Registry& builtin();
+
+  std::span<const Vendor> vendors() const { return vendors_; }
+  std::span<const DeviceSpec> devices() const { return devices_; }
+  const Vendor* vendor(std::string_view id) const;
+  // The vendor a PCI function belongs to, or null when it is not an accelerator we know.
+  const Vendor* vendor_for_pci(uint16_t vendor_id, uint32_t class_code) const;
+  const DeviceSpec* device(std::string_view vendor, uint16_t device_id) const;
+
+ private:
+  std::span<const Vendor> vendors_;
+  std::span<const DeviceSpec> devices_;
+};
+
+}  // namespace anygpu

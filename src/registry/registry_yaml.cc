@@ -1,0 +1,324 @@
+#include "registry/registry_yaml.h"
+
+#include <algorithm>
+#include <set>
+
+#include "util/strings.h"
+#include "util/yaml_reader.h"
+
+namespace anygpu {
+
+namespace {
+
+constexpr std::string_view kVendorKeys[] = {
+    "id",      "name",  "pci",           "drivers", "driver_version", "device_nodes",
+    "libraries", "runtimes", "smi",      "torch",   "env",            "backend_names",
+    "cdi_kind", "k8s_resource", "sources", "unverified"};
+// Every field but these needs a public source.
+constexpr std::string_view kUnsourced[] = {"id", "sources", "unverified"};
+constexpr std::string_view kKnownIds[] = {"nvidia", "amd",       "intel",    "ascend",
+                                          "mthreads", "cambricon", "hygon",  "iluvatar",
+                                          "metax",  "enflame",   "kunlunxin", "gaudi"};
+constexpr std::string_view kLibraryApis[] = {"nvml",  "ixml",  "rocm-smi", "amd-smi", "level-zero",
+                                             "dcmi",  "cndev", "mtml",     "mxsml",   "efml",
+                                             "xpu-smi", "xpuml", "hlml",   "hy-smi"};
+
+class RegistryParser {
+ public:
+  RegistryParser(LoadedRegistry& out, YamlReader vendors, YamlReader devices)
+      : out_(out), vr_(std::move(vendors)), dr_(std::move(devices)) {}
+
+  void vendors(const YAML::Node& root) {
+    static constexpr std::string_view keys[] = {"schema", "vendors"};
+    vr_.expect_map(root, "vendors file");
+    vr_.check_keys(root, keys, keys);
+    if (vr_.string_at(root, "schema") != "anygpu.vendors/v1")
+      vr_.fail(root["schema"], "schema must be anygpu.vendors/v1");
+    auto list = root["vendors"];
+    vr_.expect_sequence(list, "vendors");
+    std::set<std::string> seen;
+    for (const auto& v : list) {
+      out_.vendors_.push_back(vendor(v));
+      if (!seen.insert(std::string(out_.vendors_.back().id)).second)
+        vr_.fail(v, cat({"duplicate vendor id '", out_.vendors_.back().id, "'"}));
+    }
+  }
+
+  void devices(const YAML::Node& root) {
+    static constexpr std::string_view keys[] = {"schema", "devices"};
+    dr_.expect_map(root, "devices file");
+    dr_.check_keys(root, keys, keys);
+    if (dr_.string_at(root, "schema") != "anygpu.devices/v1")
+      dr_.fail(root["schema"], "schema must be anygpu.devices/v1");
+    auto list = root["devices"];
+    dr_.expect_sequence(list, "devices");
+    std::set<std::pair<std::string, uint16_t>> seen;
+    for (const auto& d : list) {
+      out_.devices_.push_back(device(d));
+      const auto& spec = out_.devices_.back();
+      if (!seen.insert({std::string(spec.vendor), spec.device_id}).second)
+        dr_.fail(d, cat({"duplicate device ", spec.vendor, " ", hex(spec.device_id, 4)}));
+    }
+  }
+
+ private:
+  std::string_view str(const YamlReader& r, const YAML::Node& map, std::string_view key) {
+    return out_.keep(r.string_at(map, key));
+  }
+  std::string_view opt(const YamlReader& r, const YAML::Node& map, std::string_view key) {
+    auto s = r.optional_string(map, key);
+    return s ? out_.keep(*s) : std::string_view();
+  }
+  Strings list(const YamlReader& r, const YAML::Node& n, std::string_view what) {
+    if (!n) r.fail(n, cat({"missing key '", what, "'"}));
+    std::vector<std::string_view> items;
+    for (auto& s : r.strings(n, what)) items.push_back(out_.keep(std::move(s)));
+    return out_.keep_list(std::move(items));
+  }
+  std::span<const NamedValue> named(const YamlReader& r, const YAML::Node& n,
+                                    std::string_view what) {
+    r.expect_map(n, what);
+    std::vector<NamedValue> items;
+    for (auto it = n.begin(); it != n.end(); ++it)
+      items.push_back({out_.keep(r.scalar(it->first, what)), out_.keep(r.scalar(it->second, what))});
+    return out_.keep_list(std::move(items));
+  }
+
+  Vendor vendor(const YAML::Node& n) {
+    const auto& r = vr_;
+    r.expect_map(n, "vendor");
+    static constexpr std::string_view optional_keys[] = {"unverified"};
+    std::vector<std::string_view> required;
+    for (auto k : kVendorKeys)
+      if (std::find(std::begin(optional_keys), std::end(optional_keys), k) == std::end(optional_keys))
+        required.push_back(k);
+    r.check_keys(n, kVendorKeys, required);
+
+    Vendor v;
+    v.id = str(r, n, "id");
+    if (std::find(std::begin(kKnownIds), std::end(kKnownIds), v.id) == std::end(kKnownIds))
+      r.fail(n["id"], cat({"unknown vendor id '", v.id, "'"}));
+    v.name = str(r, n, "name");
+
+    auto pci = n["pci"];
+    static constexpr std::string_view pci_keys[] = {"vendor_ids", "classes"};
+    r.expect_map(pci, "pci");
+    r.check_keys(pci, pci_keys, pci_keys);
+    v.pci_vendor_ids = hex_list(pci["vendor_ids"], "vendor_ids");
+    v.pci_classes = hex_list(pci["classes"], "classes");
+    for (size_t i = 0; i < v.pci_classes.size(); ++i) {
+      auto cls = v.pci_classes[i] >> 8;
+      // Display, processing accelerator, and co-processor (Hygon DCUs enumerate as 0x0b40).
+      if (cls != 0x03 && cls != 0x12 && v.pci_classes[i] != 0x0b40)
+        r.fail(pci["classes"][i], "only display (0x03xx), processing accelerator (0x12xx) and "
+                                  "co-processor (0x0b40) classes");
+    }
+    v.drivers = list(r, n["drivers"], "drivers");
+    v.driver_version = version_sources(n["driver_version"]);
+    device_nodes(n["device_nodes"], v);
+    v.libraries = libraries(n["libraries"]);
+    v.runtimes = runtimes(n["runtimes"]);
+    v.smi = list(r, n["smi"], "smi");
+    torch(n["torch"], v);
+    env(n["env"], v);
+    v.backend_names = list(r, n["backend_names"], "backend_names");
+    v.cdi_kind = str(r, n, "cdi_kind");
+    v.k8s_resource = str(r, n, "k8s_resource");
+    v.sources = named(r, n["sources"], "sources");
+    v.unverified = n["unverified"] ? list(r, n["unverified"], "unverified") : Strings();
+    check_sources(n, v);
+    return v;
+  }
+
+  void check_sources(const YAML::Node& n, const Vendor& v) {
+    const auto& r = vr_;
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      const auto& key = it->first.Scalar();
+      if (std::find(std::begin(kUnsourced), std::end(kUnsourced), key) != std::end(kUnsourced))
+        continue;
+      bool found = std::any_of(v.sources.begin(), v.sources.end(),
+                               [&](const NamedValue& s) { return s.name == key; });
+      if (!found) r.fail(n["sources"], cat({"no source for field '", key, "'"}));
+    }
+    for (const auto& s : v.sources) {
+      if (!n[std::string(s.name)]) r.fail(n["sources"], cat({"source for absent field '", s.name, "'"}));
+      bool marked = std::find(v.unverified.begin(), v.unverified.end(), s.name) != v.unverified.end();
+      bool ok = s.value.rfind("https://", 0) == 0 || s.value.rfind("anygpu convention", 0) == 0 ||
+                (marked && s.value == "none found");
+      if (!ok)
+        r.fail(n["sources"], cat({"source of '", s.name, "' must be an https URL (or \"none found\" "
+                                  "for a field listed in unverified)"}));
+    }
+    for (size_t i = 0; i < v.unverified.size(); ++i)
+      if (!n[std::string(v.unverified[i])])
+        r.fail(n["unverified"][i], cat({"unverified names unknown field '", v.unverified[i], "'"}));
+  }
+
+  std::span<const uint16_t> hex_list(const YAML::Node& n, std::string_view what) {
+    vr_.expect_sequence(n, what);
+    std::vector<uint16_t> ids;
+    for (const auto& item : n) ids.push_back(vr_.hex16(item, what));
+    if (ids.empty()) vr_.fail(n, cat({what, ": must not be empty"}));
+    return out_.keep_list(std::move(ids));
+  }
+
+  std::span<const VersionSource> version_sources(const YAML::Node& n) {
+    const auto& r = vr_;
+    r.expect_sequence(n, "driver_version");
+    static constexpr std::string_view keys[] = {"path", "after", "key"};
+    static constexpr std::string_view required[] = {"path"};
+    std::vector<VersionSource> out;
+    for (const auto& item : n) {
+      r.expect_map(item, "driver_version");
+      r.check_keys(item, keys, required);
+      if (item["after"] && item["key"]) r.fail(item, "use either 'after' or 'key', not both");
+      out.push_back({str(r, item, "path"), opt(r, item, "after"), opt(r, item, "key")});
+    }
+    return out_.keep_list(std::move(out));
+  }
+
+  void device_nodes(const YAML::Node& n, Vendor& v) {
+    const auto& r = vr_;
+    static constexpr std::string_view keys[] = {"per_device", "shared", "drm"};
+    r.expect_map(n, "device_nodes");
+    r.check_keys(n, keys, keys);
+    v.per_device_nodes = list(r, n["per_device"], "per_device");
+    v.shared_nodes = list(r, n["shared"], "shared");
+    v.drm_nodes = r.boolean(n["drm"], "drm");
+    for (auto set : {v.per_device_nodes, v.shared_nodes})
+      for (auto p : set)
+        if (p.rfind("/dev/", 0) != 0) r.fail(n, cat({"device node '", p, "' is not under /dev"}));
+  }
+
+  std::span<const LibrarySpec> libraries(const YAML::Node& n) {
+    const auto& r = vr_;
+    r.expect_sequence(n, "libraries");
+    static constexpr std::string_view keys[] = {"api", "sonames", "dirs", "required"};
+    std::vector<LibrarySpec> out;
+    for (const auto& item : n) {
+      r.expect_map(item, "library");
+      r.check_keys(item, keys, keys);
+      LibrarySpec lib;
+      lib.api = str(r, item, "api");
+      if (std::find(std::begin(kLibraryApis), std::end(kLibraryApis), lib.api) == std::end(kLibraryApis))
+        r.fail(item["api"], cat({"unknown library api '", lib.api, "'"}));
+      lib.sonames = list(r, item["sonames"], "sonames");
+      if (lib.sonames.empty()) r.fail(item["sonames"], "sonames: must not be empty");
+      for (size_t i = 0; i < lib.sonames.size(); ++i)
+        if (lib.sonames[i].find('/') != std::string_view::npos)
+          r.fail(item["sonames"][i], "sonames are file names; put directories in dirs");
+      lib.dirs = list(r, item["dirs"], "dirs");
+      lib.required = r.boolean(item["required"], "required");
+      out.push_back(lib);
+    }
+    return out_.keep_list(std::move(out));
+  }
+
+  std::span<const RuntimeSpec> runtimes(const YAML::Node& n) {
+    const auto& r = vr_;
+    r.expect_sequence(n, "runtimes");
+    static constexpr std::string_view keys[] = {"component", "path", "key", "library", "derived"};
+    static constexpr std::string_view required[] = {"component"};
+    std::vector<RuntimeSpec> out;
+    for (const auto& item : n) {
+      r.expect_map(item, "runtime");
+      r.check_keys(item, keys, required);
+      RuntimeSpec rt;
+      rt.component = str(r, item, "component");
+      rt.path = opt(r, item, "path");
+      rt.key = opt(r, item, "key");
+      rt.library = opt(r, item, "library");
+      rt.derived = item["derived"] && r.boolean(item["derived"], "derived");
+      int forms = !rt.path.empty() + !rt.library.empty() + rt.derived;
+      if (forms != 1) r.fail(item, "a runtime needs exactly one of path, library or derived");
+      if (!rt.key.empty() && rt.path.empty()) r.fail(item, "key needs a path");
+      out.push_back(rt);
+    }
+    return out_.keep_list(std::move(out));
+  }
+
+  void torch(const YAML::Node& n, Vendor& v) {
+    const auto& r = vr_;
+    static constexpr std::string_view keys[] = {"device", "package", "backend"};
+    r.expect_map(n, "torch");
+    r.check_keys(n, keys, keys);
+    v.torch_device = str(r, n, "device");
+    v.torch_package = str(r, n, "package");
+    v.dist_backend = str(r, n, "backend");
+  }
+
+  void env(const YAML::Node& n, Vendor& v) {
+    const auto& r = vr_;
+    static constexpr std::string_view keys[] = {"visible_devices", "extra",
+                                                "container_visible_devices"};
+    static constexpr std::string_view required[] = {"visible_devices", "extra"};
+    r.expect_map(n, "env");
+    r.check_keys(n, keys, required);
+    v.visible_devices_env = str(r, n, "visible_devices");
+    v.extra_env = named(r, n["extra"], "extra");
+    v.container_visible_devices_env = opt(r, n, "container_visible_devices");
+  }
+
+  DeviceSpec device(const YAML::Node& n) {
+    const auto& r = dr_;
+    static constexpr std::string_view keys[] = {"vendor", "device_id", "name", "arch", "memory_gib",
+                                                "memory_bandwidth_gbps", "source", "unverified"};
+    static constexpr std::string_view required[] = {"vendor", "device_id", "name", "arch", "source"};
+    r.expect_map(n, "device");
+    r.check_keys(n, keys, required);
+    DeviceSpec d;
+    d.vendor = str(r, n, "vendor");
+    bool known = std::any_of(out_.vendors_.begin(), out_.vendors_.end(),
+                             [&](const Vendor& v) { return v.id == d.vendor; });
+    if (!known) r.fail(n["vendor"], cat({"vendor '", d.vendor, "' is not in the vendor registry"}));
+    d.device_id = r.hex16(n["device_id"], "device_id");
+    d.name = str(r, n, "name");
+    d.arch = str(r, n, "arch");
+    if (n["memory_gib"]) d.memory_gib = r.number(n["memory_gib"], "memory_gib");
+    if (n["memory_bandwidth_gbps"])
+      d.memory_bandwidth_gbps = r.number(n["memory_bandwidth_gbps"], "memory_bandwidth_gbps");
+    d.source = str(r, n, "source");
+    if (d.source.rfind("https://", 0) != 0) r.fail(n["source"], "source must be an https URL");
+    d.unverified = n["unverified"] ? list(r, n["unverified"], "unverified") : Strings();
+    for (size_t i = 0; i < d.unverified.size(); ++i)
+      if (std::find(std::begin(keys), std::end(keys), d.unverified[i]) == std::end(keys))
+        r.fail(n["unverified"][i], cat({"unverified names unknown field '", d.unverified[i], "'"}));
+    return d;
+  }
+
+  LoadedRegistry& out_;
+  YamlReader vr_;
+  YamlReader dr_;
+};
+
+}  // namespace
+
+std::string_view LoadedRegistry::keep(std::string s) {
+  auto owned = std::make_shared<std::string>(std::move(s));
+  storage_.push_back(owned);
+  return *owned;
+}
+
+Result<std::unique_ptr<LoadedRegistry>> load_registry(std::string_view vendors_text,
+                                                      const std::string& vendors_file,
+                                                      std::string_view devices_text,
+                                                      const std::string& devices_file) {
+  YamlReader vr(vendors_file), dr(devices_file);
+  auto vroot = vr.parse(vendors_text);
+  if (!vroot) return vroot.error();
+  auto droot = dr.parse(devices_text);
+  if (!droot) return droot.error();
+  auto out = std::make_unique<LoadedRegistry>();
+  try {
+    RegistryParser p(*out, vr, dr);
+    p.vendors(*vroot);
+    p.devices(*droot);
+  } catch (const LocatedError& e) {
+    return bad_input(e.message);
+  } catch (const YAML::Exception& e) {
+    return bad_input(cat({vendors_file, ": ", e.what()}));
+  }
+  return out;
+}
+
+}  // namespace anygpu

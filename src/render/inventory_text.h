@@ -1,0 +1,14 @@
+// Human output: one line per device, then runtimes and warnings.
+#pragma once
+
+#include <string>
+
+#include "model/inventory.h"
+#include "registry/registry.h"
+
+namespace anygpu {
+
+std::string inventory_to_text(const Inventory& inv);
+std::string registry_to_text(const Registry& registry);
+
+}  // namespace anygpu

@@ -1,0 +1,18 @@
+// Nothing half-written: content goes to a temporary file beside the target, then rename(2).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "util/result.h"
+
+namespace anygpu {
+
+// Writes `content` to `path` atomically, creating parent directories. `mode` as for open(2).
+Result<bool> write_file_atomic(const std::string& path, std::string_view content,
+                               unsigned mode = 0644);
+
+// mkdir -p.
+Result<bool> make_directories(const std::string& path, unsigned mode = 0755);
+
+}  // namespace anygpu

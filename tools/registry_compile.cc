@@ -1,0 +1,45 @@
+// Build-time tool: validates data/vendors.yaml and data/devices.yaml and writes the C++ source
+// that embeds them. A data error fails the build with FILE:LINE:COLUMN.
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "registry/registry_emit.h"
+#include "registry/registry_yaml.h"
+#include "util/atomic_file.h"
+
+namespace {
+bool slurp(const char* path, std::string& out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  std::stringstream s;
+  s << f.rdbuf();
+  out = s.str();
+  return true;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: registry_compile VENDORS.yaml DEVICES.yaml OUTPUT.cc\n");
+    return 2;
+  }
+  std::string vendors, devices;
+  for (auto [path, text] : {std::pair{argv[1], &vendors}, std::pair{argv[2], &devices}})
+    if (!slurp(path, *text)) {
+      std::fprintf(stderr, "%s: cannot read\n", path);
+      return 2;
+    }
+  auto loaded = anygpu::load_registry(vendors, argv[1], devices, argv[2]);
+  if (!loaded) {
+    std::fprintf(stderr, "%s\n", loaded.error().message.c_str());
+    return 2;
+  }
+  auto written = anygpu::write_file_atomic(argv[3], anygpu::emit_registry_cpp((*loaded)->registry()));
+  if (!written) {
+    std::fprintf(stderr, "%s\n", written.error().message.c_str());
+    return 1;
+  }
+  return 0;
+}
