@@ -39,7 +39,8 @@ class Copier {
   Result<std::string> materialize(const std::string& path, int depth = 0) {
     if (depth > 40) return bad_input(path + ": too many levels of symbolic links");
     std::string cur;
-    auto parts = split(normalize(path), '/');
+    const std::string normalized = normalize(path);  // `parts` views into it
+    auto parts = split(normalized, '/');
     for (size_t i = 0; i < parts.size(); ++i) {
       if (parts[i].empty()) continue;
       std::string next = cat({cur, "/", parts[i]});
@@ -66,6 +67,22 @@ class Copier {
       cur = next;
     }
     return cur.empty() ? std::string("/") : cur;
+  }
+
+  // One directory entry without its contents: an empty directory, a symlink, or an empty
+  // file when the file itself was never read.
+  Result<bool> materialize_entry(const std::string& path) {
+    struct stat st{};
+    if (::lstat(host_.outside(path).c_str(), &st) != 0) return true;
+    if (S_ISLNK(st.st_mode)) {
+      auto target = host_.read_link(path);
+      return target ? link(path, *target) : Result<bool>(target.error());
+    }
+    if (S_ISDIR(st.st_mode)) {
+      if (dirs_.insert(path).second) ++summary_.dirs;
+      return make_directories(dest_ + path);
+    }
+    return true;
   }
 
   GatherSummary summary() const { return summary_; }
@@ -122,6 +139,12 @@ Result<GatherSummary> gather_host(const HostRoot& host, const std::string& dest)
   for (const auto& path : log.paths()) {
     auto r = copier.materialize(path);
     if (!r) return r.error();
+    // A listed directory's entries matter even when none was read (drm/cardN, renderDN).
+    if (host.is_dir(*r))
+      if (auto entries = host.list_dir(*r))
+        for (const auto& e : *entries)
+          if (auto made = copier.materialize_entry(*r + (*r == "/" ? "" : "/") + e); !made)
+            return made.error();
   }
   if (::rename(tmp.c_str(), dest.c_str()) != 0)
     return internal_error(cat({dest, ": ", std::strerror(errno)}));

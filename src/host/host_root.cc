@@ -32,7 +32,10 @@ Error errno_error(std::string_view path) {
   return internal_error(cat({path, ": ", std::strerror(e)}));
 }
 
+// Canonical and absolute, so resolved paths can be checked to stay beneath it.
 std::string normalize_root(std::string root) {
+  char buf[PATH_MAX];
+  if (::realpath(root.c_str(), buf)) root = buf;
   while (root.size() > 1 && root.back() == '/') root.pop_back();
   return root == "/" ? std::string() : root;
 }
