@@ -101,12 +101,15 @@ class Copier {
   Result<bool> copy(const std::string& path, const struct stat& st) {
     if (!files_.insert(path).second) return true;
     std::string content;
-    if (S_ISREG(st.st_mode)) {
+    // Shared libraries are recorded by name only: their presence and version suffix are what
+    // discovery reads, and vendor binaries do not belong in a bug report.
+    bool library = path.find(".so") != std::string::npos;
+    if (S_ISREG(st.st_mode) && !library) {
       auto text = host_.read_file(path, 8 << 20);
       if (!text) return true;  // unreadable here (permissions): leave it out
       content = std::move(*text);
     }  // device nodes and sockets become empty files: their presence is what matters
-    auto written = write_file_atomic(dest_ + path, content);
+    auto written = write_file_atomic(dest_ + path, content, 0644, /*sync=*/false);
     if (!written) return written.error();
     ++summary_.files;
     return true;

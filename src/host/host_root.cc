@@ -151,6 +151,7 @@ Result<std::string> HostRoot::resolve(std::string_view path) const {
   char buf[PATH_MAX];
   if (!::realpath(full.c_str(), buf)) return errno_error(path);
   std::string real = buf;
+  note(path);
   if (prefix_.empty()) return real;
   if (real == prefix_) return std::string("/");
   if (real.compare(0, prefix_.size() + 1, prefix_ + "/") != 0)

@@ -32,7 +32,8 @@ Result<bool> make_directories(const std::string& path, unsigned mode) {
   return true;
 }
 
-Result<bool> write_file_atomic(const std::string& path, std::string_view content, unsigned mode) {
+Result<bool> write_file_atomic(const std::string& path, std::string_view content, unsigned mode,
+                               bool sync) {
   auto slash = path.rfind('/');
   std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
   std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -54,7 +55,7 @@ Result<bool> write_file_atomic(const std::string& path, std::string_view content
     p += n;
     left -= static_cast<size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+  if ((sync && ::fsync(fd) != 0) || ::close(fd) != 0) {
     auto err = errno_error("sync", tmp);
     ::unlink(tmp.c_str());
     return err;

@@ -9,8 +9,9 @@
 namespace anygpu {
 
 // Writes `content` to `path` atomically, creating parent directories. `mode` as for open(2).
+// `sync` = false skips fsync, for files inside a tree that is itself renamed into place.
 Result<bool> write_file_atomic(const std::string& path, std::string_view content,
-                               unsigned mode = 0644);
+                               unsigned mode = 0644, bool sync = true);
 
 // mkdir -p.
 Result<bool> make_directories(const std::string& path, unsigned mode = 0755);

@@ -1,0 +1,5 @@
+# The fuzz targets, shared by tests/fuzz (libFuzzer build) and tests/fuzz/replay (every build).
+# Each name has a source <name>_fuzz.cc and a seed corpus in corpus/<name>/.
+set(ANYGPU_FUZZ_TARGETS
+  cpulist link nvidia_information kfd_properties os_release pci_ids pci_address versions
+  registry_yaml host)

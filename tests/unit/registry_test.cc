@@ -1,0 +1,139 @@
+#include "registry/registry.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "registry/registry_yaml.h"
+#include "test_support.h"
+
+namespace anygpu {
+
+namespace {
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+std::string data(const char* name) { return slurp(test::source_dir() + "/data/" + name); }
+
+// Loads a vendors.yaml text with the real devices.yaml; returns the error message or "".
+std::string load_error(const std::string& vendors, const std::string& devices = data("devices.yaml")) {
+  auto r = load_registry(vendors, "v.yaml", devices, "d.yaml");
+  return r ? std::string() : r.error().message;
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  auto pos = s.find(from);
+  EXPECT_NE(pos, std::string::npos) << from;
+  if (pos != std::string::npos) s.replace(pos, from.size(), to);
+  return s;
+}
+}  // namespace
+
+TEST(Registry, BuiltinHasTheTwelveVendorsInOrder) {
+  const auto& r = Registry::builtin();
+  std::vector<std::string> ids;
+  for (const auto& v : r.vendors()) ids.emplace_back(v.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"nvidia", "amd", "intel", "ascend", "mthreads",
+                                           "cambricon", "hygon", "iluvatar", "metax", "enflame",
+                                           "kunlunxin", "gaudi"}));
+}
+
+TEST(Registry, BuiltinMatchesTheDataFiles) {
+  auto loaded = load_registry(data("vendors.yaml"), "vendors.yaml", data("devices.yaml"), "devices.yaml");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  auto fresh = (*loaded)->registry();
+  const auto& built = Registry::builtin();
+  ASSERT_EQ(fresh.vendors().size(), built.vendors().size());
+  ASSERT_EQ(fresh.devices().size(), built.devices().size());
+  for (size_t i = 0; i < built.vendors().size(); ++i) {
+    const auto &a = fresh.vendors()[i], &b = built.vendors()[i];
+    EXPECT_EQ(a.id, b.id);
+    EXPECT_EQ(a.visible_devices_env, b.visible_devices_env);
+    EXPECT_TRUE(std::equal(a.pci_classes.begin(), a.pci_classes.end(), b.pci_classes.begin(), b.pci_classes.end()));
+    EXPECT_EQ(a.sources.size(), b.sources.size());
+  }
+}
+
+TEST(Registry, FactsOthersRelyOn) {
+  const auto& r = Registry::builtin();
+  EXPECT_EQ(r.vendor("nvidia")->visible_devices_env, "CUDA_VISIBLE_DEVICES");
+  EXPECT_EQ(r.vendor("amd")->visible_devices_env, "HIP_VISIBLE_DEVICES");  // never ROCR_ too
+  EXPECT_EQ(r.vendor("amd")->torch_device, "cuda");
+  EXPECT_EQ(r.vendor("amd")->dist_backend, "nccl");
+  EXPECT_EQ(r.vendor("intel")->torch_device, "xpu");
+  EXPECT_EQ(r.vendor("ascend")->torch_package, "torch_npu");
+  EXPECT_EQ(r.vendor("gaudi")->visible_devices_env, "HABANA_VISIBLE_MODULES");
+  // Classification: an H100 (0x0302) and an MI300X (0x1200) are accelerators; AMD's CPU-side
+  // 0x1022 functions, a GPU's HDMI audio (0x0403) and a bridge (0x0604) are not.
+  EXPECT_EQ(r.vendor_for_pci(0x10de, 0x030200)->id, "nvidia");
+  EXPECT_EQ(r.vendor_for_pci(0x1002, 0x120000)->id, "amd");
+  EXPECT_EQ(r.vendor_for_pci(0x1022, 0x130000), nullptr);
+  EXPECT_EQ(r.vendor_for_pci(0x10de, 0x040300), nullptr);
+  EXPECT_EQ(r.vendor_for_pci(0x1002, 0x060400), nullptr);
+  EXPECT_EQ(r.vendor_for_pci(0x1a03, 0x030000), nullptr);  // ASPEED BMC
+  EXPECT_EQ(r.vendor_for_pci(0x1d94, 0x060000), nullptr);  // Hygon chipset
+  EXPECT_EQ(r.vendor_for_pci(0x1d94, 0x0b4000)->id, "hygon");
+}
+
+TEST(Registry, DeviceTableCoversTheRequiredModels) {
+  const auto& r = Registry::builtin();
+  struct Want { const char* vendor; uint16_t id; const char* arch; };
+  for (auto w : {Want{"nvidia", 0x2335, "sm_90"}, Want{"nvidia", 0x2330, "sm_90"}, Want{"nvidia", 0x2331, "sm_90"},
+                 Want{"nvidia", 0x20b0, "sm_80"}, Want{"nvidia", 0x20b2, "sm_80"}, Want{"nvidia", 0x26b9, "sm_89"},
+                 Want{"nvidia", 0x2684, "sm_89"}, Want{"nvidia", 0x2b85, "sm_120"}, Want{"amd", 0x74a1, "gfx942"},
+                 Want{"amd", 0x740c, "gfx90a"}, Want{"amd", 0x740f, "gfx90a"}, Want{"intel", 0x0bd5, ""},
+                 Want{"intel", 0x56a0, ""}, Want{"ascend", 0xd802, ""}, Want{"gaudi", 0x1020, ""},
+                 Want{"gaudi", 0x1060, ""}}) {
+    const auto* d = r.device(w.vendor, w.id);
+    ASSERT_NE(d, nullptr) << w.vendor << " " << w.id;
+    if (*w.arch) {
+      EXPECT_EQ(d->arch, w.arch);
+    }
+    EXPECT_FALSE(d->source.empty());
+  }
+  EXPECT_EQ(r.device("amd", 0x74a1)->memory_bandwidth_gbps, 5300);
+}
+
+TEST(RegistryYaml, ErrorsNameFileLineColumn) {
+  auto v = data("vendors.yaml");
+  auto e = load_error(replace(v, "    drivers: [nvidia]", "    drviers: [nvidia]"));
+  EXPECT_NE(e.find("v.yaml:"), std::string::npos) << e;
+  EXPECT_NE(e.find("unknown key 'drviers' (did you mean 'drivers'?)"), std::string::npos) << e;
+  EXPECT_NE(e.find(":22:5:"), std::string::npos) << e;  // line and column of the key
+}
+
+TEST(RegistryYaml, RejectsMalformedData) {
+  auto v = data("vendors.yaml");
+  struct Case { std::string text; std::string message; };
+  std::vector<Case> cases = {
+      {replace(v, "vendor_ids: [\"0x10de\"]", "vendor_ids: [\"10de\"]"), "4-digit hex"},
+      {replace(v, "vendor_ids: [\"0x10de\"]", "vendor_ids: [\"0xfffff\"]"), "4-digit hex"},
+      {replace(v, "classes: [\"0x0300\", \"0x0302\"]", "classes: [\"0x0200\"]"), "classes"},
+      {replace(v, "  - id: amd", "  - id: nvidia"), "duplicate vendor id"},
+      {replace(v, "  - id: amd", "  - id: acme"), "unknown vendor id 'acme'"},
+      {replace(v, "      k8s_resource: https://github.com/NVIDIA/k8s-device-plugin\n", ""),
+       "no source for field 'k8s_resource'"},
+      {replace(v, "drm: false", "drm: maybe"), "expected true or false"},
+      {replace(v, "schema: anygpu.vendors/v1", "schema: anygpu.vendors/v9"), "schema must be"},
+      {replace(v, "vendors:\n", "vendors: {\n"), "v.yaml:"},
+      {"", "expected a mapping"},
+      {std::string(5000, '['), "v.yaml"},
+      {"vendors: []\nschema: anygpu.vendors/v1\n\0garbage", "NUL"},
+  };
+  cases.back().text.push_back('\0');
+  for (const auto& c : cases) {
+    auto e = load_error(c.text);
+    EXPECT_NE(e.find(c.message), std::string::npos) << "want '" << c.message << "', got '" << e << "'";
+  }
+  auto d = data("devices.yaml");
+  auto e = load_error(v, replace(d, "  - vendor: nvidia\n", "  - vendor: acme\n"));
+  EXPECT_NE(e.find("vendor 'acme' is not in the vendor registry"), std::string::npos) << e;
+  e = load_error(v, replace(d, "memory_gib: 141", "memory_gib: lots"));
+  EXPECT_NE(e.find("expected a non-negative number"), std::string::npos) << e;
+}
+
+}  // namespace anygpu
