@@ -64,11 +64,12 @@ void read_drm_nodes(const ProbeContext& ctx, PciDevice& d) {
   }
 }
 
-// Root complex ("pci0000:17") from the device's canonical sysfs path.
+// Root complex ("pci0000:17") from the bus link's target
+// ("../../../devices/pci0000:17/0000:17:01.0/0000:18:00.0"): one readlink, no realpath walk.
 std::string root_complex(const ProbeContext& ctx, const PciDevice& d) {
-  auto real = ctx.host.resolve(d.sysfs_dir);
-  if (!real) return {};
-  for (auto part : split(*real, '/'))
+  auto target = ctx.host.read_link(d.sysfs_dir);
+  if (!target) return {};
+  for (auto part : split(*target, '/'))
     if (part.rfind("pci", 0) == 0 && part.find(':') != std::string_view::npos)
       return std::string(part);
   return {};
