@@ -138,19 +138,23 @@ Result<GatherSummary> gather_host(const HostRoot& host, const std::string& dest)
 
   std::string tmp = dest + ".partial" + std::to_string(::getpid());
   Copier copier(host, tmp);
-  if (auto made = make_directories(tmp); !made) return made.error();
+  auto failed = [&](Error e) {
+    remove_tree(tmp);
+    return e;
+  };
+  if (auto made = make_directories(tmp); !made) return failed(made.error());
   for (const auto& path : log.paths()) {
     auto r = copier.materialize(path);
-    if (!r) return r.error();
+    if (!r) return failed(r.error());
     // A listed directory's entries matter even when none was read (drm/cardN, renderDN).
     if (host.is_dir(*r))
       if (auto entries = host.list_dir(*r))
         for (const auto& e : *entries)
           if (auto made = copier.materialize_entry(*r + (*r == "/" ? "" : "/") + e); !made)
-            return made.error();
+            return failed(made.error());
   }
   if (::rename(tmp.c_str(), dest.c_str()) != 0)
-    return internal_error(cat({dest, ": ", std::strerror(errno)}));
+    return failed(internal_error(cat({dest, ": ", std::strerror(errno)})));
   return copier.summary();
 }
 

@@ -24,7 +24,11 @@ class DeadlineTask {
     auto promise = std::make_shared<std::promise<T>>();
     future_ = promise->get_future();
     thread_ = std::thread([promise, fn = std::move(fn)]() mutable {
-      promise->set_value(fn());
+      try {
+        promise->set_value(fn());
+      } catch (...) {
+        promise->set_exception(std::current_exception());
+      }
     });
   }
   DeadlineTask(const DeadlineTask&) = delete;
@@ -41,7 +45,11 @@ class DeadlineTask {
       return std::nullopt;
     }
     thread_.join();
-    return future_.get();
+    try {
+      return future_.get();
+    } catch (...) {
+      return std::nullopt;  // a probe that threw told us nothing: same as no answer
+    }
   }
 
  private:

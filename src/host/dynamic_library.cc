@@ -3,6 +3,9 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <climits>
+#include <cstdlib>
+
 #include <string>
 
 namespace anygpu {
@@ -37,11 +40,15 @@ DynamicLibrary::~DynamicLibrary() {
 }
 
 std::string DynamicLibrary::loaded_from() const {
+  std::string name = path_;
   struct link_map* map = nullptr;
   if (handle_ && ::dlinfo(handle_, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name &&
       *map->l_name)
-    return map->l_name;
-  return path_;
+    name = map->l_name;
+  // l_name is the path given to dlopen (or found by the loader's search); show the real file.
+  char buf[PATH_MAX];
+  if (::realpath(name.c_str(), buf)) return buf;
+  return name;
 }
 
 void* DynamicLibrary::raw_symbol(std::string_view name) const {

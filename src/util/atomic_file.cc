@@ -1,6 +1,7 @@
 #include "util/atomic_file.h"
 
 #include <fcntl.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +17,15 @@ Error errno_error(std::string_view what, const std::string& path) {
   return internal_error(cat({path, ": ", what, ": ", std::strerror(errno)}));
 }
 }  // namespace
+
+void remove_tree(const std::string& path) {
+  ::nftw(
+      path.c_str(),
+      [](const char* p, const struct stat*, int type, struct FTW*) {
+        return type == FTW_DP ? ::rmdir(p) : ::unlink(p);
+      },
+      16, FTW_DEPTH | FTW_PHYS);
+}
 
 Result<bool> make_directories(const std::string& path, unsigned mode) {
   if (path.empty()) return true;

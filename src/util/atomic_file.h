@@ -13,6 +13,9 @@ namespace anygpu {
 Result<bool> write_file_atomic(const std::string& path, std::string_view content,
                                unsigned mode = 0644, bool sync = true);
 
+// rm -rf, for a temporary tree this process made. Symlinks are removed, never followed.
+void remove_tree(const std::string& path);
+
 // mkdir -p.
 Result<bool> make_directories(const std::string& path, unsigned mode = 0755);
 

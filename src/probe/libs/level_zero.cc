@@ -25,7 +25,15 @@ void probe_level_zero(const DynamicLibrary& lib, LibraryResult& result) {
   auto props = lib.symbol<ze::DevicePropertiesFn>({"zesDeviceGetProperties"});
   auto pci = lib.symbol<ze::PciPropertiesFn>({"zesDevicePciGetProperties"});
   auto& report = result.report;
-  if (!init || !drivers || !devices || !pci) {
+  if (!init) {
+    // Loaders before spec 1.5 (Debian 12's 1.8.0) have no zesInit: Sysman would need
+    // ZES_ENABLE_SYSMAN=1 in the environment before zeInit, which a library must not set
+    // behind its host process's back. The loader is there; we just do not query it.
+    report.status = "found";
+    report.message = "Level Zero loader without zesInit (spec < 1.5): Sysman not queried";
+    return;
+  }
+  if (!drivers || !devices || !pci) {
     report.status = "error";
     report.message = "missing one of zesInit, zesDriverGet, zesDeviceGet, zesDevicePciGetProperties";
     return;

@@ -20,7 +20,7 @@ constexpr ApiEntry kApis[] = {
     {"ixml", probe_nvml, "nvmlInit_v2"},  // Iluvatar exports NVML's names
     {"rocm-smi", probe_rocm_smi, "rsmi_init"},
     {"hy-smi", probe_rocm_smi, "rsmi_init"},
-    {"level-zero", probe_level_zero, "zesInit"},
+    {"level-zero", probe_level_zero, "zeInit"},  // zesInit only from loader 1.5 (spec 1.5)
     {"amd-smi", nullptr, "amdsmi_init"},
     {"dcmi", nullptr, "dcmi_init"},
     {"cndev", nullptr, "cndevInit"},
