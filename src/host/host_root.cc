@@ -114,7 +114,7 @@ Result<std::string> HostRoot::read_file(std::string_view path, size_t max_bytes)
 }
 
 Result<std::string> HostRoot::read_value(std::string_view path) const {
-  auto text = read_file(path, 64 * 1024);
+  auto text = read_file(path, kSmallFileBytes);
   if (!text) return text.error();
   auto line = first_line(*text);
   if (line.empty()) return internal_error(cat({path, ": empty"}));

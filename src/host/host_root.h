@@ -17,6 +17,9 @@
 
 namespace anygpu {
 
+// Cap for the small text files discovery reads (sysfs values, /proc, version files).
+inline constexpr size_t kSmallFileBytes = size_t{64} << 10;
+
 struct HostOptions {
   std::string root = "/";         // `--root DIR` / ANYGPU_ROOT
   bool load_libraries = true;     // `--no-libs` / ANYGPU_NO_LIBS=1 turn this off

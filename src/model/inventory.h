@@ -11,7 +11,9 @@ namespace anygpu {
 
 struct PciAddress {
   uint32_t domain = 0;
-  uint8_t bus = 0, device = 0, function = 0;
+  uint8_t bus = 0;
+  uint8_t device = 0;
+  uint8_t function = 0;
 
   static std::optional<PciAddress> parse(std::string_view text);  // "0000:18:00.0"
   std::string str() const;                                         // "0000:18:00.0"

@@ -30,7 +30,7 @@ HostInfo probe_host_info(const ProbeContext& ctx) {
   if (auto v = host.read_value(paths::kOsRelease)) h.kernel = *v;
   if (auto v = host.read_value(paths::kArch)) h.arch = *v;
   for (auto file : paths::kOsReleaseFiles) {
-    auto text = host.read_file(file, 64 * 1024);
+    auto text = host.read_file(file, kSmallFileBytes);
     if (!text) continue;
     if (auto os = parse_os_release(*text)) h.os = *os;
     else ctx.warn(std::string(file) + ": " + os.error().message);

@@ -140,7 +140,7 @@ std::optional<std::string> read_driver_version(const ProbeContext& ctx, const Ve
                                                std::string_view driver) {
   for (const auto& src : vendor.driver_version) {
     auto path = replace_placeholder(src.path, "driver", driver);
-    auto text = ctx.host.read_file(path, 64 * 1024);
+    auto text = ctx.host.read_file(path, kSmallFileBytes);
     if (!text) continue;
     std::optional<std::string> v;
     if (!src.after.empty()) v = token_after(*text, src.after);

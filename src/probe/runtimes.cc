@@ -30,7 +30,7 @@ std::string strip_build(std::string v) {
 
 std::optional<std::string> read_runtime(const ProbeContext& ctx, const RuntimeSpec& spec) {
   if (!spec.path.empty()) {
-    auto text = ctx.host.read_file(spec.path, 64 * 1024);
+    auto text = ctx.host.read_file(spec.path, kSmallFileBytes);
     if (!text) return std::nullopt;
     auto v = spec.key.empty() ? std::optional<std::string>(std::string(first_line(*text)))
                               : key_value(*text, spec.key);

@@ -98,10 +98,18 @@ void put(const std::string& path, std::string_view content) {
   if (!f) throw std::runtime_error("cannot write " + path);
 }
 
+// Memory-backed when possible: probe() opens hundreds of files per input, and on a disk-backed
+// /tmp the one-time copy alone took seconds. ANYGPU_FUZZ_TMPDIR overrides.
+fs::path scratch_dir() {
+  if (const char* d = std::getenv("ANYGPU_FUZZ_TMPDIR"); d && *d) return d;
+  if (::access("/dev/shm", W_OK | X_OK) == 0) return "/dev/shm";
+  return fs::temp_directory_path();
+}
+
 class Hosts {
  public:
   Hosts() {
-    std::string tmpl = (fs::temp_directory_path() / "anygpu-fuzz-XXXXXX").string();
+    std::string tmpl = (scratch_dir() / "anygpu-fuzz-XXXXXX").string();
     if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
     dir_ = tmpl;
     for (const auto& spec : specs()) {

@@ -22,7 +22,7 @@ std::map<std::pair<uint64_t, uint64_t>, KfdNode> read_kfd_topology(const ProbeCo
   if (!names) return nodes;
   for (const auto& n : *names) {
     std::string path = cat({paths::kKfdNodes, "/", n, "/properties"});
-    auto text = ctx.host.read_file(path, 64 * 1024);
+    auto text = ctx.host.read_file(path, kSmallFileBytes);
     if (!text) continue;
     auto props = parse_kfd_properties(*text);
     if (!props) {

@@ -12,7 +12,7 @@ class NvidiaBackend final : public VendorBackend {
     for (auto* d : devices) {
       auto& dev = d->device;
       std::string path = cat({paths::kNvidiaGpus, "/", dev.pci.address.str(), "/information"});
-      auto text = ctx.host.read_file(path, 64 * 1024);
+      auto text = ctx.host.read_file(path, kSmallFileBytes);
       if (!text) continue;  // driver not loaded, or nouveau
       auto info = parse_nvidia_information(*text);
       if (!info) {
