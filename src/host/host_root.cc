@@ -2,13 +2,17 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 
 #include "util/strings.h"
@@ -29,7 +33,18 @@ constexpr std::string_view kStandardLibraryDirs[] = {
 
 Error errno_error(std::string_view path) {
   int e = errno;
-  return internal_error(cat({path, ": ", std::strerror(e)}));
+  Error err = internal_error(cat({path, ": ", std::strerror(e)}));
+  err.sys_errno = e;
+  return err;
+}
+
+// "/proc/self/fd/N" names the file an O_PATH descriptor refers to.
+std::optional<std::string> fd_path(int fd) {
+  char link[64], buf[PATH_MAX];
+  std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = ::readlink(link, buf, sizeof buf - 1);
+  if (n <= 0) return std::nullopt;
+  return std::string(buf, static_cast<size_t>(n));
 }
 
 // Canonical and absolute, so resolved paths can be checked to stay beneath it.
@@ -72,7 +87,51 @@ std::vector<std::string> AccessLog::paths() const {
 }
 
 HostRoot::HostRoot(HostOptions options)
-    : options_(std::move(options)), prefix_(normalize_root(options_.root)) {}
+    : options_(std::move(options)), prefix_(normalize_root(options_.root)) {
+  if (prefix_.empty()) return;
+  int fd = ::open(prefix_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0)
+    root_fd_ = std::shared_ptr<const int>(new int(fd), [](const int* p) {
+      ::close(*p);
+      delete p;
+    });
+}
+
+int HostRoot::open_at_root(std::string_view path, int flags) const {
+  if (prefix_.empty()) return ::open(std::string(path).c_str(), flags | O_CLOEXEC);
+  if (!root_fd_) {
+    errno = ENOENT;
+    return -1;
+  }
+  std::string rel(path);
+  while (!rel.empty() && rel.front() == '/') rel.erase(0, 1);
+  if (rel.empty()) rel = ".";
+  static std::atomic<bool> have_openat2{true};
+  if (have_openat2.load(std::memory_order_relaxed)) {
+    struct open_how how{};
+    how.flags = static_cast<uint64_t>(flags | O_CLOEXEC);
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    long fd = -1;
+    // A rename anywhere on the system while ".." is resolved makes a scoped lookup fail with
+    // EAGAIN ("retry"); sysfs paths are full of "..", and other processes rename files.
+    for (int attempt = 0; attempt < 64; ++attempt) {
+      fd = ::syscall(SYS_openat2, *root_fd_, rel.c_str(), &how, sizeof how);
+      if (fd >= 0 || errno != EAGAIN) break;
+    }
+    if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) return static_cast<int>(fd);
+    have_openat2 = false;  // kernel before 5.6, or a seccomp filter that does not know it
+  }
+  // Fallback: follow links as the kernel does, then refuse anything that left the root.
+  int fd = ::openat(*root_fd_, rel.c_str(), flags | O_CLOEXEC);
+  if (fd < 0) return fd;
+  auto real = fd_path(fd);
+  if (!real || (*real != prefix_ && real->compare(0, prefix_.size() + 1, prefix_ + "/") != 0)) {
+    ::close(fd);
+    errno = EXDEV;
+    return -1;
+  }
+  return fd;
+}
 
 std::string HostRoot::outside(std::string_view host_path) const {
   return cat({prefix_, host_path});
@@ -83,8 +142,7 @@ void HostRoot::note(std::string_view path) const {
 }
 
 Result<std::string> HostRoot::read_file(std::string_view path, size_t max_bytes) const {
-  std::string full = outside(path);
-  int fd = ::open(full.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  int fd = open_at_root(path, O_RDONLY | O_NONBLOCK);
   if (fd < 0) return errno_error(path);
   struct stat st{};
   if (::fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -123,9 +181,14 @@ Result<std::string> HostRoot::read_value(std::string_view path) const {
 }
 
 Result<std::vector<std::string>> HostRoot::list_dir(std::string_view path) const {
-  std::string full = outside(path);
-  DIR* d = ::opendir(full.c_str());
-  if (!d) return errno_error(path);
+  int fd = open_at_root(path, O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return errno_error(path);
+  DIR* d = ::fdopendir(fd);
+  if (!d) {
+    auto err = errno_error(path);
+    ::close(fd);
+    return err;
+  }
   std::vector<std::string> names;
   while (auto* e = ::readdir(d)) {
     std::string_view n = e->d_name;
@@ -138,37 +201,49 @@ Result<std::vector<std::string>> HostRoot::list_dir(std::string_view path) const
 }
 
 Result<std::string> HostRoot::read_link(std::string_view path) const {
-  std::string full = outside(path);
+  // The link itself, not its target: resolve the parent beneath the root, then readlinkat.
+  std::string p(path);
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  auto slash = p.rfind('/');
+  std::string parent = slash == std::string::npos || slash == 0 ? "/" : p.substr(0, slash);
+  std::string name = slash == std::string::npos ? p : p.substr(slash + 1);
+  int dir = open_at_root(parent, O_PATH | O_DIRECTORY);
+  if (dir < 0) return errno_error(path);
   char buf[PATH_MAX];
-  ssize_t n = ::readlink(full.c_str(), buf, sizeof buf - 1);
+  ssize_t n = ::readlinkat(dir, name.c_str(), buf, sizeof buf - 1);
+  ::close(dir);
   if (n < 0) return errno_error(path);
   note(path);
   return std::string(buf, static_cast<size_t>(n));
 }
 
 Result<std::string> HostRoot::resolve(std::string_view path) const {
-  std::string full = outside(path);
-  char buf[PATH_MAX];
-  if (!::realpath(full.c_str(), buf)) return errno_error(path);
-  std::string real = buf;
+  int fd = open_at_root(path, O_PATH);
+  if (fd < 0) return errno_error(path);
+  auto real = fd_path(fd);
+  ::close(fd);
+  if (!real) return internal_error(cat({path, ": cannot resolve"}));
   note(path);
-  if (prefix_.empty()) return real;
-  if (real == prefix_) return std::string("/");
-  if (real.compare(0, prefix_.size() + 1, prefix_ + "/") != 0)
-    return bad_input(cat({path, ": resolves outside the root (", real, ")"}));
-  return real.substr(prefix_.size());
+  if (prefix_.empty()) return *real;
+  if (*real == prefix_) return std::string("/");
+  if (real->compare(0, prefix_.size() + 1, prefix_ + "/") != 0)
+    return bad_input(cat({path, ": resolves outside the root (", *real, ")"}));
+  return real->substr(prefix_.size());
 }
 
 bool HostRoot::exists(std::string_view path) const {
-  struct stat st{};
-  bool found = ::stat(outside(path).c_str(), &st) == 0;
-  if (found) note(path);
-  return found;
+  int fd = open_at_root(path, O_PATH);
+  if (fd < 0) return false;
+  ::close(fd);
+  note(path);
+  return true;
 }
 
 bool HostRoot::is_dir(std::string_view path) const {
-  struct stat st{};
-  return ::stat(outside(path).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  int fd = open_at_root(path, O_PATH | O_DIRECTORY);
+  if (fd < 0) return false;
+  ::close(fd);
+  return true;
 }
 
 std::vector<std::string> HostRoot::library_dirs(
@@ -207,8 +282,10 @@ Result<std::shared_ptr<DynamicLibrary>> HostRoot::open_library(
   for (auto soname : sonames)
     for (const auto& dir : library_dirs(extra_dirs)) {
       std::string host_path = cat({dir, "/", soname});
-      if (!exists(host_path)) continue;
-      if (auto lib = attempt(outside(host_path))) return lib;
+      // dlopen follows links on this machine: hand it the file as resolved beneath the root.
+      auto real = resolve(host_path);
+      if (!real) continue;
+      if (auto lib = attempt(outside(*real))) return lib;
     }
   if (tried.empty()) {
     std::vector<std::string> names(sonames.begin(), sonames.end());

@@ -56,7 +56,7 @@ class HostRoot {
   // Sorted entry names without "." and "..".
   Result<std::vector<std::string>> list_dir(std::string_view path) const;
   Result<std::string> read_link(std::string_view path) const;
-  // Canonical host path with every symlink resolved; never leaves the root.
+  // Canonical host path with every symlink resolved beneath the root.
   Result<std::string> resolve(std::string_view path) const;
   bool exists(std::string_view path) const;
   bool is_dir(std::string_view path) const;
@@ -76,9 +76,13 @@ class HostRoot {
 
  private:
   void note(std::string_view path) const;
+  // Opens a host path. Under a root, symlinks (absolute ones included) and ".." resolve as if
+  // the root were "/" (openat2 RESOLVE_IN_ROOT), so nothing beneath the root can reach out.
+  int open_at_root(std::string_view path, int flags) const;
 
   HostOptions options_;
-  std::string prefix_;  // "" for "/", else the root without a trailing slash
+  std::string prefix_;  // "" for "/", else the canonical root
+  std::shared_ptr<const int> root_fd_;  // O_PATH descriptor of the root; shared by copies
   AccessLog* log_ = nullptr;
 };
 

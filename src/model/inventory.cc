@@ -1,6 +1,7 @@
 #include "model/inventory.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include "util/strings.h"
@@ -19,8 +20,8 @@ std::optional<PciAddress> PciAddress::parse(std::string_view text) {
   auto dev = parse_hex(parts[2].substr(0, 2));
   auto fn = parse_hex(parts[2].substr(3));
   for (auto s : {parts[0], parts[1], parts[2].substr(0, 2), parts[2].substr(3)})
-    if (!s.empty() && (s[0] == '+' || s[0] == '-' || s.find('x') != std::string_view::npos))
-      return std::nullopt;
+    for (char c : s)
+      if (!std::isxdigit(static_cast<unsigned char>(c))) return std::nullopt;
   if (!domain || !bus || !dev || !fn || *dev > 0x1f || *fn > 7 || *domain > 0xffffffff)
     return std::nullopt;
   return PciAddress{static_cast<uint32_t>(*domain), static_cast<uint8_t>(*bus),

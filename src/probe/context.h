@@ -1,6 +1,8 @@
 // What every probe step shares: the host, the registry, and where warnings go.
 #pragma once
 
+#include <cerrno>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,15 @@ struct ProbeContext {
   std::vector<std::string>& warnings;
 
   void warn(std::string message) const { warnings.push_back(std::move(message)); }
+
+  // A value that may legitimately be absent; a file that is there but unusable (empty,
+  // binary, oversized, a directory or FIFO, unreadable) becomes a warning naming its path.
+  std::optional<std::string> optional_value(std::string_view path) const {
+    auto v = host.read_value(path);
+    if (v) return std::move(*v);
+    if (v.error().sys_errno != ENOENT && v.error().sys_errno != ENOTDIR) warn(v.error().message);
+    return std::nullopt;
+  }
 };
 
 }  // namespace anygpu

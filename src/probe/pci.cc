@@ -16,35 +16,28 @@ std::string attr(const PciDevice& d, std::string_view name) {
   return cat({d.sysfs_dir, "/", name});
 }
 
-// Reads and parses an optional attribute; a malformed value becomes a warning.
+// An optional attribute: absent when missing or when the kernel says "unknown"; a present
+// but malformed value is a warning.
 template <class T, class Parse>
-std::optional<T> parsed(const ProbeContext& ctx, const std::string& path, Parse parse,
-                        bool warn_if_unknown = true) {
-  auto text = ctx.host.read_value(path);
+std::optional<T> parsed(const ProbeContext& ctx, const std::string& path, Parse parse) {
+  auto text = ctx.optional_value(path);
   if (!text) return std::nullopt;
   auto v = parse(*text);
   if (!v) {
-    if (warn_if_unknown) ctx.warn(cat({path, ": ", v.error().message}));
+    ctx.warn(cat({path, ": ", v.error().message}));
     return std::nullopt;
   }
-  return T(*v);
+  return *v;
 }
 
 void read_link_facts(const ProbeContext& ctx, PciDevice& d) {
-  // "Unknown" speed and width 255 are the kernel's way of saying it does not know: no warning.
-  d.device.pci.link.speed_gts = parsed<double>(
-      ctx, attr(d, "current_link_speed"), parse_link_speed, false);
-  d.device.pci.link.width =
-      parsed<int>(ctx, attr(d, "current_link_width"), parse_link_width, false);
+  d.device.pci.link.speed_gts = parsed<double>(ctx, attr(d, "current_link_speed"), parse_link_speed);
+  d.device.pci.link.width = parsed<int>(ctx, attr(d, "current_link_width"), parse_link_width);
 }
 
 void read_locality(const ProbeContext& ctx, PciDevice& d) {
-  auto numa = ctx.host.read_value(attr(d, "numa_node"));
-  if (numa) {
-    if (auto n = parse_numa_node(*numa)) d.device.numa_node = *n;
-    else ctx.warn(cat({attr(d, "numa_node"), ": ", n.error().message}));
-  }
-  if (auto cpus = ctx.host.read_value(attr(d, "local_cpulist"))) {
+  d.device.numa_node = parsed<int>(ctx, attr(d, "numa_node"), parse_numa_node);
+  if (auto cpus = ctx.optional_value(attr(d, "local_cpulist"))) {
     if (auto list = parse_cpulist(*cpus); list && !list->empty())
       d.device.cpu_affinity = format_cpulist(*list);
     else if (!list)
@@ -83,9 +76,9 @@ std::optional<PciDevice> identify(const ProbeContext& ctx, const std::string& na
     ctx.warn(cat({d.sysfs_dir, ": not a PCI address"}));
     return std::nullopt;
   }
-  auto cls_text = ctx.host.read_value(attr(d, "class"));
-  auto ven_text = ctx.host.read_value(attr(d, "vendor"));
-  if (!cls_text || !ven_text) return std::nullopt;  // vanished or unreadable: not ours to judge
+  auto cls_text = ctx.optional_value(attr(d, "class"));
+  auto ven_text = ctx.optional_value(attr(d, "vendor"));
+  if (!cls_text || !ven_text) return std::nullopt;  // vanished (or named in a warning)
   auto cls = parse_pci_class(*cls_text);
   auto ven = parse_pci_id(*ven_text);
   if (!cls || !ven) {
@@ -95,9 +88,9 @@ std::optional<PciDevice> identify(const ProbeContext& ctx, const std::string& na
   d.vendor = ctx.registry.vendor_for_pci(*ven, *cls);
   if (!d.vendor) return std::nullopt;
   auto dev = ctx.host.read_value(attr(d, "device"));
-  auto dev_id = dev ? parse_pci_id(*dev) : Result<uint16_t>(bad_input("missing"));
+  auto dev_id = dev ? parse_pci_id(*dev) : Result<uint16_t>(dev.error());
   if (!dev_id) {
-    ctx.warn(cat({attr(d, "device"), ": ", dev ? dev_id.error().message : dev.error().message}));
+    ctx.warn(cat({attr(d, "device"), ": ", dev_id.error().message}));
     return std::nullopt;
   }
   auto& pci = d.device.pci;
@@ -123,7 +116,7 @@ void read_common_facts(const ProbeContext& ctx, PciDevice& d) {
   // The driver's version is module-wide state: reading it never touches the device.
   if (dev.driver && d.vendor->is_usable_driver(dev.driver->name))
     dev.driver->version = read_driver_version(ctx, *d.vendor, dev.driver->name);
-  auto pm = ctx.host.read_value(attr(d, "power/runtime_status"));
+  auto pm = ctx.optional_value(attr(d, "power/runtime_status"));
   if (!dev.driver) {
     dev.status = DeviceStatus::driver_missing;
   } else if (pm && *pm == "suspended") {

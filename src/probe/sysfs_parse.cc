@@ -14,20 +14,21 @@ std::string quoted(std::string_view s) {
 }
 }  // namespace
 
-Result<double> parse_link_speed(std::string_view text) {
+Result<std::optional<double>> parse_link_speed(std::string_view text) {
   auto line = first_line(text);
+  if (line == "Unknown" || line == "Unknown speed") return std::optional<double>();
   auto gt = line.find("GT/s");
-  if (gt == std::string_view::npos) return bad_input(cat({"unknown link speed ", quoted(text)}));
-  auto v = parse_double(line.substr(0, gt));
+  auto v = gt == std::string_view::npos ? std::nullopt : parse_double(line.substr(0, gt));
   if (!v || *v <= 0 || *v > 1000) return bad_input(cat({"invalid link speed ", quoted(text)}));
-  return *v;
+  return std::optional<double>(*v);
 }
 
-Result<int> parse_link_width(std::string_view text) {
+Result<std::optional<int>> parse_link_width(std::string_view text) {
   auto v = parse_int(first_line(text));
-  if (!v) return bad_input(cat({"invalid link width ", quoted(text)}));
-  if (*v <= 0 || *v > 32) return bad_input(cat({"unknown link width ", quoted(text)}));
-  return static_cast<int>(*v);
+  if (!v || *v < 0 || *v > 255) return bad_input(cat({"invalid link width ", quoted(text)}));
+  // 0 and 255 (and the 6-bit field's 63 on some bridges) are how the kernel says "unknown".
+  if (*v == 0 || *v > 32) return std::optional<int>();
+  return std::optional<int>(static_cast<int>(*v));
 }
 
 Result<std::optional<int>> parse_numa_node(std::string_view text) {
@@ -54,7 +55,10 @@ Result<uint16_t> parse_pci_id(std::string_view text) {
 Result<NvidiaGpuInformation> parse_nvidia_information(std::string_view text) {
   NvidiaGpuInformation info;
   bool any = false;
-  for (auto line : split_lines(text)) {
+  // The driver always ends the file with a newline; an unterminated last line is a cut read
+  // ("GPU UUID: GPU-445d26") and is not trusted.
+  auto complete = text.substr(0, text.rfind('\n') == std::string_view::npos ? 0 : text.rfind('\n') + 1);
+  for (auto line : split_lines(complete)) {
     auto colon = line.find(':');
     if (colon == std::string_view::npos) continue;
     auto key = trim(line.substr(0, colon));

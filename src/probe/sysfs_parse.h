@@ -12,10 +12,10 @@
 
 namespace anygpu {
 
-// "32.0 GT/s PCIe", "2.5 GT/s", "8.0 GT/s PCIe"; "Unknown" is an error.
-Result<double> parse_link_speed(std::string_view text);
-// "16"; 0 and 255 mean unknown (error).
-Result<int> parse_link_width(std::string_view text);
+// "32.0 GT/s PCIe", "2.5 GT/s"; the kernel's "Unknown" is nullopt, garbage an error.
+Result<std::optional<double>> parse_link_speed(std::string_view text);
+// "16"; the kernel's unknown widths (0, 63, 255) are nullopt, garbage an error.
+Result<std::optional<int>> parse_link_width(std::string_view text);
 // "-1" is "no NUMA node" (nullopt); garbage is an error.
 Result<std::optional<int>> parse_numa_node(std::string_view text);
 // "0x030200" -> 0x030200.

@@ -1,7 +1,5 @@
 #include "util/cpulist.h"
 
-#include <algorithm>
-
 #include "util/strings.h"
 
 namespace anygpu {
@@ -19,6 +17,8 @@ Result<std::vector<int>> parse_cpulist(std::string_view text) {
   std::vector<int> cpus;
   auto body = trim(text);
   if (body.empty()) return cpus;
+  // Marks, not a list: "0-8191" repeated thousands of times must cost memory for 8192 CPUs.
+  std::vector<bool> seen(kMaxCpu + 1, false);
   for (auto part : split(body, ',')) {
     auto dash = part.find('-');
     auto lo = parse_cpu(part.substr(0, dash), text);
@@ -30,10 +30,10 @@ Result<std::vector<int>> parse_cpulist(std::string_view text) {
       if (*hi < *lo) return bad_input(cat({"descending range '", part, "' in cpulist"}));
       hi_v = *hi;
     }
-    for (int c = *lo; c <= hi_v; ++c) cpus.push_back(c);
+    for (int c = *lo; c <= hi_v; ++c) seen[static_cast<size_t>(c)] = true;
   }
-  std::sort(cpus.begin(), cpus.end());
-  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  for (int c = 0; c <= kMaxCpu; ++c)
+    if (seen[static_cast<size_t>(c)]) cpus.push_back(c);
   return cpus;
 }
 

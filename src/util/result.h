@@ -16,6 +16,7 @@ enum class ErrorKind {
 struct Error {
   ErrorKind kind = ErrorKind::bad_input;
   std::string message;
+  int sys_errno = 0;  // set when a system call failed (ENOENT: simply absent)
 };
 
 inline Error bad_input(std::string message) { return {ErrorKind::bad_input, std::move(message)}; }

@@ -7,15 +7,18 @@
 namespace anygpu {
 
 TEST(SysfsParse, LinkSpeedAndWidth) {
-  EXPECT_EQ(*parse_link_speed("32.0 GT/s PCIe\n"), 32.0);
-  EXPECT_EQ(*parse_link_speed("2.5 GT/s"), 2.5);
-  EXPECT_FALSE(parse_link_speed("Unknown"));
+  EXPECT_EQ(**parse_link_speed("32.0 GT/s PCIe\n"), 32.0);
+  EXPECT_EQ(**parse_link_speed("2.5 GT/s"), 2.5);
+  EXPECT_FALSE(*parse_link_speed("Unknown"));  // the kernel's "don't know": absent, no error
   EXPECT_FALSE(parse_link_speed("fast GT/s"));
   EXPECT_FALSE(parse_link_speed("1e9 GT/s"));
-  EXPECT_EQ(*parse_link_width("16"), 16);
-  EXPECT_FALSE(parse_link_width("255"));  // the kernel's "unknown"
-  EXPECT_FALSE(parse_link_width("0"));
+  EXPECT_FALSE(parse_link_speed("0xzz"));
+  EXPECT_EQ(**parse_link_width("16"), 16);
+  EXPECT_FALSE(*parse_link_width("255"));  // unknown
+  EXPECT_FALSE(*parse_link_width("0"));
   EXPECT_FALSE(parse_link_width("x16"));
+  EXPECT_FALSE(parse_link_width("-7"));
+  EXPECT_FALSE(parse_link_width("99999999999999999999999"));
 }
 
 TEST(SysfsParse, NumaNode) {
@@ -54,9 +57,12 @@ TEST(SysfsParse, NvidiaInformationMalformed) {
   auto bad_minor = parse_nvidia_information("Model: X\nDevice Minor: 99999\n");
   ASSERT_FALSE(bad_minor);
   EXPECT_NE(bad_minor.error().message.find("Device Minor"), std::string::npos);
-  auto truncated = parse_nvidia_information("Model: NVIDIA H1");  // cut mid-line: still a model
+  // A read cut mid-line keeps only complete lines: no half UUID.
+  auto truncated = parse_nvidia_information("Model: NVIDIA H100\nGPU UUID: GPU-445d26");
   ASSERT_TRUE(truncated);
-  EXPECT_EQ(truncated->model, "NVIDIA H1");
+  EXPECT_EQ(truncated->model, "NVIDIA H100");
+  EXPECT_FALSE(truncated->uuid);
+  EXPECT_FALSE(parse_nvidia_information("Model: NVIDIA H1"));
 }
 
 TEST(SysfsParse, KfdPropertiesAndGfxDecode) {
@@ -101,7 +107,8 @@ TEST(PciAddressTest, ParseAndFormat) {
   EXPECT_EQ(vmd->domain, 0x10000u);
   EXPECT_LT(*a, *vmd);
   for (const char* bad : {"", "0000:18:00", "0000:18:20.0", "0000:18:00.8", "zzzz:18:00.0",
-                          "0000:-1:00.0", "0000:0x:00.0", "0000:18:00.0.1"})
+                          "0000:-1:00.0", "0000:0x:00.0", "0000:18:00.0.1", "0000: 1:00.0",
+                          "0000:01: 0.0", "  00000:01:00.0"})
     EXPECT_FALSE(PciAddress::parse(bad)) << bad;
 }
 
