@@ -24,13 +24,13 @@ extern "C" {
  *   "lib_timeout_ms" (integer) deadline for vendor library calls
  * Keys that are absent fall back to ANYGPU_ROOT, ANYGPU_NO_LIBS and ANYGPU_LIB_TIMEOUT_MS.
  * Returns the anygpu.inventory/v1 document. */
-ANYGPU_API char *anygpu_detect_json(const char *options_json);
+ANYGPU_API char* anygpu_detect_json(const char* options_json);
 
 /* Releases a document returned by this library. NULL is ignored. */
-ANYGPU_API void anygpu_free(char *document);
+ANYGPU_API void anygpu_free(char* document);
 
 /* The library version, e.g. "0.1.0". Static storage: do not free. */
-ANYGPU_API const char *anygpu_version(void);
+ANYGPU_API const char* anygpu_version(void);
 
 #ifdef __cplusplus
 }

@@ -36,7 +36,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", loaded.error().message.c_str());
     return 2;
   }
-  auto written = anygpu::write_file_atomic(argv[3], anygpu::emit_registry_cpp((*loaded)->registry()));
+  auto written =
+      anygpu::write_file_atomic(argv[3], anygpu::emit_registry_cpp((*loaded)->registry()));
   if (!written) {
     std::fprintf(stderr, "%s\n", written.error().message.c_str());
     return 1;

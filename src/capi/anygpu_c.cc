@@ -23,7 +23,8 @@ char* dup(const std::string& s) {
 }
 
 char* error_document(const std::string& message, int exit_code) {
-  nlohmann::ordered_json j{{"schema", "anygpu.error/v1"}, {"error", message}, {"exit_code", exit_code}};
+  nlohmann::ordered_json j{
+      {"schema", "anygpu.error/v1"}, {"error", message}, {"exit_code", exit_code}};
   return dup(anygpu::dump_json(j, false));
 }
 
@@ -61,6 +62,10 @@ extern "C" char* anygpu_detect_json(const char* options_json) {
   }
 }
 
-extern "C" void anygpu_free(char* document) { std::free(document); }
+extern "C" void anygpu_free(char* document) {
+  std::free(document);
+}
 
-extern "C" const char* anygpu_version(void) { return ANYGPU_VERSION; }
+extern "C" const char* anygpu_version(void) {
+  return ANYGPU_VERSION;
+}

@@ -26,9 +26,12 @@ Result<HostOptions> GlobalOptions::host_options() const {
 
 int exit_code(const Error& e) {
   switch (e.kind) {
-    case ErrorKind::bad_input: return kExitUsage;
-    case ErrorKind::host: return kExitHostLacks;
-    case ErrorKind::internal: return kExitCheckFailed;
+    case ErrorKind::bad_input:
+      return kExitUsage;
+    case ErrorKind::host:
+      return kExitHostLacks;
+    case ErrorKind::internal:
+      return kExitCheckFailed;
   }
   return kExitCheckFailed;
 }
@@ -54,8 +57,7 @@ int run(int argc, char** argv) {
   app.set_version_flag("--version", ANYGPU_VERSION);
   app.require_subcommand(1);
   GlobalOptions g;
-  app.add_option("--root", g.root, "read the host beneath DIR (env ANYGPU_ROOT)")
-      ->type_name("DIR");
+  app.add_option("--root", g.root, "read the host beneath DIR (env ANYGPU_ROOT)")->type_name("DIR");
   app.add_flag("--json", g.json, "machine-readable output on stdout");
   app.add_flag("--no-libs", g.no_libs, "never load vendor libraries (env ANYGPU_NO_LIBS=1)");
   app.add_option("--lib-timeout", g.lib_timeout_ms,

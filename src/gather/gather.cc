@@ -44,15 +44,15 @@ class Copier {
     for (size_t i = 0; i < parts.size(); ++i) {
       if (parts[i].empty()) continue;
       std::string next = cat({cur, "/", parts[i]});
-      struct stat st{};
+      struct stat st {};
       if (::lstat(host_.outside(next).c_str(), &st) != 0) return next;  // vanished: stop here
       bool last = i + 1 == parts.size();
       if (S_ISLNK(st.st_mode)) {
         auto target = host_.read_link(next);
         if (!target) return target.error();
         if (auto made = link(next, *target); !made) return made.error();
-        std::string resolved = (*target)[0] == '/' ? normalize(*target)
-                                                   : normalize(cat({cur, "/", *target}));
+        std::string resolved =
+            (*target)[0] == '/' ? normalize(*target) : normalize(cat({cur, "/", *target}));
         auto r = materialize(resolved, depth + 1);
         if (!r) return r.error();
         cur = *r;
@@ -72,7 +72,7 @@ class Copier {
   // One directory entry without its contents: an empty directory, a symlink, or an empty
   // file when the file itself was never read.
   Result<bool> materialize_entry(const std::string& path) {
-    struct stat st{};
+    struct stat st {};
     if (::lstat(host_.outside(path).c_str(), &st) != 0) return true;
     if (S_ISLNK(st.st_mode)) {
       auto target = host_.read_link(path);
@@ -124,7 +124,7 @@ class Copier {
 }  // namespace
 
 Result<GatherSummary> gather_host(const HostRoot& host, const std::string& dest) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(dest.c_str(), &st) == 0) {
     if (!S_ISDIR(st.st_mode) || ::rmdir(dest.c_str()) != 0)
       return bad_input(dest + ": exists and is not an empty directory");

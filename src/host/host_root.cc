@@ -11,8 +11,8 @@
 #include <atomic>
 #include <cerrno>
 #include <climits>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "util/strings.h"
@@ -24,11 +24,17 @@ namespace {
 // The dynamic loader's default directories on Debian/Ubuntu (multiarch), RHEL and others.
 constexpr std::string_view kStandardLibraryDirs[] = {
 #if defined(__x86_64__)
-    "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu",
+    "/usr/lib/x86_64-linux-gnu",
+    "/lib/x86_64-linux-gnu",
 #elif defined(__aarch64__)
-    "/usr/lib/aarch64-linux-gnu", "/lib/aarch64-linux-gnu",
+    "/usr/lib/aarch64-linux-gnu",
+    "/lib/aarch64-linux-gnu",
 #endif
-    "/usr/lib64", "/lib64", "/usr/lib", "/lib", "/usr/local/lib",
+    "/usr/lib64",
+    "/lib64",
+    "/usr/lib",
+    "/lib",
+    "/usr/local/lib",
 };
 
 Error errno_error(std::string_view path) {
@@ -62,15 +68,16 @@ Result<HostOptions> HostOptions::from_environment() {
   if (const char* r = std::getenv("ANYGPU_ROOT"); r && *r) o.root = r;
   if (const char* n = std::getenv("ANYGPU_NO_LIBS"); n && *n) {
     std::string v = to_lower(n);
-    if (v == "1" || v == "true" || v == "yes") o.load_libraries = false;
+    if (v == "1" || v == "true" || v == "yes")
+      o.load_libraries = false;
     else if (v != "0" && v != "false" && v != "no")
       return bad_input(cat({"ANYGPU_NO_LIBS: expected 1 or 0, got '", n, "'"}));
   }
   if (const char* t = std::getenv("ANYGPU_LIB_TIMEOUT_MS"); t && *t) {
     auto ms = parse_uint(t);
     if (!ms || *ms == 0 || *ms > 600000)
-      return bad_input(cat({"ANYGPU_LIB_TIMEOUT_MS: expected milliseconds 1..600000, got '", t,
-                            "'"}));
+      return bad_input(
+          cat({"ANYGPU_LIB_TIMEOUT_MS: expected milliseconds 1..600000, got '", t, "'"}));
     o.library_timeout = std::chrono::milliseconds(*ms);
   }
   return o;
@@ -108,7 +115,7 @@ int HostRoot::open_at_root(std::string_view path, int flags) const {
   if (rel.empty()) rel = ".";
   static std::atomic<bool> have_openat2{true};
   if (have_openat2.load(std::memory_order_relaxed)) {
-    struct open_how how{};
+    struct open_how how {};
     how.flags = static_cast<uint64_t>(flags | O_CLOEXEC);
     how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
     long fd = -1;
@@ -144,7 +151,7 @@ void HostRoot::note(std::string_view path) const {
 Result<std::string> HostRoot::read_file(std::string_view path, size_t max_bytes) const {
   int fd = open_at_root(path, O_RDONLY | O_NONBLOCK);
   if (fd < 0) return errno_error(path);
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
     ::close(fd);
     return internal_error(cat({path, ": not a regular file"}));
@@ -255,8 +262,7 @@ std::vector<std::string> HostRoot::library_dirs(
 }
 
 std::optional<std::string> HostRoot::find_library(
-    std::span<const std::string_view> sonames,
-    std::span<const std::string_view> extra_dirs) const {
+    std::span<const std::string_view> sonames, std::span<const std::string_view> extra_dirs) const {
   for (auto soname : sonames)
     for (const auto& dir : library_dirs(extra_dirs)) {
       std::string p = cat({dir, "/", soname});
@@ -266,8 +272,7 @@ std::optional<std::string> HostRoot::find_library(
 }
 
 Result<std::shared_ptr<DynamicLibrary>> HostRoot::open_library(
-    std::span<const std::string_view> sonames,
-    std::span<const std::string_view> extra_dirs) const {
+    std::span<const std::string_view> sonames, std::span<const std::string_view> extra_dirs) const {
   if (!options_.load_libraries) return host_error("vendor libraries disabled (--no-libs)");
   std::string tried;
   auto attempt = [&](const std::string& name) -> std::shared_ptr<DynamicLibrary> {

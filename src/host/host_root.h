@@ -21,8 +21,8 @@ namespace anygpu {
 inline constexpr size_t kSmallFileBytes = size_t{64} << 10;
 
 struct HostOptions {
-  std::string root = "/";         // `--root DIR` / ANYGPU_ROOT
-  bool load_libraries = true;     // `--no-libs` / ANYGPU_NO_LIBS=1 turn this off
+  std::string root = "/";                           // `--root DIR` / ANYGPU_ROOT
+  bool load_libraries = true;                       // `--no-libs` / ANYGPU_NO_LIBS=1 turn this off
   std::chrono::milliseconds library_timeout{1000};  // deadline for all vendor library calls
 
   // Reads ANYGPU_ROOT, ANYGPU_NO_LIBS and ANYGPU_LIB_TIMEOUT_MS. A malformed value is an error.
@@ -81,7 +81,7 @@ class HostRoot {
   int open_at_root(std::string_view path, int flags) const;
 
   HostOptions options_;
-  std::string prefix_;  // "" for "/", else the canonical root
+  std::string prefix_;                  // "" for "/", else the canonical root
   std::shared_ptr<const int> root_fd_;  // O_PATH descriptor of the root; shared by copies
   AccessLog* log_ = nullptr;
 };

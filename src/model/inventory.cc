@@ -36,10 +36,14 @@ std::string PciAddress::str() const {
 
 std::string_view to_string(DeviceStatus s) {
   switch (s) {
-    case DeviceStatus::ok: return "ok";
-    case DeviceStatus::driver_missing: return "driver-missing";
-    case DeviceStatus::library_missing: return "library-missing";
-    case DeviceStatus::suspended: return "suspended";
+    case DeviceStatus::ok:
+      return "ok";
+    case DeviceStatus::driver_missing:
+      return "driver-missing";
+    case DeviceStatus::library_missing:
+      return "library-missing";
+    case DeviceStatus::suspended:
+      return "suspended";
   }
   return "ok";
 }

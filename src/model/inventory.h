@@ -16,7 +16,7 @@ struct PciAddress {
   uint8_t function = 0;
 
   static std::optional<PciAddress> parse(std::string_view text);  // "0000:18:00.0"
-  std::string str() const;                                         // "0000:18:00.0"
+  std::string str() const;                                        // "0000:18:00.0"
   auto operator<=>(const PciAddress&) const = default;
 };
 
@@ -74,7 +74,7 @@ struct RuntimeComponent {
   std::string vendor;
   std::string component;  // cuda-driver, rocm, cann, level-zero, …
   std::string version;
-  std::string source;     // file or library it was read from
+  std::string source;  // file or library it was read from
 };
 
 // What happened with one vendor management library.

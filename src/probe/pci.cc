@@ -31,7 +31,8 @@ std::optional<T> parsed(const ProbeContext& ctx, const std::string& path, Parse 
 }
 
 void read_link_facts(const ProbeContext& ctx, PciDevice& d) {
-  d.device.pci.link.speed_gts = parsed<double>(ctx, attr(d, "current_link_speed"), parse_link_speed);
+  d.device.pci.link.speed_gts =
+      parsed<double>(ctx, attr(d, "current_link_speed"), parse_link_speed);
   d.device.pci.link.width = parsed<int>(ctx, attr(d, "current_link_width"), parse_link_width);
 }
 
@@ -136,9 +137,12 @@ std::optional<std::string> read_driver_version(const ProbeContext& ctx, const Ve
     auto text = ctx.host.read_file(path, kSmallFileBytes);
     if (!text) continue;
     std::optional<std::string> v;
-    if (!src.after.empty()) v = token_after(*text, src.after);
-    else if (!src.key.empty()) v = key_value(*text, src.key);
-    else if (auto line = first_line(*text); !line.empty()) v = std::string(line);
+    if (!src.after.empty())
+      v = token_after(*text, src.after);
+    else if (!src.key.empty())
+      v = key_value(*text, src.key);
+    else if (auto line = first_line(*text); !line.empty())
+      v = std::string(line);
     if (v && is_printable_text(*v) && v->size() < 128) return v;
     ctx.warn(cat({path, ": no driver version found"}));
   }

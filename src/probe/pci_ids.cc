@@ -6,7 +6,9 @@
 namespace anygpu {
 
 namespace {
-std::string id4(uint16_t v) { return hex(v, 4).substr(2); }
+std::string id4(uint16_t v) {
+  return hex(v, 4).substr(2);
+}
 
 // Finds "\n<id>  " (a vendor line starts at column 0) from `from`.
 size_t find_line(std::string_view text, std::string_view prefix, size_t from) {
@@ -42,8 +44,7 @@ std::optional<std::string> find_pci_device_name(std::string_view text, uint16_t 
   return std::nullopt;
 }
 
-std::optional<std::string> lookup_pci_name(const HostRoot& host, uint16_t vendor,
-                                           uint16_t device) {
+std::optional<std::string> lookup_pci_name(const HostRoot& host, uint16_t vendor, uint16_t device) {
   for (auto file : paths::kPciIdsFiles) {
     auto text = host.read_file(file, 32 << 20);
     if (!text) continue;

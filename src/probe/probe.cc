@@ -58,16 +58,17 @@ void probe_libraries(const ProbeContext& ctx, std::vector<PciDevice>& found, Inv
     auto results = tasks[i]->wait_until(deadline);
     if (!results) {
       auto ms = std::to_string(ctx.host.options().library_timeout.count());
-      inv.libraries.push_back({std::string(vendor.id), "", "timeout", std::nullopt,
-                               "no answer within " + ms + " ms"});
-      ctx.warn(cat({vendor.id, " management library did not answer within ", ms,
-                    " ms; kernel facts only"}));
+      inv.libraries.push_back(
+          {std::string(vendor.id), "", "timeout", std::nullopt, "no answer within " + ms + " ms"});
+      ctx.warn(cat(
+          {vendor.id, " management library did not answer within ", ms, " ms; kernel facts only"}));
       continue;
     }
     for (auto& r : *results) {
       for (const auto& f : r.devices)
         for (auto& d : found)
-          if (d.vendor == &vendor && d.device.pci.address == f.address) merge(d.device, f, r.report.api);
+          if (d.vendor == &vendor && d.device.pci.address == f.address)
+            merge(d.device, f, r.report.api);
       if (r.driver_version)
         for (auto& d : found)
           if (d.vendor == &vendor && d.device.driver && !d.device.driver->version)
@@ -111,9 +112,10 @@ Inventory probe(const HostRoot& host, const Registry& registry) {
   for (auto& d : found) inv.devices.push_back(std::move(d.device));
   auto kernel_runtimes = probe_runtimes(ctx, inv.devices);
   for (auto& rt : kernel_runtimes) {
-    bool have = std::any_of(inv.runtimes.begin(), inv.runtimes.end(), [&](const RuntimeComponent& r) {
-      return r.vendor == rt.vendor && r.component == rt.component;
-    });
+    bool have =
+        std::any_of(inv.runtimes.begin(), inv.runtimes.end(), [&](const RuntimeComponent& r) {
+          return r.vendor == rt.vendor && r.component == rt.component;
+        });
     if (!have) inv.runtimes.push_back(std::move(rt));
   }
   return inv;

@@ -57,7 +57,8 @@ Result<NvidiaGpuInformation> parse_nvidia_information(std::string_view text) {
   bool any = false;
   // The driver always ends the file with a newline; an unterminated last line is a cut read
   // ("GPU UUID: GPU-445d26") and is not trusted.
-  auto complete = text.substr(0, text.rfind('\n') == std::string_view::npos ? 0 : text.rfind('\n') + 1);
+  auto complete =
+      text.substr(0, text.rfind('\n') == std::string_view::npos ? 0 : text.rfind('\n') + 1);
   for (auto line : split_lines(complete)) {
     auto colon = line.find(':');
     if (colon == std::string_view::npos) continue;
@@ -94,7 +95,9 @@ Result<std::map<std::string, uint64_t>> parse_kfd_properties(std::string_view te
     if (sp == std::string_view::npos)
       return bad_input(cat({"line ", std::to_string(n), ": expected 'key value'"}));
     auto v = parse_uint(t.substr(sp + 1));
-    if (!v) return bad_input(cat({"line ", std::to_string(n), ": invalid value for '", t.substr(0, sp), "'"}));
+    if (!v)
+      return bad_input(
+          cat({"line ", std::to_string(n), ": invalid value for '", t.substr(0, sp), "'"}));
     props[std::string(t.substr(0, sp))] = *v;
   }
   if (props.empty()) return bad_input("no properties");
@@ -104,8 +107,8 @@ Result<std::map<std::string, uint64_t>> parse_kfd_properties(std::string_view te
 Result<std::string> decode_gfx_target_version(uint64_t v) {
   if (v == 0) return bad_input("gfx_target_version 0 (a CPU node)");
   if (v > 999999) return bad_input("gfx_target_version out of range: " + std::to_string(v));
-  unsigned major = static_cast<unsigned>(v / 10000 % 100), minor = static_cast<unsigned>(v / 100 % 100),
-           step = static_cast<unsigned>(v % 100);
+  unsigned major = static_cast<unsigned>(v / 10000 % 100),
+           minor = static_cast<unsigned>(v / 100 % 100), step = static_cast<unsigned>(v % 100);
   if (major == 0 || minor > 15 || step > 15)
     return bad_input("gfx_target_version not decodable: " + std::to_string(v));
   char buf[32];

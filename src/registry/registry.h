@@ -26,10 +26,10 @@ struct VersionSource {
 };
 
 struct LibrarySpec {
-  std::string_view api;  // nvml, ixml, rocm-smi, amd-smi, level-zero, dcmi, cndev, mtml, …
-  Strings sonames;       // versioned soname first
-  Strings dirs;          // vendor directories besides the standard library dirs
-  bool required = false; // ships with the driver: absence means a broken install
+  std::string_view api;   // nvml, ixml, rocm-smi, amd-smi, level-zero, dcmi, cndev, mtml, …
+  Strings sonames;        // versioned soname first
+  Strings dirs;           // vendor directories besides the standard library dirs
+  bool required = false;  // ships with the driver: absence means a broken install
 };
 
 // A user-space stack whose version is reported under `runtimes`.
@@ -62,7 +62,7 @@ struct Vendor {
   std::string_view container_visible_devices_env;  // empty when the vendor has none
   Strings backend_names;
   std::string_view cdi_kind;
-  std::string_view k8s_resource;  // may contain {driver}
+  std::string_view k8s_resource;        // may contain {driver}
   std::span<const NamedValue> sources;  // field -> public URL
   Strings unverified;                   // fields not confirmed by a public source
 

@@ -58,7 +58,8 @@ class Emitter {
     return name;
   }
   std::string strings(Strings s) {
-    return array<std::string_view>("std::string_view", s, [](std::string_view x) { return quote(x); });
+    return array<std::string_view>("std::string_view", s,
+                                   [](std::string_view x) { return quote(x); });
   }
   std::string ids(std::span<const uint16_t> s) {
     return array<uint16_t>("uint16_t", s, [](uint16_t x) { return hex(x, 4); });
@@ -70,9 +71,10 @@ class Emitter {
   }
 
   std::string vendor(const Vendor& v) {
-    auto versions = array<VersionSource>("VersionSource", v.driver_version, [](const VersionSource& x) {
-      return cat({"{", quote(x.path), ", ", quote(x.after), ", ", quote(x.key), "}"});
-    });
+    auto versions =
+        array<VersionSource>("VersionSource", v.driver_version, [](const VersionSource& x) {
+          return cat({"{", quote(x.path), ", ", quote(x.after), ", ", quote(x.key), "}"});
+        });
     auto libs = array<LibrarySpec>("LibrarySpec", v.libraries, [this](const LibrarySpec& x) {
       return cat({"{", quote(x.api), ", ", strings(x.sonames), ", ", strings(x.dirs), ", ",
                   x.required ? "true" : "false", "}"});
@@ -83,8 +85,9 @@ class Emitter {
     });
     std::ostringstream o;
     o << "{.id = " << quote(v.id) << ", .name = " << quote(v.name)
-      << ", .pci_vendor_ids = " << ids(v.pci_vendor_ids) << ", .pci_classes = " << ids(v.pci_classes)
-      << ", .drivers = " << strings(v.drivers) << ", .driver_version = " << versions
+      << ", .pci_vendor_ids = " << ids(v.pci_vendor_ids)
+      << ", .pci_classes = " << ids(v.pci_classes) << ", .drivers = " << strings(v.drivers)
+      << ", .driver_version = " << versions
       << ", .per_device_nodes = " << strings(v.per_device_nodes)
       << ", .shared_nodes = " << strings(v.shared_nodes)
       << ", .drm_nodes = " << (v.drm_nodes ? "true" : "false") << ", .libraries = " << libs
@@ -122,6 +125,8 @@ class Emitter {
 
 }  // namespace
 
-std::string emit_registry_cpp(const Registry& registry) { return Emitter().run(registry); }
+std::string emit_registry_cpp(const Registry& registry) {
+  return Emitter().run(registry);
+}
 
 }  // namespace anygpu

@@ -11,17 +11,17 @@ namespace anygpu {
 namespace {
 
 constexpr std::string_view kVendorKeys[] = {
-    "id",      "name",  "pci",           "drivers", "driver_version", "device_nodes",
-    "libraries", "runtimes", "smi",      "torch",   "env",            "backend_names",
-    "cdi_kind", "k8s_resource", "sources", "unverified"};
+    "id",       "name",      "pci",   "drivers", "driver_version", "device_nodes", "libraries",
+    "runtimes", "smi",       "torch", "env",     "backend_names",  "cdi_kind",     "k8s_resource",
+    "sources",  "unverified"};
 // Every field but these needs a public source.
 constexpr std::string_view kUnsourced[] = {"id", "sources", "unverified"};
-constexpr std::string_view kKnownIds[] = {"nvidia", "amd",       "intel",    "ascend",
-                                          "mthreads", "cambricon", "hygon",  "iluvatar",
-                                          "metax",  "enflame",   "kunlunxin", "gaudi"};
-constexpr std::string_view kLibraryApis[] = {"nvml",  "ixml",  "rocm-smi", "amd-smi", "level-zero",
-                                             "dcmi",  "cndev", "mtml",     "mxsml",   "efml",
-                                             "xpu-smi", "xpuml", "hlml",   "hy-smi"};
+constexpr std::string_view kKnownIds[] = {"nvidia",   "amd",       "intel",     "ascend",
+                                          "mthreads", "cambricon", "hygon",     "iluvatar",
+                                          "metax",    "enflame",   "kunlunxin", "gaudi"};
+constexpr std::string_view kLibraryApis[] = {
+    "nvml", "ixml",  "rocm-smi", "amd-smi", "level-zero", "dcmi", "cndev",
+    "mtml", "mxsml", "efml",     "xpu-smi", "xpuml",      "hlml", "hy-smi"};
 
 class RegistryParser {
  public:
@@ -80,7 +80,8 @@ class RegistryParser {
     r.expect_map(n, what);
     std::vector<NamedValue> items;
     for (auto it = n.begin(); it != n.end(); ++it)
-      items.push_back({out_.keep(r.scalar(it->first, what)), out_.keep(r.scalar(it->second, what))});
+      items.push_back(
+          {out_.keep(r.scalar(it->first, what)), out_.keep(r.scalar(it->second, what))});
     return out_.keep_list(std::move(items));
   }
 
@@ -90,7 +91,8 @@ class RegistryParser {
     static constexpr std::string_view optional_keys[] = {"unverified"};
     std::vector<std::string_view> required;
     for (auto k : kVendorKeys)
-      if (std::find(std::begin(optional_keys), std::end(optional_keys), k) == std::end(optional_keys))
+      if (std::find(std::begin(optional_keys), std::end(optional_keys), k) ==
+          std::end(optional_keys))
         required.push_back(k);
     r.check_keys(n, kVendorKeys, required);
 
@@ -110,8 +112,9 @@ class RegistryParser {
       auto cls = v.pci_classes[i] >> 8;
       // Display, processing accelerator, and co-processor (Hygon DCUs enumerate as 0x0b40).
       if (cls != 0x03 && cls != 0x12 && v.pci_classes[i] != 0x0b40)
-        r.fail(pci["classes"][i], "only display (0x03xx), processing accelerator (0x12xx) and "
-                                  "co-processor (0x0b40) classes");
+        r.fail(pci["classes"][i],
+               "only display (0x03xx), processing accelerator (0x12xx) and "
+               "co-processor (0x0b40) classes");
     }
     v.drivers = list(r, n["drivers"], "drivers");
     v.driver_version = version_sources(n["driver_version"]);
@@ -141,12 +144,15 @@ class RegistryParser {
       if (!found) r.fail(n["sources"], cat({"no source for field '", key, "'"}));
     }
     for (const auto& s : v.sources) {
-      if (!n[std::string(s.name)]) r.fail(n["sources"], cat({"source for absent field '", s.name, "'"}));
-      bool marked = std::find(v.unverified.begin(), v.unverified.end(), s.name) != v.unverified.end();
+      if (!n[std::string(s.name)])
+        r.fail(n["sources"], cat({"source for absent field '", s.name, "'"}));
+      bool marked =
+          std::find(v.unverified.begin(), v.unverified.end(), s.name) != v.unverified.end();
       bool ok = s.value.rfind("https://", 0) == 0 || s.value.rfind("anygpu convention", 0) == 0 ||
                 (marked && s.value == "none found");
       if (!ok)
-        r.fail(n["sources"], cat({"source of '", s.name, "' must be an https URL (or \"none found\" "
+        r.fail(n["sources"], cat({"source of '", s.name,
+                                  "' must be an https URL (or \"none found\" "
                                   "for a field listed in unverified)"}));
     }
     for (size_t i = 0; i < v.unverified.size(); ++i)
@@ -200,7 +206,8 @@ class RegistryParser {
       r.check_keys(item, keys, keys);
       LibrarySpec lib;
       lib.api = str(r, item, "api");
-      if (std::find(std::begin(kLibraryApis), std::end(kLibraryApis), lib.api) == std::end(kLibraryApis))
+      if (std::find(std::begin(kLibraryApis), std::end(kLibraryApis), lib.api) ==
+          std::end(kLibraryApis))
         r.fail(item["api"], cat({"unknown library api '", lib.api, "'"}));
       lib.sonames = list(r, item["sonames"], "sonames");
       if (lib.sonames.empty()) r.fail(item["sonames"], "sonames: must not be empty");
@@ -261,9 +268,11 @@ class RegistryParser {
 
   DeviceSpec device(const YAML::Node& n) {
     const auto& r = dr_;
-    static constexpr std::string_view keys[] = {"vendor", "device_id", "name", "arch", "memory_gib",
-                                                "memory_bandwidth_gbps", "source", "unverified"};
-    static constexpr std::string_view required[] = {"vendor", "device_id", "name", "arch", "source"};
+    static constexpr std::string_view keys[] = {"vendor", "device_id",  "name",
+                                                "arch",   "memory_gib", "memory_bandwidth_gbps",
+                                                "source", "unverified"};
+    static constexpr std::string_view required[] = {"vendor", "device_id", "name", "arch",
+                                                    "source"};
     r.expect_map(n, "device");
     r.check_keys(n, keys, required);
     DeviceSpec d;

@@ -79,8 +79,10 @@ json inventory_to_json(const Inventory& inv) {
   for (const auto& d : inv.devices) j["devices"].push_back(device_json(d));
   j["runtimes"] = json::array();
   for (const auto& r : inv.runtimes)
-    j["runtimes"].push_back({{"vendor", r.vendor}, {"component", r.component},
-                             {"version", r.version}, {"source", r.source}});
+    j["runtimes"].push_back({{"vendor", r.vendor},
+                             {"component", r.component},
+                             {"version", r.version},
+                             {"source", r.source}});
   j["libraries"] = json::array();
   for (const auto& l : inv.libraries) {
     json lj{{"vendor", l.vendor}, {"api", l.api}, {"status", l.status}};
@@ -118,8 +120,10 @@ json registry_to_json(const Registry& registry) {
                           {"drm", v.drm_nodes}};
     json libs = json::array();
     for (const auto& l : v.libraries)
-      libs.push_back({{"api", std::string(l.api)}, {"sonames", strings(l.sonames)},
-                      {"dirs", strings(l.dirs)}, {"required", l.required}});
+      libs.push_back({{"api", std::string(l.api)},
+                      {"sonames", strings(l.sonames)},
+                      {"dirs", strings(l.dirs)},
+                      {"required", l.required}});
     vj["libraries"] = libs;
     json runtimes = json::array();
     for (const auto& r : v.runtimes) {
@@ -135,7 +139,8 @@ json registry_to_json(const Registry& registry) {
     vj["torch"] = {{"device", std::string(v.torch_device)},
                    {"package", std::string(v.torch_package)},
                    {"backend", std::string(v.dist_backend)}};
-    json env{{"visible_devices", std::string(v.visible_devices_env)}, {"extra", named(v.extra_env)}};
+    json env{{"visible_devices", std::string(v.visible_devices_env)},
+             {"extra", named(v.extra_env)}};
     if (!v.container_visible_devices_env.empty())
       env["container_visible_devices"] = std::string(v.container_visible_devices_env);
     vj["env"] = env;
@@ -148,8 +153,10 @@ json registry_to_json(const Registry& registry) {
   }
   j["devices"] = json::array();
   for (const auto& d : registry.devices()) {
-    json dj{{"vendor", std::string(d.vendor)}, {"device_id", hex(d.device_id, 4)},
-            {"name", std::string(d.name)}, {"arch", std::string(d.arch)}};
+    json dj{{"vendor", std::string(d.vendor)},
+            {"device_id", hex(d.device_id, 4)},
+            {"name", std::string(d.name)},
+            {"arch", std::string(d.arch)}};
     put(dj, "memory_gib", d.memory_gib);
     put(dj, "memory_bandwidth_gbps", d.memory_bandwidth_gbps);
     dj["source"] = std::string(d.source);

@@ -35,14 +35,16 @@ std::string table(const std::vector<std::vector<std::string>>& rows) {
   return out;
 }
 
-std::string opt(const std::optional<std::string>& s) { return s ? *s : "-"; }
+std::string opt(const std::optional<std::string>& s) {
+  return s ? *s : "-";
+}
 
 }  // namespace
 
 std::string inventory_to_text(const Inventory& inv) {
   const auto& h = inv.host;
-  std::string out = cat({"host ", opt(h.hostname), ": ", opt(h.os), ", kernel ", opt(h.kernel), ", ",
-                         opt(h.arch)});
+  std::string out = cat(
+      {"host ", opt(h.hostname), ": ", opt(h.os), ", kernel ", opt(h.kernel), ", ", opt(h.arch)});
   if (h.cpus) out += ", " + std::to_string(*h.cpus) + " CPUs";
   if (h.numa_nodes) out += ", " + std::to_string(*h.numa_nodes) + " NUMA nodes";
   out += "\n";

@@ -36,7 +36,7 @@ Result<bool> make_directories(const std::string& path, unsigned mode) {
     if (part.empty() || part == ".") continue;
     if (::mkdir(cur.c_str(), mode) != 0 && errno != EEXIST) return errno_error("mkdir", cur);
   }
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     return internal_error(path + ": not a directory");
   return true;

@@ -19,8 +19,12 @@ struct Error {
   int sys_errno = 0;  // set when a system call failed (ENOENT: simply absent)
 };
 
-inline Error bad_input(std::string message) { return {ErrorKind::bad_input, std::move(message)}; }
-inline Error host_error(std::string message) { return {ErrorKind::host, std::move(message)}; }
+inline Error bad_input(std::string message) {
+  return {ErrorKind::bad_input, std::move(message)};
+}
+inline Error host_error(std::string message) {
+  return {ErrorKind::host, std::move(message)};
+}
 inline Error internal_error(std::string message) {
   return {ErrorKind::internal, std::move(message)};
 }
@@ -28,7 +32,7 @@ inline Error internal_error(std::string message) {
 template <class T>
 class Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
   Result(Error error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return v_.index() == 0; }

@@ -7,7 +7,9 @@
 namespace anygpu {
 
 namespace {
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
 }  // namespace
 
 std::string_view trim(std::string_view s) {
@@ -127,7 +129,8 @@ std::string replace_placeholder(std::string_view pattern, std::string_view name,
                                 std::string_view value) {
   std::string key = cat({"{", name, "}"});
   std::string out(pattern);
-  for (size_t pos = out.find(key); pos != std::string::npos; pos = out.find(key, pos + value.size()))
+  for (size_t pos = out.find(key); pos != std::string::npos;
+       pos = out.find(key, pos + value.size()))
     out.replace(pos, key.size(), value);
   return out;
 }

@@ -93,14 +93,16 @@ bool YamlReader::boolean(const YAML::Node& n, std::string_view what) const {
 double YamlReader::number(const YAML::Node& n, std::string_view what) const {
   auto s = scalar(n, what);
   auto v = parse_double(s);
-  if (!v || *v < 0 || *v > 1e12) fail(n, cat({what, ": expected a non-negative number, got '", s, "'"}));
+  if (!v || *v < 0 || *v > 1e12)
+    fail(n, cat({what, ": expected a non-negative number, got '", s, "'"}));
   return *v;
 }
 
 uint16_t YamlReader::hex16(const YAML::Node& n, std::string_view what) const {
   auto s = scalar(n, what);
   auto v = (s.size() == 6 && s[0] == '0' && s[1] == 'x') ? parse_hex(s) : std::nullopt;
-  if (!v || *v > 0xffff) fail(n, cat({what, ": expected a 4-digit hex id like \"0x10de\", got '", s, "'"}));
+  if (!v || *v > 0xffff)
+    fail(n, cat({what, ": expected a 4-digit hex id like \"0x10de\", got '", s, "'"}));
   return static_cast<uint16_t>(*v);
 }
 

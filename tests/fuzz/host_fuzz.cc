@@ -224,8 +224,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!touched[i]) continue;
     std::string path = host.root + spec.files[i];
     std::error_code ec;
-    if (host.originals[i]) put(path, *host.originals[i]);
-    else fs::remove(path, ec);
+    if (host.originals[i])
+      put(path, *host.originals[i]);
+    else
+      fs::remove(path, ec);
   }
   return 0;
 }

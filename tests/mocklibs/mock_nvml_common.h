@@ -33,14 +33,14 @@ namespace mock_nvml {
 
 using namespace anygpu;
 
-inline constexpr nvml::Return kErrorInvalidArgument = 2;    // NVML_ERROR_INVALID_ARGUMENT
-inline constexpr nvml::Return kErrorInsufficientSize = 7;   // NVML_ERROR_INSUFFICIENT_SIZE
+inline constexpr nvml::Return kErrorInvalidArgument = 2;   // NVML_ERROR_INVALID_ARGUMENT
+inline constexpr nvml::Return kErrorInsufficientSize = 7;  // NVML_ERROR_INSUFFICIENT_SIZE
 
 inline constexpr const char* kName = "NVIDIA H100 80GB HBM3";
 inline constexpr unsigned long long kMemoryTotal = 85520809984ULL;  // 79.6 GiB, as NVML reports
 inline constexpr unsigned long long kMemoryUsed = 565182464ULL;
 inline constexpr const char* kDriverVersion = "550.90.07";
-inline constexpr int kCudaDriverVersion = 12040;  // CUDA 12.4
+inline constexpr int kCudaDriverVersion = 12040;         // CUDA 12.4
 inline constexpr unsigned kPciDeviceId = 0x233010de;     // 0x2330 << 16 | 0x10de
 inline constexpr unsigned kPciSubSystemId = 0x16c110de;  // 10de:16c1
 
@@ -58,8 +58,12 @@ inline nvml::DeviceSt g_devices[] = {
 inline constexpr unsigned kDeviceCount = sizeof g_devices / sizeof g_devices[0];
 
 inline std::atomic<int> g_init_count{0};
-inline void mark_initialized() { g_init_count.fetch_add(1); }
-inline bool initialized() { return g_init_count.load() > 0; }
+inline void mark_initialized() {
+  g_init_count.fetch_add(1);
+}
+inline bool initialized() {
+  return g_init_count.load() > 0;
+}
 
 inline bool valid(nvml::Device dev) {
   for (auto& d : g_devices)
@@ -80,7 +84,9 @@ inline nvml::Return copy_string(const char* s, char* buf, unsigned length) {
 
 MOCK_NVML_EXPORT anygpu::nvml::Return nvmlInit_v2();  // defined by each mock
 
-MOCK_NVML_EXPORT anygpu::nvml::Return nvmlInit() { return nvmlInit_v2(); }
+MOCK_NVML_EXPORT anygpu::nvml::Return nvmlInit() {
+  return nvmlInit_v2();
+}
 
 MOCK_NVML_EXPORT anygpu::nvml::Return nvmlShutdown() {
   using namespace mock_nvml;
@@ -91,14 +97,22 @@ MOCK_NVML_EXPORT anygpu::nvml::Return nvmlShutdown() {
 
 MOCK_NVML_EXPORT const char* nvmlErrorString(anygpu::nvml::Return r) {
   switch (r) {
-    case 0: return "Success";
-    case 1: return "Uninitialized";
-    case 2: return "Invalid Argument";
-    case 3: return "Not Supported";
-    case 7: return "Insufficient Size";
-    case 9: return "Driver Not Loaded";
-    case 12: return "NVML Shared Library Not Found";
-    default: return "Unknown Error";
+    case 0:
+      return "Success";
+    case 1:
+      return "Uninitialized";
+    case 2:
+      return "Invalid Argument";
+    case 3:
+      return "Not Supported";
+    case 7:
+      return "Insufficient Size";
+    case 9:
+      return "Driver Not Loaded";
+    case 12:
+      return "NVML Shared Library Not Found";
+    default:
+      return "Unknown Error";
   }
 }
 
@@ -111,7 +125,7 @@ MOCK_NVML_EXPORT anygpu::nvml::Return nvmlDeviceGetCount_v2(unsigned int* count)
 }
 
 MOCK_NVML_EXPORT anygpu::nvml::Return nvmlDeviceGetHandleByIndex_v2(unsigned int index,
-                                                                     anygpu::nvml::Device* dev) {
+                                                                    anygpu::nvml::Device* dev) {
   using namespace mock_nvml;
   if (!initialized()) return nvml::kErrorUninitialized;
   if (!dev || index >= kDeviceCount) return kErrorInvalidArgument;
@@ -121,7 +135,7 @@ MOCK_NVML_EXPORT anygpu::nvml::Return nvmlDeviceGetHandleByIndex_v2(unsigned int
 
 #ifndef MOCK_NVML_NO_PCI_INFO
 MOCK_NVML_EXPORT anygpu::nvml::Return nvmlDeviceGetPciInfo_v3(anygpu::nvml::Device dev,
-                                                               anygpu::nvml::PciInfo* pci) {
+                                                              anygpu::nvml::PciInfo* pci) {
   using namespace mock_nvml;
   if (!initialized()) return nvml::kErrorUninitialized;
   if (!valid(dev) || !pci) return kErrorInvalidArgument;
@@ -139,13 +153,13 @@ MOCK_NVML_EXPORT anygpu::nvml::Return nvmlDeviceGetPciInfo_v3(anygpu::nvml::Devi
   return nvml::kSuccess;
 }
 MOCK_NVML_EXPORT anygpu::nvml::Return nvmlDeviceGetPciInfo_v2(anygpu::nvml::Device dev,
-                                                               anygpu::nvml::PciInfo* pci) {
+                                                              anygpu::nvml::PciInfo* pci) {
   return nvmlDeviceGetPciInfo_v3(dev, pci);
 }
 #endif
 
 MOCK_NVML_EXPORT anygpu::nvml::Return nvmlDeviceGetName(anygpu::nvml::Device dev, char* name,
-                                                         unsigned int length) {
+                                                        unsigned int length) {
   using namespace mock_nvml;
   if (!initialized()) return nvml::kErrorUninitialized;
   if (!valid(dev)) return kErrorInvalidArgument;
@@ -153,7 +167,7 @@ MOCK_NVML_EXPORT anygpu::nvml::Return nvmlDeviceGetName(anygpu::nvml::Device dev
 }
 
 MOCK_NVML_EXPORT anygpu::nvml::Return nvmlDeviceGetUUID(anygpu::nvml::Device dev, char* uuid,
-                                                         unsigned int length) {
+                                                        unsigned int length) {
   using namespace mock_nvml;
   if (!initialized()) return nvml::kErrorUninitialized;
   if (!valid(dev)) return kErrorInvalidArgument;
@@ -161,7 +175,7 @@ MOCK_NVML_EXPORT anygpu::nvml::Return nvmlDeviceGetUUID(anygpu::nvml::Device dev
 }
 
 MOCK_NVML_EXPORT anygpu::nvml::Return nvmlDeviceGetMemoryInfo(anygpu::nvml::Device dev,
-                                                               anygpu::nvml::Memory* memory) {
+                                                              anygpu::nvml::Memory* memory) {
   using namespace mock_nvml;
   if (!initialized()) return nvml::kErrorUninitialized;
   if (!valid(dev) || !memory) return kErrorInvalidArgument;
@@ -171,8 +185,8 @@ MOCK_NVML_EXPORT anygpu::nvml::Return nvmlDeviceGetMemoryInfo(anygpu::nvml::Devi
   return nvml::kSuccess;
 }
 
-MOCK_NVML_EXPORT anygpu::nvml::Return nvmlDeviceGetCudaComputeCapability(
-    anygpu::nvml::Device dev, int* major, int* minor) {
+MOCK_NVML_EXPORT anygpu::nvml::Return nvmlDeviceGetCudaComputeCapability(anygpu::nvml::Device dev,
+                                                                         int* major, int* minor) {
   using namespace mock_nvml;
   if (!initialized()) return nvml::kErrorUninitialized;
   if (!valid(dev) || !major || !minor) return kErrorInvalidArgument;
@@ -182,7 +196,7 @@ MOCK_NVML_EXPORT anygpu::nvml::Return nvmlDeviceGetCudaComputeCapability(
 }
 
 MOCK_NVML_EXPORT anygpu::nvml::Return nvmlSystemGetDriverVersion(char* version,
-                                                                  unsigned int length) {
+                                                                 unsigned int length) {
   using namespace mock_nvml;
   if (!initialized()) return nvml::kErrorUninitialized;
   return copy_string(kDriverVersion, version, length);
@@ -203,15 +217,14 @@ static_assert(std::is_same_v<decltype(&nvmlInit_v2), anygpu::nvml::InitFn>);
 static_assert(std::is_same_v<decltype(&nvmlShutdown), anygpu::nvml::ShutdownFn>);
 static_assert(std::is_same_v<decltype(&nvmlErrorString), anygpu::nvml::ErrorStringFn>);
 static_assert(std::is_same_v<decltype(&nvmlDeviceGetCount_v2), anygpu::nvml::CountFn>);
-static_assert(std::is_same_v<decltype(&nvmlDeviceGetHandleByIndex_v2),
-                             anygpu::nvml::HandleByIndexFn>);
+static_assert(
+    std::is_same_v<decltype(&nvmlDeviceGetHandleByIndex_v2), anygpu::nvml::HandleByIndexFn>);
 static_assert(std::is_same_v<decltype(&nvmlDeviceGetName), anygpu::nvml::StringFn>);
 static_assert(std::is_same_v<decltype(&nvmlDeviceGetUUID), anygpu::nvml::StringFn>);
 static_assert(std::is_same_v<decltype(&nvmlDeviceGetMemoryInfo), anygpu::nvml::MemoryFn>);
-static_assert(std::is_same_v<decltype(&nvmlDeviceGetCudaComputeCapability),
-                             anygpu::nvml::CapabilityFn>);
-static_assert(std::is_same_v<decltype(&nvmlSystemGetDriverVersion),
-                             anygpu::nvml::SystemStringFn>);
+static_assert(
+    std::is_same_v<decltype(&nvmlDeviceGetCudaComputeCapability), anygpu::nvml::CapabilityFn>);
+static_assert(std::is_same_v<decltype(&nvmlSystemGetDriverVersion), anygpu::nvml::SystemStringFn>);
 static_assert(std::is_same_v<decltype(&nvmlSystemGetCudaDriverVersion_v2), anygpu::nvml::IntFn>);
 #ifndef MOCK_NVML_NO_PCI_INFO
 static_assert(std::is_same_v<decltype(&nvmlDeviceGetPciInfo_v3), anygpu::nvml::PciInfoFn>);

@@ -14,10 +14,10 @@ namespace {
 
 using namespace anygpu;
 
-constexpr rsmi::Status kStatusInvalidArgs = 1;   // RSMI_STATUS_INVALID_ARGS
-constexpr rsmi::Status kStatusNotSupported = 2;  // RSMI_STATUS_NOT_SUPPORTED
+constexpr rsmi::Status kStatusInvalidArgs = 1;        // RSMI_STATUS_INVALID_ARGS
+constexpr rsmi::Status kStatusNotSupported = 2;       // RSMI_STATUS_NOT_SUPPORTED
 constexpr rsmi::Status kStatusInsufficientSize = 11;  // RSMI_STATUS_INSUFFICIENT_SIZE
-constexpr rsmi::Status kStatusInitError = 8;     // RSMI_STATUS_INIT_ERROR
+constexpr rsmi::Status kStatusInitError = 8;          // RSMI_STATUS_INIT_ERROR
 
 constexpr const char* kName = "AMD Instinct MI300X";
 constexpr uint64_t kVramTotal = 206141652992ULL;  // = mem_info_vram_total in the fixture

@@ -23,7 +23,7 @@ namespace {
 
 using namespace anygpu;
 
-constexpr ze::Result kErrorUninitialized = 0x78000001;      // ZE_RESULT_ERROR_UNINITIALIZED
+constexpr ze::Result kErrorUninitialized = 0x78000001;       // ZE_RESULT_ERROR_UNINITIALIZED
 constexpr ze::Result kErrorInvalidNullPointer = 0x78000007;  // ZE_RESULT_ERROR_INVALID_NULL_POINTER
 constexpr ze::Result kErrorInvalidNullHandle = 0x78000005;   // ZE_RESULT_ERROR_INVALID_NULL_HANDLE
 // Sysman's driverVersion is the kernel driver's (Intel's out-of-tree backport publishes
@@ -53,7 +53,9 @@ void copy(char* dst, size_t n, const char* src) {
 }  // namespace
 
 // Every loader exports the core entry point; anygpu checks it to know the file is a loader.
-MOCK_ZE_EXPORT ze::Result zeInit(uint32_t /*flags*/) { return ze::kSuccess; }
+MOCK_ZE_EXPORT ze::Result zeInit(uint32_t /*flags*/) {
+  return ze::kSuccess;
+}
 
 MOCK_ZE_EXPORT ze::Result zesInit(uint32_t /*flags*/) {
   g_init = true;

@@ -27,7 +27,6 @@
 #pragma GCC diagnostic pop
 #endif
 
-
 namespace anygpu {
 namespace {
 
@@ -43,7 +42,9 @@ template <class A, class B>
 struct AbiCompatible;
 
 template <class T>
-concept Complete = requires { sizeof(T); };
+concept Complete = requires {
+  sizeof(T);
+};
 
 template <class A, class B>
 constexpr bool pointee_compatible() {
@@ -52,8 +53,10 @@ constexpr bool pointee_compatible() {
   if constexpr (std::is_same_v<PA, PB>) {
     return true;
   } else if constexpr (std::is_class_v<PA> && std::is_class_v<PB>) {
-    if constexpr (!Complete<PA> || !Complete<PB>) return !Complete<PA> && !Complete<PB>;
-    else return sizeof(PA) == sizeof(PB) && alignof(PA) == alignof(PB);
+    if constexpr (!Complete<PA> || !Complete<PB>)
+      return !Complete<PA> && !Complete<PB>;
+    else
+      return sizeof(PA) == sizeof(PB) && alignof(PA) == alignof(PB);
   } else {
     return AbiCompatible<PA, PB>::value;
   }
@@ -64,8 +67,8 @@ struct AbiCompatible {
   static constexpr bool value = [] {
     if constexpr (std::is_same_v<A, B>) {
       return true;
-    } else if constexpr ((std::is_integral_v<A> || std::is_enum_v<A>) &&
-                         (std::is_integral_v<B> || std::is_enum_v<B>)) {
+    } else if constexpr ((std::is_integral_v<A> || std::is_enum_v<A>)&&(std::is_integral_v<B> ||
+                                                                        std::is_enum_v<B>)) {
       return sizeof(A) == sizeof(B);
     } else if constexpr (std::is_pointer_v<A> && std::is_pointer_v<B>) {
       return pointee_compatible<std::remove_pointer_t<A>, std::remove_pointer_t<B>>();
@@ -77,8 +80,10 @@ struct AbiCompatible {
 
 template <class R1, class... A1, class R2, class... A2>
 constexpr bool same_abi(R1 (*)(A1...), R2 (*)(A2...)) {
-  if constexpr (sizeof...(A1) != sizeof...(A2)) return false;
-  else return AbiCompatible<R1, R2>::value && (AbiCompatible<A1, A2>::value && ...);
+  if constexpr (sizeof...(A1) != sizeof...(A2))
+    return false;
+  else
+    return AbiCompatible<R1, R2>::value && (AbiCompatible<A1, A2>::value && ...);
 }
 
 // The checker itself: what must and must not be accepted.
@@ -247,7 +252,6 @@ TEST(AbiLayout, LevelZeroDeviceFunctionTypesMatchZesApiH) {
   EXPECT_FALSE(same_abi(ze::DevicePropertiesFn{}, &zesDevicePciGetProperties));
 #endif
 }
-
 
 // zesInit, zesDriverGet and zesDeviceGet are not compared: Debian 12's zes_api.h (spec 1.4)
 // predates them. tests/mocklibs/ze_ok.cc pins their signatures to src/probe/libs' types.

@@ -37,8 +37,8 @@ TEST(CApi, EnvironmentAppliesWhenOptionsAreAbsent) {
 }
 
 TEST(CApi, BadOptionsGiveAnErrorDocument) {
-  for (const char* bad : {"not json", "[1,2]", "{\"root\": 5}", "{\"rooot\": \"/\"}",
-                          "{\"lib_timeout_ms\": 0}"}) {
+  for (const char* bad :
+       {"not json", "[1,2]", "{\"root\": 5}", "{\"rooot\": \"/\"}", "{\"lib_timeout_ms\": 0}"}) {
     auto j = call(bad);
     EXPECT_EQ(j["schema"], "anygpu.error/v1") << bad;
     EXPECT_EQ(j["exit_code"], 2) << bad;

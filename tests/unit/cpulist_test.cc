@@ -25,7 +25,8 @@ TEST(Cpulist, EmptyIsValidAndNamesNothing) {
 }
 
 TEST(Cpulist, RejectsMalformedInput) {
-  for (const char* bad : {"a", "1-", "-1", "3-1", "0-99999", "1,,2", "0x1", "1-2-3", "99999999999999999999"}) {
+  for (const char* bad :
+       {"a", "1-", "-1", "3-1", "0-99999", "1,,2", "0x1", "1-2-3", "99999999999999999999"}) {
     auto r = parse_cpulist(bad);
     EXPECT_FALSE(r) << bad;
     if (!r) {

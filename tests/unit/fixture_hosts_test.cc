@@ -10,7 +10,9 @@
 namespace anygpu {
 
 namespace {
-Inventory host(const char* name) { return test::probe_root(test::fixture_host(name)); }
+Inventory host(const char* name) {
+  return test::probe_root(test::fixture_host(name));
+}
 std::vector<std::string> bus_ids(const Inventory& inv, const char* vendor) {
   std::vector<std::string> out;
   for (const auto* d : inv.of_vendor(vendor)) out.push_back(d->pci.address.str());
@@ -59,7 +61,8 @@ TEST(FixtureHosts, Mi300xMatchesKfdNodesByLocationNotOrder) {
     EXPECT_EQ(d.device_nodes[1], *d.render_node);
   }
   // KFD nodes 4 and 5 are swapped relative to bus order; the UUIDs come from each function.
-  EXPECT_NE(test::find_device(inv, "0000:46:00.0")->uuid, test::find_device(inv, "0000:65:00.0")->uuid);
+  EXPECT_NE(test::find_device(inv, "0000:46:00.0")->uuid,
+            test::find_device(inv, "0000:65:00.0")->uuid);
   EXPECT_EQ(inv.runtimes.at(0).component, "rocm");
   EXPECT_EQ(inv.runtimes.at(0).version, "6.2.4");
 }
@@ -74,9 +77,10 @@ TEST(FixtureHosts, IntelI915AndXe) {
   EXPECT_EQ(arc->index, 0);
   EXPECT_EQ(test::find_device(inv, "0000:29:00.0")->driver->name, "i915");
   EXPECT_EQ(test::find_device(inv, "0000:9a:00.0")->index, 2);
-  bool level_zero = std::any_of(inv.runtimes.begin(), inv.runtimes.end(), [](const RuntimeComponent& r) {
-    return r.component == "level-zero" && r.version == "1.17.6";
-  });
+  bool level_zero =
+      std::any_of(inv.runtimes.begin(), inv.runtimes.end(), [](const RuntimeComponent& r) {
+        return r.component == "level-zero" && r.version == "1.17.6";
+      });
   EXPECT_TRUE(level_zero);
 }
 

@@ -9,7 +9,8 @@
 namespace anygpu {
 
 TEST(Gather, ReplaysToTheSameInventory) {
-  for (const char* name : {"h100-8x", "mi300x-8x", "laptop-hybrid", "ascend-910b-8x", "intel-max-arc"}) {
+  for (const char* name :
+       {"h100-8x", "mi300x-8x", "laptop-hybrid", "ascend-910b-8x", "intel-max-arc"}) {
     test::TempDir t;
     HostOptions o;
     o.root = test::fixture_host(name);
@@ -28,7 +29,7 @@ TEST(Gather, LibrariesAreRecordedByNameOnly) {
   HostOptions o;
   o.root = test::fixture_host("intel-max-arc");
   ASSERT_TRUE(gather_host(HostRoot(o), t / "copy"));
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(::lstat((t / "copy/usr/lib/x86_64-linux-gnu/libze_loader.so.1").c_str(), &st), 0);
   EXPECT_TRUE(S_ISLNK(st.st_mode));
   ASSERT_EQ(::stat((t / "copy/usr/lib/x86_64-linux-gnu/libze_loader.so.1.17.6").c_str(), &st), 0);
@@ -43,7 +44,7 @@ TEST(Gather, RefusesANonEmptyDestination) {
   auto r = gather_host(HostRoot(o), t / "dest");
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("not an empty directory"), std::string::npos);
-  struct stat st{};
+  struct stat st {};
   EXPECT_EQ(::stat((t / "dest/keep").c_str(), &st), 0);  // nothing lost
 }
 

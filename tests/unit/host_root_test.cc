@@ -3,8 +3,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <gtest/gtest.h>
+#include <chrono>
 
 #include "test_support.h"
 
@@ -52,14 +52,17 @@ TEST(HostRoot, RejectsWhatIsNotAValue) {
 TEST(HostRoot, ListsSortedAndResolvesLinksInsideTheRoot) {
   test::TempDir t;
   test::write_file(t / "sys/devices/pci0000:00/0000:00:02.0/class", "0x030000\n");
-  test::make_symlink("../../../devices/pci0000:00/0000:00:02.0", t / "sys/bus/pci/devices/0000:00:02.0");
+  test::make_symlink("../../../devices/pci0000:00/0000:00:02.0",
+                     t / "sys/bus/pci/devices/0000:00:02.0");
   test::make_symlink("/etc/passwd", t / "sys/escape");
   test::write_file(t / "d/b", "");
   test::write_file(t / "d/a", "");
   auto host = root_at(t.path());
   EXPECT_EQ(*host.list_dir("/d"), (std::vector<std::string>{"a", "b"}));
-  EXPECT_EQ(*host.resolve("/sys/bus/pci/devices/0000:00:02.0"), "/sys/devices/pci0000:00/0000:00:02.0");
-  EXPECT_EQ(*host.read_link("/sys/bus/pci/devices/0000:00:02.0"), "../../../devices/pci0000:00/0000:00:02.0");
+  EXPECT_EQ(*host.resolve("/sys/bus/pci/devices/0000:00:02.0"),
+            "/sys/devices/pci0000:00/0000:00:02.0");
+  EXPECT_EQ(*host.read_link("/sys/bus/pci/devices/0000:00:02.0"),
+            "../../../devices/pci0000:00/0000:00:02.0");
   // An absolute link is not followed out of the root.
   auto escaped = host.resolve("/sys/escape");
   EXPECT_FALSE(escaped);
@@ -91,7 +94,8 @@ TEST(HostRoot, VendorDirectoriesAreSearchedUnderTheRoot) {
   EXPECT_EQ(host.find_library(names, dirs), "/opt/rocm/lib/librocm_smi64.so.6");
   auto lib = host.open_library(names, dirs);
   ASSERT_FALSE(lib);  // found, but not loadable: the loader's message says why
-  EXPECT_NE(lib.error().message.find("librocm_smi64.so.6"), std::string::npos) << lib.error().message;
+  EXPECT_NE(lib.error().message.find("librocm_smi64.so.6"), std::string::npos)
+      << lib.error().message;
 }
 
 TEST(HostOptions, Environment) {

@@ -68,7 +68,9 @@ class DamagedHost {
   std::string root_;
 };
 
-std::string gpu_dir(const std::string& bus_id) { return "/sys/bus/pci/devices/" + bus_id; }
+std::string gpu_dir(const std::string& bus_id) {
+  return "/sys/bus/pci/devices/" + bus_id;
+}
 std::string nvidia_information(const std::string& bus_id) {
   return "/proc/driver/nvidia/gpus/" + bus_id + "/information";
 }
@@ -109,16 +111,36 @@ void expect_devices(const Inventory& inv, const std::vector<std::string>& bus_id
 void expect_no_placeholders(const Inventory& inv) {
   for (const auto& d : inv.devices) {
     SCOPED_TRACE(d.pci.address.str());
-    if (d.name) { EXPECT_FALSE(d.name->empty()); }
-    if (d.uuid) { EXPECT_FALSE(d.uuid->empty()); }
-    if (d.arch) { EXPECT_FALSE(d.arch->empty()); }
-    if (d.cpu_affinity) { EXPECT_FALSE(d.cpu_affinity->empty()); }
-    if (d.memory_total_bytes) { EXPECT_GT(*d.memory_total_bytes, 0u); }
-    if (d.numa_node) { EXPECT_GE(*d.numa_node, 0); }
-    if (d.pci.link.width) { EXPECT_GE(*d.pci.link.width, 1); }
-    if (d.pci.link.speed_gts) { EXPECT_GT(*d.pci.link.speed_gts, 0); }
-    if (d.driver) { EXPECT_FALSE(d.driver->name.empty()); }
-    if (d.driver && d.driver->version) { EXPECT_FALSE(d.driver->version->empty()); }
+    if (d.name) {
+      EXPECT_FALSE(d.name->empty());
+    }
+    if (d.uuid) {
+      EXPECT_FALSE(d.uuid->empty());
+    }
+    if (d.arch) {
+      EXPECT_FALSE(d.arch->empty());
+    }
+    if (d.cpu_affinity) {
+      EXPECT_FALSE(d.cpu_affinity->empty());
+    }
+    if (d.memory_total_bytes) {
+      EXPECT_GT(*d.memory_total_bytes, 0u);
+    }
+    if (d.numa_node) {
+      EXPECT_GE(*d.numa_node, 0);
+    }
+    if (d.pci.link.width) {
+      EXPECT_GE(*d.pci.link.width, 1);
+    }
+    if (d.pci.link.speed_gts) {
+      EXPECT_GT(*d.pci.link.speed_gts, 0);
+    }
+    if (d.driver) {
+      EXPECT_FALSE(d.driver->name.empty());
+    }
+    if (d.driver && d.driver->version) {
+      EXPECT_FALSE(d.driver->version->empty());
+    }
     for (const auto& n : d.device_nodes) EXPECT_EQ(n.rfind("/dev/", 0), 0u) << n;
   }
   for (const auto& w : inv.warnings) EXPECT_FALSE(w.empty());
@@ -236,7 +258,9 @@ TEST(MalformedHost, HugeVramTotalIsNotReportedWithWarning) {
   expect_devices(inv, kMi300xGpus);
   const auto* d = find_device(inv, "0000:05:00.0");
   // Not the damaged value, not 0: absent, or the registry's nominal size for the model.
-  if (d->memory_total_bytes) { EXPECT_EQ(*d->memory_total_bytes, 192ull << 30); }
+  if (d->memory_total_bytes) {
+    EXPECT_EQ(*d->memory_total_bytes, 192ull << 30);
+  }
   EXPECT_EQ(find_device(inv, "0000:26:00.0")->memory_total_bytes, 206141652992ull);
   expect_no_placeholders(inv);
   EXPECT_TRUE(has_warning(inv, gpu_dir("0000:05:00.0") + "/mem_info_vram_total"));
@@ -334,7 +358,9 @@ TEST(MalformedHost, KfdPropertiesWithNonNumericValueAreRejectedWithWarning) {
   auto inv = probe_within(h.root());
   expect_devices(inv, kMi300xGpus);
   const auto* d = find_device(inv, "0000:05:00.0");
-  if (d->arch) { EXPECT_EQ(*d->arch, "gfx942"); }  // from the registry, never a guess
+  if (d->arch) {
+    EXPECT_EQ(*d->arch, "gfx942");
+  }  // from the registry, never a guess
   EXPECT_EQ(find_device(inv, "0000:46:00.0")->arch, "gfx942");
   expect_no_placeholders(inv);
   EXPECT_TRUE(has_warning(inv, kKfdNode0505));
@@ -349,10 +375,14 @@ TEST(MalformedHost, KfdGfxTargetVersionZeroOrOutOfRange) {
     auto inv = probe_within(h.root());
     expect_devices(inv, kMi300xGpus);
     const auto* d = find_device(inv, "0000:05:00.0");
-    if (d->arch) { EXPECT_EQ(*d->arch, "gfx942"); }
+    if (d->arch) {
+      EXPECT_EQ(*d->arch, "gfx942");
+    }
     expect_no_placeholders(inv);
     // 0 marks a CPU node (nothing to say); 9999999 cannot be decoded.
-    if (v != "0") { EXPECT_TRUE(has_warning(inv, "0000:05:00.0")); }
+    if (v != "0") {
+      EXPECT_TRUE(has_warning(inv, "0000:05:00.0"));
+    }
   }
 }
 

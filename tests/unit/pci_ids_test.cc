@@ -9,7 +9,8 @@ namespace anygpu {
 
 TEST(PciIds, FindsDeviceUnderItsVendorOnly) {
   std::string text =
-      "# comment\n1002  Advanced Micro Devices, Inc. [AMD/ATI]\n\t74a1  Aqua Vanjaram [Instinct MI300X]\n"
+      "# comment\n1002  Advanced Micro Devices, Inc. [AMD/ATI]\n\t74a1  Aqua Vanjaram [Instinct "
+      "MI300X]\n"
       "\t\t1002 74a1  subsystem line\n10de  NVIDIA Corporation\n# a comment inside\n"
       "\t2330  GH100 [H100 SXM5 80GB]\n\t74a1  not AMD's\n1234  Other\n\t2330  other vendor\n";
   EXPECT_EQ(find_pci_device_name(text, 0x10de, 0x2330), "GH100 [H100 SXM5 80GB]");

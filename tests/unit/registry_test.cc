@@ -17,10 +17,13 @@ std::string slurp(const std::string& path) {
   s << f.rdbuf();
   return s.str();
 }
-std::string data(const char* name) { return slurp(test::source_dir() + "/data/" + name); }
+std::string data(const char* name) {
+  return slurp(test::source_dir() + "/data/" + name);
+}
 
 // Loads a vendors.yaml text with the real devices.yaml; returns the error message or "".
-std::string load_error(const std::string& vendors, const std::string& devices = data("devices.yaml")) {
+std::string load_error(const std::string& vendors,
+                       const std::string& devices = data("devices.yaml")) {
   auto r = load_registry(vendors, "v.yaml", devices, "d.yaml");
   return r ? std::string() : r.error().message;
 }
@@ -43,7 +46,8 @@ TEST(Registry, BuiltinHasTheTwelveVendorsInOrder) {
 }
 
 TEST(Registry, BuiltinMatchesTheDataFiles) {
-  auto loaded = load_registry(data("vendors.yaml"), "vendors.yaml", data("devices.yaml"), "devices.yaml");
+  auto loaded =
+      load_registry(data("vendors.yaml"), "vendors.yaml", data("devices.yaml"), "devices.yaml");
   ASSERT_TRUE(loaded) << loaded.error().message;
   auto fresh = (*loaded)->registry();
   const auto& built = Registry::builtin();
@@ -53,7 +57,8 @@ TEST(Registry, BuiltinMatchesTheDataFiles) {
     const auto &a = fresh.vendors()[i], &b = built.vendors()[i];
     EXPECT_EQ(a.id, b.id);
     EXPECT_EQ(a.visible_devices_env, b.visible_devices_env);
-    EXPECT_TRUE(std::equal(a.pci_classes.begin(), a.pci_classes.end(), b.pci_classes.begin(), b.pci_classes.end()));
+    EXPECT_TRUE(std::equal(a.pci_classes.begin(), a.pci_classes.end(), b.pci_classes.begin(),
+                           b.pci_classes.end()));
     EXPECT_EQ(a.sources.size(), b.sources.size());
   }
 }
@@ -81,13 +86,19 @@ TEST(Registry, FactsOthersRelyOn) {
 
 TEST(Registry, DeviceTableCoversTheRequiredModels) {
   const auto& r = Registry::builtin();
-  struct Want { const char* vendor; uint16_t id; const char* arch; };
-  for (auto w : {Want{"nvidia", 0x2335, "sm_90"}, Want{"nvidia", 0x2330, "sm_90"}, Want{"nvidia", 0x2331, "sm_90"},
-                 Want{"nvidia", 0x20b0, "sm_80"}, Want{"nvidia", 0x20b2, "sm_80"}, Want{"nvidia", 0x26b9, "sm_89"},
-                 Want{"nvidia", 0x2684, "sm_89"}, Want{"nvidia", 0x2b85, "sm_120"}, Want{"amd", 0x74a1, "gfx942"},
-                 Want{"amd", 0x740c, "gfx90a"}, Want{"amd", 0x740f, "gfx90a"}, Want{"intel", 0x0bd5, ""},
-                 Want{"intel", 0x56a0, ""}, Want{"ascend", 0xd802, ""}, Want{"gaudi", 0x1020, ""},
-                 Want{"gaudi", 0x1060, ""}}) {
+  struct Want {
+    const char* vendor;
+    uint16_t id;
+    const char* arch;
+  };
+  for (auto w :
+       {Want{"nvidia", 0x2335, "sm_90"}, Want{"nvidia", 0x2330, "sm_90"},
+        Want{"nvidia", 0x2331, "sm_90"}, Want{"nvidia", 0x20b0, "sm_80"},
+        Want{"nvidia", 0x20b2, "sm_80"}, Want{"nvidia", 0x26b9, "sm_89"},
+        Want{"nvidia", 0x2684, "sm_89"}, Want{"nvidia", 0x2b85, "sm_120"},
+        Want{"amd", 0x74a1, "gfx942"}, Want{"amd", 0x740c, "gfx90a"}, Want{"amd", 0x740f, "gfx90a"},
+        Want{"intel", 0x0bd5, ""}, Want{"intel", 0x56a0, ""}, Want{"ascend", 0xd802, ""},
+        Want{"gaudi", 0x1020, ""}, Want{"gaudi", 0x1060, ""}}) {
     const auto* d = r.device(w.vendor, w.id);
     ASSERT_NE(d, nullptr) << w.vendor << " " << w.id;
     if (*w.arch) {
@@ -108,7 +119,10 @@ TEST(RegistryYaml, ErrorsNameFileLineColumn) {
 
 TEST(RegistryYaml, RejectsMalformedData) {
   auto v = data("vendors.yaml");
-  struct Case { std::string text; std::string message; };
+  struct Case {
+    std::string text;
+    std::string message;
+  };
   std::vector<Case> cases = {
       {replace(v, "vendor_ids: [\"0x10de\"]", "vendor_ids: [\"10de\"]"), "4-digit hex"},
       {replace(v, "vendor_ids: [\"0x10de\"]", "vendor_ids: [\"0xfffff\"]"), "4-digit hex"},
@@ -127,7 +141,8 @@ TEST(RegistryYaml, RejectsMalformedData) {
   cases.back().text.push_back('\0');
   for (const auto& c : cases) {
     auto e = load_error(c.text);
-    EXPECT_NE(e.find(c.message), std::string::npos) << "want '" << c.message << "', got '" << e << "'";
+    EXPECT_NE(e.find(c.message), std::string::npos)
+        << "want '" << c.message << "', got '" << e << "'";
   }
   auto d = data("devices.yaml");
   auto e = load_error(v, replace(d, "  - vendor: nvidia\n", "  - vendor: acme\n"));

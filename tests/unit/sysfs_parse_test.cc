@@ -66,8 +66,9 @@ TEST(SysfsParse, NvidiaInformationMalformed) {
 }
 
 TEST(SysfsParse, KfdPropertiesAndGfxDecode) {
-  auto p = parse_kfd_properties("cpu_cores_count 0\nsimd_count 1216\ngfx_target_version 90402\n"
-                                "location_id 1280\ndomain 0\n");
+  auto p = parse_kfd_properties(
+      "cpu_cores_count 0\nsimd_count 1216\ngfx_target_version 90402\n"
+      "location_id 1280\ndomain 0\n");
   ASSERT_TRUE(p);
   EXPECT_EQ(p->at("gfx_target_version"), 90402u);
   EXPECT_EQ(p->at("location_id"), 1280u);
@@ -106,9 +107,9 @@ TEST(PciAddressTest, ParseAndFormat) {
   ASSERT_TRUE(vmd);
   EXPECT_EQ(vmd->domain, 0x10000u);
   EXPECT_LT(*a, *vmd);
-  for (const char* bad : {"", "0000:18:00", "0000:18:20.0", "0000:18:00.8", "zzzz:18:00.0",
-                          "0000:-1:00.0", "0000:0x:00.0", "0000:18:00.0.1", "0000: 1:00.0",
-                          "0000:01: 0.0", "  00000:01:00.0"})
+  for (const char* bad :
+       {"", "0000:18:00", "0000:18:20.0", "0000:18:00.8", "zzzz:18:00.0", "0000:-1:00.0",
+        "0000:0x:00.0", "0000:18:00.0.1", "0000: 1:00.0", "0000:01: 0.0", "  00000:01:00.0"})
     EXPECT_FALSE(PciAddress::parse(bad)) << bad;
 }
 

@@ -12,10 +12,18 @@ namespace fs = std::filesystem;
 
 namespace anygpu::test {
 
-std::string source_dir() { return ANYGPU_SOURCE_DIR; }
-std::string fixture_host(const std::string& name) { return source_dir() + "/tests/hosts/" + name; }
-std::string mock_library(const std::string& name) { return std::string(ANYGPU_MOCK_DIR) + "/" + name; }
-std::string anygpu_binary() { return std::string(ANYGPU_BINARY_DIR) + "/anygpu"; }
+std::string source_dir() {
+  return ANYGPU_SOURCE_DIR;
+}
+std::string fixture_host(const std::string& name) {
+  return source_dir() + "/tests/hosts/" + name;
+}
+std::string mock_library(const std::string& name) {
+  return std::string(ANYGPU_MOCK_DIR) + "/" + name;
+}
+std::string anygpu_binary() {
+  return std::string(ANYGPU_BINARY_DIR) + "/anygpu";
+}
 
 TempDir::TempDir() {
   std::string tmpl = (fs::temp_directory_path() / "anygpu-test-XXXXXX").string();
@@ -26,9 +34,11 @@ TempDir::TempDir() {
 TempDir::~TempDir() {
   std::error_code ec;
   // Restore permissions a test may have removed, so everything can be deleted.
-  for (auto it = fs::recursive_directory_iterator(path_, fs::directory_options::skip_permission_denied, ec);
+  for (auto it = fs::recursive_directory_iterator(
+           path_, fs::directory_options::skip_permission_denied, ec);
        it != fs::recursive_directory_iterator(); it.increment(ec))
-    if (!it->is_symlink(ec)) fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+    if (!it->is_symlink(ec))
+      fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
   fs::remove_all(path_, ec);
 }
 

@@ -8,10 +8,10 @@
 
 namespace anygpu::test {
 
-std::string source_dir();                     // the repository root
+std::string source_dir();                           // the repository root
 std::string fixture_host(const std::string& name);  // tests/hosts/<name>
 std::string mock_library(const std::string& name);  // built mock .so, e.g. "mock_nvml_ok.so"
-std::string anygpu_binary();                  // build/anygpu
+std::string anygpu_binary();                        // build/anygpu
 
 // A fresh directory under $TMPDIR, removed (recursively) when the object dies.
 class TempDir {

@@ -83,8 +83,8 @@ const LibraryReport* report(const Inventory& inv, const std::string& vendor,
 std::string dump_libraries(const Inventory& inv) {
   std::ostringstream s;
   for (const auto& r : inv.libraries)
-    s << "  {" << r.vendor << ", " << r.api << ", " << r.status << ", "
-      << r.path.value_or("-") << ", " << r.message.value_or("-") << "}\n";
+    s << "  {" << r.vendor << ", " << r.api << ", " << r.status << ", " << r.path.value_or("-")
+      << ", " << r.message.value_or("-") << "}\n";
   s << "warnings:\n";
   for (const auto& w : inv.warnings) s << "  " << w << "\n";
   return s.str();
@@ -270,8 +270,9 @@ TEST(VendorLibraries, NvmlHangHitsTheDeadline) {
   host.install("mock_nvml_hang.so", kNvmlPath);
   auto start = std::chrono::steady_clock::now();
   auto inv = test::probe_root(host.root, /*load_libraries=*/true, 300);
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                std::chrono::steady_clock::now() - start).count();
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                  start)
+                .count();
   EXPECT_LT(ms, 2000) << "probe took " << ms << " ms with a 300 ms deadline";
   EXPECT_GE(ms, 250) << "the deadline was not waited for";
 
@@ -434,8 +435,8 @@ TEST(VendorLibraries, EmptyLevelZeroStubFailsGracefully) {
 TEST(VendorLibraries, LevelZeroSysmanLoaded) {
   // The fixture's soname link, now to a working (mock) loader.
   HostCopy host("intel-max-arc");
-  std::string lib = host.install("mock_ze_ok.so", std::string(kZeLoaderDir) +
-                                                      "/libze_loader.so.1.17.6");
+  std::string lib =
+      host.install("mock_ze_ok.so", std::string(kZeLoaderDir) + "/libze_loader.so.1.17.6");
   ASSERT_TRUE(fs::is_symlink(host.root + "/" + kZeLoaderDir + "/libze_loader.so.1"));
   auto inv = test::probe_root(host.root, /*load_libraries=*/true, 5000);
 

@@ -35,7 +35,8 @@ void probe_level_zero(const DynamicLibrary& lib, LibraryResult& result) {
   }
   if (!drivers || !devices || !pci) {
     report.status = "error";
-    report.message = "missing one of zesInit, zesDriverGet, zesDeviceGet, zesDevicePciGetProperties";
+    report.message =
+        "missing one of zesInit, zesDriverGet, zesDeviceGet, zesDevicePciGetProperties";
     return;
   }
   if (auto r = init(0); r != ze::kSuccess) {

@@ -19,7 +19,8 @@ struct NvmlApi {
         count(lib.symbol<nvml::CountFn>({"nvmlDeviceGetCount_v2", "nvmlDeviceGetCount"})),
         by_index(lib.symbol<nvml::HandleByIndexFn>(
             {"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex"})),
-        pci_info(lib.symbol<nvml::PciInfoFn>({"nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2"})),
+        pci_info(
+            lib.symbol<nvml::PciInfoFn>({"nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2"})),
         name(lib.symbol<nvml::StringFn>({"nvmlDeviceGetName"})),
         uuid(lib.symbol<nvml::StringFn>({"nvmlDeviceGetUUID"})),
         memory(lib.symbol<nvml::MemoryFn>({"nvmlDeviceGetMemoryInfo"})),
@@ -63,8 +64,9 @@ void probe_nvml(const DynamicLibrary& lib, LibraryResult& result) {
   auto& report = result.report;
   if (!api.init || !api.count || !api.by_index || !api.pci_info) {
     report.status = "error";
-    report.message = "missing one of nvmlInit, nvmlDeviceGetCount, nvmlDeviceGetHandleByIndex, "
-                     "nvmlDeviceGetPciInfo_v3";
+    report.message =
+        "missing one of nvmlInit, nvmlDeviceGetCount, nvmlDeviceGetHandleByIndex, "
+        "nvmlDeviceGetPciInfo_v3";
     return;
   }
   if (auto r = api.init(); r != nvml::kSuccess) {
@@ -95,7 +97,8 @@ void probe_nvml(const DynamicLibrary& lib, LibraryResult& result) {
     if (api.by_index(i, &dev) != nvml::kSuccess || api.pci_info(dev, &pci) != nvml::kSuccess)
       continue;
     LibraryDeviceFacts f;
-    f.address = PciAddress{pci.domain, static_cast<uint8_t>(pci.bus), static_cast<uint8_t>(pci.device), 0};
+    f.address =
+        PciAddress{pci.domain, static_cast<uint8_t>(pci.bus), static_cast<uint8_t>(pci.device), 0};
     f.name = device_string(api.name, dev);
     f.uuid = device_string(api.uuid, dev);
     if (nvml::Memory m{}; api.memory && api.memory(dev, &m) == nvml::kSuccess && m.total > 0)

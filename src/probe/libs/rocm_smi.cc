@@ -33,14 +33,16 @@ void probe_rocm_smi(const DynamicLibrary& lib, LibraryResult& result) {
     uint64_t bdf = 0;
     if (pci_id(i, &bdf) != rsmi::kSuccess) continue;
     LibraryDeviceFacts f;
-    f.address = PciAddress{static_cast<uint32_t>(bdf >> 32), static_cast<uint8_t>((bdf >> 8) & 0xff),
-                           static_cast<uint8_t>((bdf >> 3) & 0x1f), static_cast<uint8_t>(bdf & 0x7)};
+    f.address =
+        PciAddress{static_cast<uint32_t>(bdf >> 32), static_cast<uint8_t>((bdf >> 8) & 0xff),
+                   static_cast<uint8_t>((bdf >> 3) & 0x1f), static_cast<uint8_t>(bdf & 0x7)};
     char buf[256] = {};
     if (name && name(i, buf, sizeof buf) == rsmi::kSuccess) {
       buf[sizeof buf - 1] = '\0';
       if (*buf && is_printable_text(buf)) f.name = std::string(trim(buf));
     }
-    if (uint64_t total = 0; memory && memory(i, rsmi::kMemTypeVram, &total) == rsmi::kSuccess && total)
+    if (uint64_t total = 0;
+        memory && memory(i, rsmi::kMemTypeVram, &total) == rsmi::kSuccess && total)
       f.memory_total_bytes = total;
     result.devices.push_back(std::move(f));
   }

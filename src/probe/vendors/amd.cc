@@ -48,16 +48,20 @@ class AmdBackend final : public VendorBackend {
       uint64_t location = (uint64_t{a.bus} << 8) | (uint64_t{a.device} << 3) | a.function;
       if (auto it = kfd.find({a.domain, location}); it != kfd.end()) {
         auto gfx = decode_gfx_target_version(it->second.gfx_target_version);
-        if (gfx) dev.arch = *gfx;
-        else ctx.warn(cat({dev.pci.address.str(), ": KFD ", gfx.error().message}));
+        if (gfx)
+          dev.arch = *gfx;
+        else
+          ctx.warn(cat({dev.pci.address.str(), ": KFD ", gfx.error().message}));
       }
       // amdgpu's device attributes take a runtime-PM reference: leave suspended devices be.
       if (dev.status == DeviceStatus::suspended) continue;
       std::string vram = cat({d->sysfs_dir, "/mem_info_vram_total"});
       if (auto text = ctx.host.read_value(vram)) {
         auto bytes = parse_uint(*text);
-        if (bytes && *bytes > 0) dev.memory_total_bytes = *bytes;
-        else ctx.warn(cat({vram, ": invalid byte count '", *text, "'"}));
+        if (bytes && *bytes > 0)
+          dev.memory_total_bytes = *bytes;
+        else
+          ctx.warn(cat({vram, ": invalid byte count '", *text, "'"}));
       }
       if (auto id = ctx.host.read_value(cat({d->sysfs_dir, "/unique_id"}))) {
         if (id->size() <= 32 && parse_hex(*id)) dev.uuid = "GPU-" + to_lower(*id);

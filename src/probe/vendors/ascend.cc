@@ -13,8 +13,10 @@ class AscendBackend final : public VendorBackend {
       std::string path = d->sysfs_dir + "/dev_id";
       if (auto text = ctx.host.read_value(path)) {
         auto id = parse_uint(*text);
-        if (id && *id < 1024) dev.minor = static_cast<int>(*id);
-        else ctx.warn(cat({path, ": invalid NPU id '", *text, "'"}));
+        if (id && *id < 1024)
+          dev.minor = static_cast<int>(*id);
+        else
+          ctx.warn(cat({path, ": invalid NPU id '", *text, "'"}));
       }
       // Without dev_id, the driver numbers NPUs in probe order, which is PCI order.
       if (!dev.minor) dev.minor = dev.index;

@@ -68,7 +68,8 @@ void apply_registry_facts(const ProbeContext& ctx, PciDevice& d) {
       dev.memory_total_bytes = static_cast<uint64_t>(*spec->memory_gib * 1024 * 1024 * 1024);
       used = true;
     }
-    if (spec->memory_bandwidth_gbps) dev.memory_bandwidth_gbps = spec->memory_bandwidth_gbps, used = true;
+    if (spec->memory_bandwidth_gbps)
+      dev.memory_bandwidth_gbps = spec->memory_bandwidth_gbps, used = true;
     if (used) dev.add_source("registry");
   }
   if (!dev.name) {

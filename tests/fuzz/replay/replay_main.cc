@@ -26,7 +26,7 @@ int run(const std::string& what, const std::string& input) {
 }
 
 bool is_dir(const std::string& p) {
-  struct stat st{};
+  struct stat st {};
   return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
@@ -58,8 +58,8 @@ constexpr char kInvalidUtf8[] = "0-3,\xc3\x28 \xe2\x82 \xf0\x28\x8c\xbc\n\xed\xa
 int main(int argc, char** argv) {
   int failures = 0, inputs = 0;
   for (int i = 1; i < argc; ++i) {
-    std::vector<std::string> files = is_dir(argv[i]) ? files_under(argv[i])
-                                                     : std::vector<std::string>{argv[i]};
+    std::vector<std::string> files =
+        is_dir(argv[i]) ? files_under(argv[i]) : std::vector<std::string>{argv[i]};
     if (files.empty()) {
       std::fprintf(stderr, "%s: no corpus files\n", argv[i]);
       return 2;
