@@ -10,9 +10,8 @@ echo
 echo "== anygpu --root tests/hosts/h100-8x detect (a captured 8x H100 server)"
 "$bin" --root "$here/tests/hosts/h100-8x" --no-libs detect
 echo
-echo "== anygpu --root tests/hosts/mi300x-8x detect --json (first device)"
-"$bin" --root "$here/tests/hosts/mi300x-8x" --no-libs detect --json |
-  /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps(d["devices"][0], indent=2))'
+echo "== anygpu --root tests/hosts/mi300x-8x detect --json (the start of it)"
+"$bin" --root "$here/tests/hosts/mi300x-8x" --no-libs detect --json | head -48
 echo
 echo "== anygpu vendors"
 "$bin" vendors

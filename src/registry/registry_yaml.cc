@@ -29,13 +29,7 @@ class RegistryParser {
       : out_(out), vr_(std::move(vendors)), dr_(std::move(devices)) {}
 
   void vendors(const YAML::Node& root) {
-    static constexpr std::string_view keys[] = {"schema", "vendors"};
-    vr_.expect_map(root, "vendors file");
-    vr_.check_keys(root, keys, keys);
-    if (vr_.string_at(root, "schema") != "anygpu.vendors/v1")
-      vr_.fail(root["schema"], "schema must be anygpu.vendors/v1");
-    auto list = root["vendors"];
-    vr_.expect_sequence(list, "vendors");
+    auto list = top_level_list(vr_, root, "anygpu.vendors/v1", "vendors");
     std::set<std::string> seen;
     for (const auto& v : list) {
       out_.vendors_.push_back(vendor(v));
@@ -45,13 +39,7 @@ class RegistryParser {
   }
 
   void devices(const YAML::Node& root) {
-    static constexpr std::string_view keys[] = {"schema", "devices"};
-    dr_.expect_map(root, "devices file");
-    dr_.check_keys(root, keys, keys);
-    if (dr_.string_at(root, "schema") != "anygpu.devices/v1")
-      dr_.fail(root["schema"], "schema must be anygpu.devices/v1");
-    auto list = root["devices"];
-    dr_.expect_sequence(list, "devices");
+    auto list = top_level_list(dr_, root, "anygpu.devices/v1", "devices");
     std::set<std::pair<std::string, uint16_t>> seen;
     for (const auto& d : list) {
       out_.devices_.push_back(device(d));
@@ -62,6 +50,19 @@ class RegistryParser {
   }
 
  private:
+  // Both files are {schema: <name>, <key>: [ … ]}.
+  static YAML::Node top_level_list(const YamlReader& r, const YAML::Node& root,
+                                   std::string_view schema, const std::string& key) {
+    const std::string_view keys[] = {"schema", key};
+    r.expect_map(root, cat({key, " file"}));
+    r.check_keys(root, keys, keys);
+    if (r.string_at(root, "schema") != schema)
+      r.fail(root["schema"], cat({"schema must be ", schema}));
+    auto list = root[key];
+    r.expect_sequence(list, key);
+    return list;
+  }
+
   std::string_view str(const YamlReader& r, const YAML::Node& map, std::string_view key) {
     return out_.keep(r.string_at(map, key));
   }

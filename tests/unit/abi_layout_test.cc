@@ -246,10 +246,19 @@ TEST(AbiLayout, LevelZeroDeviceFunctionTypesMatchZesApiH) {
 #else
   static_assert(same_abi(ze::DevicePropertiesFn{}, &zesDeviceGetProperties));
   static_assert(same_abi(ze::PciPropertiesFn{}, &zesDevicePciGetProperties));
-  EXPECT_TRUE(same_abi(ze::DevicePropertiesFn{}, &zesDeviceGetProperties));
-  EXPECT_TRUE(same_abi(ze::PciPropertiesFn{}, &zesDevicePciGetProperties));
+  {
+    constexpr bool matches = same_abi(ze::DevicePropertiesFn{}, &zesDeviceGetProperties);
+    EXPECT_TRUE(matches);
+  }
+  {
+    constexpr bool matches = same_abi(ze::PciPropertiesFn{}, &zesDevicePciGetProperties);
+    EXPECT_TRUE(matches);
+  }
   // Not interchangeable with each other (different struct sizes): the checker is not vacuous.
-  EXPECT_FALSE(same_abi(ze::DevicePropertiesFn{}, &zesDevicePciGetProperties));
+  {
+    constexpr bool matches = same_abi(ze::DevicePropertiesFn{}, &zesDevicePciGetProperties);
+    EXPECT_FALSE(matches);
+  }
 #endif
 }
 
@@ -282,9 +291,18 @@ TEST(AbiLayout, RocmSmiFunctionTypesMatchRocmSmiH) {
   static_assert(same_abi(rsmi::PciIdFn{}, &rsmi_dev_pci_id_get));
   static_assert(same_abi(rsmi::NameFn{}, &rsmi_dev_name_get));
   static_assert(same_abi(rsmi::MemoryTotalFn{}, &rsmi_dev_memory_total_get));
-  EXPECT_TRUE(same_abi(rsmi::PciIdFn{}, &rsmi_dev_pci_id_get));
-  EXPECT_TRUE(same_abi(rsmi::MemoryTotalFn{}, &rsmi_dev_memory_total_get));
-  EXPECT_FALSE(same_abi(rsmi::PciIdFn{}, &rsmi_dev_name_get));
+  {
+    constexpr bool matches = same_abi(rsmi::PciIdFn{}, &rsmi_dev_pci_id_get);
+    EXPECT_TRUE(matches);
+  }
+  {
+    constexpr bool matches = same_abi(rsmi::MemoryTotalFn{}, &rsmi_dev_memory_total_get);
+    EXPECT_TRUE(matches);
+  }
+  {
+    constexpr bool matches = same_abi(rsmi::PciIdFn{}, &rsmi_dev_name_get);
+    EXPECT_FALSE(matches);
+  }
 #endif
 }
 
