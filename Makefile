@@ -8,7 +8,7 @@ JOBS       ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 
 BUILD_DEPS := cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev \
-              libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev
+              libgtest-dev libgmock-dev clang libclang-rt-14-dev
 TEST_DEPS  := pci.ids pciutils python3-yaml python3-pytest time hyperfine librocm-smi-dev libze-dev
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
