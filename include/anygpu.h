@@ -26,6 +26,18 @@ extern "C" {
  * Returns the anygpu.inventory/v1 document. */
 ANYGPU_API char* anygpu_detect_json(const char* options_json);
 
+/* options_json: as for anygpu_detect_json, plus optional keys
+ *   "config"         (string)  accelerator-config.yaml to apply; absent: ./accelerator-config.yaml
+ *                              when it exists, else backend auto
+ *   "nproc_per_node" (integer) processes sharing the devices; absent: LOCAL_WORLD_SIZE, else one
+ *                              per chosen device
+ *   "python"         (string)  interpreter whose packages the runtime contract checks
+ * Checks the config's runtime_contract first (a failure is an error document with exit_code 1),
+ * then returns the anygpu.selection/v1 document:
+ *   {"schema": "anygpu.selection/v1", "vendor", "backend", "devices": [bus ids], "env": {…}}
+ * An explicit backend that matches nothing is an error document with exit_code 3. */
+ANYGPU_API char* anygpu_select_json(const char* options_json);
+
 /* Releases a document returned by this library. NULL is ignored. */
 ANYGPU_API void anygpu_free(char* document);
 

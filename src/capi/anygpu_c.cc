@@ -1,6 +1,7 @@
 // The C ABI: JSON in, JSON out, no C++ types or exceptions across the boundary.
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 
 #include <nlohmann/json.hpp>
 
@@ -9,6 +10,8 @@
 #include "probe/probe.h"
 #include "render/inventory_json.h"
 #include "render/json_text.h"
+#include "select/render.h"
+#include "select/select.h"
 
 #ifndef ANYGPU_VERSION
 #define ANYGPU_VERSION "0.0.0"
@@ -28,8 +31,11 @@ char* error_document(const std::string& message, int exit_code) {
   return dup(anygpu::dump_json(j, false));
 }
 
-// Options from the JSON argument, falling back to the environment.
-anygpu::Result<anygpu::HostOptions> parse_options(const char* options_json) {
+// Options from the JSON argument, falling back to the environment. `extra` takes the keys of
+// one call beyond the host options (it returns false for a key it does not know).
+using ExtraKey = std::function<bool(const std::string&, const nlohmann::json&)>;
+anygpu::Result<anygpu::HostOptions> parse_options(const char* options_json,
+                                                  const ExtraKey& extra = nullptr) {
   auto opts = anygpu::HostOptions::from_environment();
   if (!opts || !options_json || !*options_json) return opts;
   auto j = nlohmann::json::parse(options_json, nullptr, false);
@@ -42,6 +48,8 @@ anygpu::Result<anygpu::HostOptions> parse_options(const char* options_json) {
     } else if (key == "lib_timeout_ms" && value.is_number_unsigned() && value.get<uint64_t>() > 0 &&
                value.get<uint64_t>() <= 600000) {
       opts->library_timeout = std::chrono::milliseconds(value.get<uint64_t>());
+    } else if (extra && extra(key, value)) {
+      continue;
     } else {
       return anygpu::bad_input("options: unknown key or wrong type: '" + key + "'");
     }
@@ -57,6 +65,48 @@ extern "C" char* anygpu_detect_json(const char* options_json) {
     if (!opts) return error_document(opts.error().message, 2);
     anygpu::HostRoot host(*opts);
     return dup(anygpu::dump_json(anygpu::inventory_to_json(anygpu::probe(host)), false));
+  } catch (const std::exception& e) {
+    return error_document(e.what(), 1);
+  }
+}
+
+extern "C" char* anygpu_select_json(const char* options_json) {
+  try {
+    anygpu::SelectRequest req;
+    auto opts = parse_options(options_json, [&](const std::string& key, const nlohmann::json& v) {
+      if (key == "config" && v.is_string()) {
+        req.config_path = v.get<std::string>();
+      } else if (key == "nproc_per_node" && v.is_number_unsigned() && v.get<uint64_t>() >= 1 &&
+                 v.get<uint64_t>() <= 65536) {
+        req.processes_per_node = static_cast<int>(v.get<uint64_t>());
+      } else if (key == "python" && v.is_string()) {
+        req.python = v.get<std::string>();
+      } else {
+        return false;
+      }
+      return true;
+    });
+    if (!opts) return error_document(opts.error().message, 2);
+    anygpu::HostRoot host(*opts);
+    auto out = anygpu::select_on_host(host, req);
+    if (!out) {
+      int code = out.error().kind == anygpu::ErrorKind::bad_input ? 2
+                 : out.error().kind == anygpu::ErrorKind::host    ? 3
+                                                                  : 1;
+      return error_document(out.error().message, code);
+    }
+    if (out->contract && !out->contract->passed()) {
+      std::string msg = "runtime contract " + *out->contract_path + " failed:";
+      for (const auto& c : out->contract->checks) {
+        if (c.status != "fail") continue;
+        msg += " " + c.message;
+        if (!c.suggestion.empty()) msg += " (" + c.suggestion + ")";
+        msg += ";";
+      }
+      if (msg.back() == ';') msg.pop_back();
+      return error_document(msg, 1);
+    }
+    return dup(anygpu::dump_json(anygpu::selection_to_json(*out->selection), false));
   } catch (const std::exception& e) {
     return error_document(e.what(), 1);
   }

@@ -48,7 +48,8 @@ void print(const std::string& text) {
 
 namespace {
 std::vector<Command> commands() {
-  return {detect_command(), vendors_command(), gather_command()};
+  return {detect_command(), check_command(), select_command(), vendors_command(),
+          gather_command()};
 }
 }  // namespace
 

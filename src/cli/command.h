@@ -43,5 +43,7 @@ void print(const std::string& text);
 Command detect_command();
 Command vendors_command();
 Command gather_command();
+Command check_command();
+Command select_command();
 
 }  // namespace anygpu::cli

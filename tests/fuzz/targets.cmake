@@ -3,3 +3,7 @@
 set(ANYGPU_FUZZ_TARGETS
   cpulist link nvidia_information kfd_properties os_release pci_ids pci_address versions
   registry_yaml host)
+# The contract (`check`) and selection (`select`) parsers add theirs.
+include(${CMAKE_CURRENT_LIST_DIR}/contract_targets.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/select_targets.cmake)
+list(APPEND ANYGPU_FUZZ_TARGETS ${ANYGPU_CONTRACT_FUZZ_TARGETS} ${ANYGPU_SELECT_FUZZ_TARGETS})

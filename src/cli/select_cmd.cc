@@ -1,0 +1,86 @@
+// `anygpu select`: apply accelerator-config.yaml and print the environment for the chosen
+// devices (shell, dotenv or anygpu.selection/v1).
+#include <cstdio>
+#include <memory>
+
+#include "cli/command.h"
+#include "render/json_text.h"
+#include "select/render.h"
+#include "select/select.h"
+
+namespace anygpu::cli {
+
+namespace {
+struct SelectFlags {
+  std::string config;
+  std::string format = "shell";
+  int nproc = 0;
+  std::string python = "python3";
+};
+}  // namespace
+
+Command select_command() {
+  return {"select", "choose devices by policy and print their environment", [](CLI::App& app) {
+            auto f = std::make_shared<SelectFlags>();
+            app.add_option("--config", f->config,
+                           "accelerator config (default ./accelerator-config.yaml; absent = "
+                           "backend auto)")
+                ->type_name("FILE");
+            app.add_option("--format", f->format, "shell (default), dotenv or json")
+                ->check(CLI::IsMember({"shell", "dotenv", "json"}));
+            app.add_option("--nproc-per-node", f->nproc,
+                           "processes sharing the devices (default LOCAL_WORLD_SIZE, else one "
+                           "per chosen device)")
+                ->type_name("N")
+                ->check(CLI::Range(1, 65536));
+            app.add_option("--python", f->python,
+                           "interpreter whose packages the runtime contract checks")
+                ->type_name("PATH");
+            return [f](const GlobalOptions& g) {
+              auto opts = g.host_options();
+              if (!opts) return fail(opts.error());
+              HostRoot host(*opts);
+              SelectRequest req;
+              if (!f->config.empty()) req.config_path = f->config;
+              if (f->nproc > 0) req.processes_per_node = f->nproc;
+              req.python = f->python;
+              auto out = select_on_host(host, req);
+              if (!out) return fail(out.error());
+              if (out->contract && !out->contract->passed()) {
+                const auto& v = *out->contract;
+                std::fprintf(stderr, "anygpu: runtime contract %s failed:\n",
+                             out->contract_path->c_str());
+                for (const auto& c : v.checks) {
+                  if (c.status != "fail") continue;
+                  std::fprintf(stderr, "[ERROR] %s\n", c.message.c_str());
+                  if (!c.suggestion.empty())
+                    std::fprintf(stderr, "  Suggestion: %s\n", c.suggestion.c_str());
+                }
+                std::fprintf(stderr, "[FAILED] %zu of %zu checks failed.\n", v.failures(),
+                             v.checks.size());
+                return kExitCheckFailed;
+              }
+              const auto& s = *out->selection;
+              if (g.verbose && !g.quiet) {
+                if (out->contract)
+                  std::fprintf(stderr, "anygpu: runtime contract %s: passed\n",
+                               out->contract_path->c_str());
+                std::fprintf(
+                    stderr, "anygpu: config: %s\n",
+                    out->config.file.empty() ? "(none; backend auto)" : out->config.file.c_str());
+                for (const auto& r : s.reasons) std::fprintf(stderr, "anygpu: %s\n", r.c_str());
+              }
+              auto format = g.json ? std::string("json") : f->format;
+              if (format == "json") {
+                print(dump_json(selection_to_json(s)));
+              } else if (format == "dotenv") {
+                print(selection_to_dotenv(s));
+              } else {
+                print(selection_to_shell(s));
+              }
+              return kExitOk;
+            };
+          }};
+}
+
+}  // namespace anygpu::cli

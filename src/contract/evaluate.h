@@ -1,0 +1,28 @@
+// The pure half of `anygpu check`: a parsed contract, the host's inventory and the Python
+// environment's installed files in, one Verdict out. No I/O.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "contract/check.h"
+#include "contract/python_env.h"
+#include "contract/spec.h"
+#include "model/inventory.h"
+#include "registry/registry.h"
+
+namespace anygpu {
+
+struct PythonFacts {
+  std::string python = "python3";
+  std::optional<PythonEnv> env;  // absent when it could not be read …
+  std::string error;             // … and why
+};
+
+// Device checks are evaluated for each accelerator vendor on the host (a process never mixes
+// vendors); the vendor with the fewest failures is the one reported.
+Verdict evaluate_contract(const ContractSpec& spec, const Inventory& inventory,
+                          const PythonFacts& python,
+                          const Registry& registry = Registry::builtin());
+
+}  // namespace anygpu

@@ -1,0 +1,62 @@
+// PEP 440 versions and specifier sets (https://peps.python.org/pep-0440/), as `packaging` and
+// pip implement them: normalisation of alternative spellings, epochs, pre/post/dev releases,
+// local labels ("+cu121"), and every specifier operator including "==2.1.*" and "~=".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.h"
+
+namespace anygpu::pep440 {
+
+struct Version {
+  uint64_t epoch = 0;
+  std::vector<uint64_t> release;             // at least one component
+  std::optional<std::pair<char, uint64_t>> pre;  // 'a', 'b' or 'c' (rc)
+  std::optional<uint64_t> post;
+  std::optional<uint64_t> dev;
+  std::vector<std::string> local;            // lower case, split on . - _
+
+  // Parses and normalises ("v1.0-RC1" -> 1.0rc1). Absent when not a PEP 440 version.
+  static std::optional<Version> parse(std::string_view text);
+  std::string str() const;     // normalised form
+  std::string public_str() const;  // without the local label
+  bool is_prerelease() const { return pre.has_value() || dev.has_value(); }
+  bool is_postrelease() const { return post.has_value(); }
+  Version public_version() const;  // local label dropped
+  Version base_version() const;    // epoch and release only
+};
+
+// -1, 0, 1 in PEP 440 order (the local label takes part: 1.0 < 1.0+cu121).
+int compare(const Version& a, const Version& b);
+
+struct Specifier {
+  std::string op;       // == != <= >= < > ~= ===
+  std::string version;  // as written (for "==2.1.*" with the ".*")
+  bool wildcard = false;
+  std::optional<Version> parsed;  // absent for ===
+
+  bool contains(const Version& v) const;
+  std::string str() const { return op + version; }
+};
+
+class SpecifierSet {
+ public:
+  // Comma-separated specifiers; whitespace is ignored. Empty text = any version.
+  static Result<SpecifierSet> parse(std::string_view text);
+  // Installed-version semantics (as `pip check`): a pre-release is judged by its version
+  // alone; the per-operator rules (no "2.2.0rc1" for "<2.2.0") still apply.
+  bool contains(const Version& v) const;
+  bool contains(std::string_view version_text) const;
+  std::string str() const;  // "<2.2.0,>=2.1.0" in the order written
+  const std::vector<Specifier>& specifiers() const { return specs_; }
+
+ private:
+  std::vector<Specifier> specs_;
+};
+
+}  // namespace anygpu::pep440

@@ -1,0 +1,264 @@
+#include "contract/python_env.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+
+#include "contract/spec.h"
+#include "util/strings.h"
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+
+namespace anygpu {
+
+namespace {
+
+constexpr size_t kMaxOutput = size_t{1} << 20;
+constexpr size_t kMaxMetadataHead = size_t{256} << 10;
+
+std::optional<std::string> read_head(const fs::path& p, size_t max_bytes) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string text(max_bytes, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(max_bytes));
+  text.resize(static_cast<size_t>(in.gcount()));
+  return text;
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+// A Python literal on the right of '=': a quoted string, or None (absent).
+std::optional<std::string> python_literal(std::string_view v) {
+  v = trim(v);
+  if (auto hash = v.find('#'); hash != std::string_view::npos && (v.empty() || (v[0] != '\'' && v[0] != '"')))
+    v = trim(v.substr(0, hash));
+  if (v.size() >= 2 && (v.front() == '\'' || v.front() == '"')) {
+    char q = v.front();
+    auto end = v.find(q, 1);
+    if (end == std::string_view::npos) return std::nullopt;
+    return std::string(v.substr(1, end - 1));
+  }
+  return std::nullopt;  // None, True, False, anything else
+}
+
+}  // namespace
+
+std::string TorchBuild::kind() const {
+  if (cuda) return "cuda";
+  if (hip) return "rocm";
+  if (xpu) return "xpu";
+  auto plus = version.find('+');
+  if (plus != std::string::npos) {
+    auto local = to_lower(std::string_view(version).substr(plus + 1));
+    if (starts_with(local, "cu") && local.size() > 2 &&
+        std::isdigit(static_cast<unsigned char>(local[2])))
+      return "cuda";
+    if (starts_with(local, "rocm")) return "rocm";
+    if (starts_with(local, "xpu")) return "xpu";
+  }
+  return "cpu";
+}
+
+const InstalledDist* PythonEnv::dist(std::string_view normalised_name) const {
+  for (const auto& d : dists)
+    if (d.name == normalised_name) return &d;
+  return nullptr;
+}
+
+TorchBuild parse_torch_version_py(std::string_view text) {
+  TorchBuild b;
+  std::map<std::string, std::optional<std::string>> values;
+  for (auto line : split_lines(text)) {
+    auto t = trim(line);
+    if (t.empty() || t.front() == '#') continue;
+    auto eq = t.find('=');
+    if (eq == std::string_view::npos || eq == 0) continue;
+    if (eq + 1 < t.size() && t[eq + 1] == '=') continue;
+    auto lhs = trim(t.substr(0, eq));
+    lhs = trim(lhs.substr(0, lhs.find(':')));  // `cuda: Optional[str] = '12.1'`
+    values[std::string(lhs)] = python_literal(t.substr(eq + 1));
+  }
+  auto get = [&](const char* k) -> std::optional<std::string> {
+    auto it = values.find(k);
+    if (it == values.end() || !it->second || it->second->empty()) return std::nullopt;
+    return it->second;
+  };
+  b.version = get("__version__").value_or("");
+  b.cuda = get("cuda");
+  b.hip = get("hip");
+  b.xpu = get("xpu");
+  return b;
+}
+
+std::optional<InstalledDist> parse_metadata(std::string_view text) {
+  InstalledDist d;
+  for (auto line : split_lines(text)) {
+    if (trim(line).empty()) break;  // end of the header block
+    auto colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    auto key = to_lower(trim(line.substr(0, colon)));
+    auto value = std::string(trim(line.substr(colon + 1)));
+    if (key == "name" && d.name.empty()) d.name = normalize_dist_name(value);
+    if (key == "version" && d.version.empty()) d.version = value;
+  }
+  // "pytorch" normalises to torch for contracts; a distribution is what it says it is.
+  if (d.name.empty() || d.version.empty()) return std::nullopt;
+  return d;
+}
+
+Result<std::vector<std::string>> query_sys_path(const std::string& python,
+                                                std::chrono::milliseconds timeout) {
+  if (python.empty()) return bad_input("--python: empty interpreter name");
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    return internal_error(cat({"pipe: ", std::strerror(errno)}));
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  std::string prog = python;
+  std::string arg_c = "-c";
+  std::string code = "import sys; print(\"\\n\".join(sys.path))";
+  char* argv[] = {prog.data(), arg_c.data(), code.data(), nullptr};
+  pid_t pid = 0;
+  int rc = ::posix_spawnp(&pid, python.c_str(), &fa, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  ::close(fds[1]);
+  if (rc != 0) {
+    ::close(fds[0]);
+    return bad_input(cat({"--python ", python, ": cannot run (", std::strerror(rc),
+                          "); pass the interpreter of the experiment's environment"}));
+  }
+  std::string out;
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  bool timed_out = false;
+  char buf[8192];
+  while (true) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - std::chrono::steady_clock::now())
+                    .count();
+    if (left <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    int n = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    if (n == 0) continue;
+    ssize_t got = ::read(fds[0], buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    if (out.size() < kMaxOutput) out.append(buf, static_cast<size_t>(got));
+  }
+  ::close(fds[0]);
+  if (timed_out) ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out)
+    return internal_error(cat({"--python ", python, ": no answer within ",
+                               std::to_string(timeout.count()), " ms"}));
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+      return bad_input(cat({"--python ", python, ": not found"}));
+    return internal_error(cat({"--python ", python, ": exited with status ",
+                               std::to_string(WIFEXITED(status) ? WEXITSTATUS(status)
+                                                                 : 128 + WTERMSIG(status)),
+                               " when asked for sys.path"}));
+  }
+  std::vector<std::string> paths;
+  for (auto line : split_lines(out)) {
+    auto t = std::string(line);
+    if (!t.empty() && t.back() == '\r') t.pop_back();
+    paths.push_back(t);
+  }
+  return paths;
+}
+
+PythonEnv read_site_packages(const std::vector<std::string>& sys_path) {
+  PythonEnv env;
+  env.sys_path = sys_path;
+  std::set<std::string> seen;
+  std::error_code ec;
+  for (const auto& entry : sys_path) {
+    if (entry.empty()) continue;  // the current directory: not an installation
+    fs::path dir(entry);
+    if (!fs::is_directory(dir, ec)) continue;  // zip files, missing entries
+    std::vector<fs::path> items;
+    for (auto it = fs::directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
+         !ec && it != fs::directory_iterator(); it.increment(ec))
+      items.push_back(it->path());
+    std::sort(items.begin(), items.end());
+    for (const auto& p : items) {
+      auto fname = p.filename().string();
+      std::optional<std::string> text;
+      if (ends_with(fname, ".dist-info")) {
+        text = read_head(p / "METADATA", kMaxMetadataHead);
+      } else if (ends_with(fname, ".egg-info")) {
+        text = fs::is_directory(p, ec) ? read_head(p / "PKG-INFO", kMaxMetadataHead)
+                                       : read_head(p, kMaxMetadataHead);
+      }
+      if (!text) continue;
+      auto d = parse_metadata(*text);
+      if (!d || !seen.insert(d->name).second) continue;
+      d->path = p.string();
+      env.dists.push_back(std::move(*d));
+    }
+    if (!env.torch && (fs::exists(dir / "torch" / "__init__.py", ec) ||
+                       fs::exists(dir / "torch" / "version.py", ec))) {
+      auto torch_dir = dir / "torch";
+      TorchBuild b;
+      if (auto text = read_head(torch_dir / "version.py", 64 << 10))
+        b = parse_torch_version_py(*text);
+      b.dir = torch_dir.string();
+      b.has_distributed = fs::exists(torch_dir / "distributed" / "__init__.py", ec);
+      std::vector<fs::path> lib_dirs{torch_dir / "lib", dir / "nvidia" / "nccl" / "lib"};
+      for (const auto& ld : lib_dirs) {
+        for (auto it = fs::directory_iterator(ld, ec); !ec && it != fs::directory_iterator();
+             it.increment(ec)) {
+          auto n = it->path().filename().string();
+          if ((starts_with(n, "libnccl") || starts_with(n, "librccl") ||
+               starts_with(n, "libccl")) &&
+              n.find(".so") != std::string::npos)
+            b.collective_libs.push_back(it->path().string());
+        }
+        ec.clear();
+      }
+      std::sort(b.collective_libs.begin(), b.collective_libs.end());
+      env.torch = std::move(b);
+    }
+  }
+  return env;
+}
+
+Result<PythonEnv> read_python_env(const std::string& python, std::chrono::milliseconds timeout) {
+  auto paths = query_sys_path(python, timeout);
+  if (!paths) return paths.error();
+  auto env = read_site_packages(*paths);
+  env.python = python;
+  return env;
+}
+
+}  // namespace anygpu

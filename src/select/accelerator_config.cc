@@ -1,0 +1,348 @@
+#include "select/accelerator_config.h"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "model/inventory.h"
+#include "probe/runtimes.h"
+#include "util/strings.h"
+#include "util/suggest.h"
+#include "util/yaml_reader.h"
+
+namespace anygpu {
+
+namespace {
+
+constexpr std::array<std::string_view, 4> kTopKeys = {"backend", "device_selection_policy",
+                                                      "devices", "runtime_contract"};
+constexpr std::array<std::string_view, 2> kRuleKeys = {"priority", "criteria"};
+constexpr std::array<std::string_view, 5> kTypes = {"gpu_vendor", "gpu_compute_capability",
+                                                    "driver_version", "memory_gb", "device_count"};
+
+// Every name `backend:` accepts, for messages and suggestions.
+std::vector<std::string> backend_words(const Registry& registry) {
+  // Vendor names first: on a tie ("cdua" is as close to "cpu" as to "cuda") they win.
+  std::vector<std::string> out;
+  for (const auto& v : registry.vendors()) {
+    for (auto b : v.backend_names) out.emplace_back(b);
+    out.emplace_back(v.id);
+  }
+  out.emplace_back("auto");
+  out.emplace_back("cpu");
+  return out;
+}
+
+std::string suggestion(std::string_view word, const std::vector<std::string>& words) {
+  std::vector<std::string_view> views(words.begin(), words.end());
+  return did_you_mean(word, views);
+}
+
+std::vector<std::string> vendor_ids(const Registry& registry) {
+  std::vector<std::string> out;
+  for (const auto& v : registry.vendors()) out.emplace_back(v.id);
+  return out;
+}
+
+// A whole number within [lo, hi]; YAML gives it as text.
+long integer(const YamlReader& r, const YAML::Node& n, std::string_view what, long lo, long hi) {
+  auto s = r.scalar(n, what);
+  auto v = parse_int(s);
+  if (!v || *v < lo || *v > hi)
+    r.fail(n, cat({what, ": expected a whole number from ", std::to_string(lo), " to ",
+                   std::to_string(hi), ", got '", s, "'"}));
+  return static_cast<long>(*v);
+}
+
+// "sm_80", "sm_90a" -> 80/90 (major*10+minor); "8.0" also reads as sm_80.
+std::optional<int> sm_number(std::string_view arch) {
+  std::string_view digits;
+  if (arch.starts_with("sm_")) {
+    digits = arch.substr(3);
+    while (!digits.empty() && std::isalpha(static_cast<unsigned char>(digits.back())))
+      digits.remove_suffix(1);
+    if (digits.size() < 2 || digits.size() > 3) return std::nullopt;
+    auto v = parse_int(digits);
+    if (!v) return std::nullopt;
+    for (char c : digits)
+      if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+    return static_cast<int>(*v);
+  }
+  auto dot = arch.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  auto major = parse_int(arch.substr(0, dot));
+  auto minor = parse_int(arch.substr(dot + 1));
+  if (!major || !minor || *major < 1 || *major > 99 || *minor < 0 || *minor > 9 ||
+      arch.size() - dot != 2)
+    return std::nullopt;
+  return static_cast<int>(*major * 10 + *minor);
+}
+
+bool plain_arch_word(std::string_view s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.' &&
+        c != '*')
+      return false;
+  auto star = s.find('*');
+  return star == std::string_view::npos || star == s.size() - 1;
+}
+
+std::vector<std::string> scalar_or_list(const YamlReader& r, const YAML::Node& n,
+                                        std::string_view what) {
+  if (n.IsSequence()) {
+    auto out = r.strings(n, what);
+    if (out.empty()) r.fail(n, cat({what, ": must name at least one value"}));
+    return out;
+  }
+  auto s = r.scalar(n, what);
+  if (s.empty()) r.fail(n, cat({what, ": must not be empty"}));
+  return {s};
+}
+
+Criterion parse_criterion(const YamlReader& r, const YAML::Node& n, const Registry& registry) {
+  r.expect_map(n, "criterion");
+  auto type_node = n["type"];
+  if (!type_node) {
+    r.check_keys(n, std::array<std::string_view, 3>{"type", "min", "equals"}, {});
+    r.fail(n,
+           "criterion: missing key 'type' (one of gpu_vendor, gpu_compute_capability, "
+           "driver_version, memory_gb, device_count)");
+  }
+  auto type = r.scalar(type_node, "type");
+  Criterion c;
+  c.where = r.where(n);
+  if (type == "gpu_vendor") {
+    c.type = CriterionType::gpu_vendor;
+    r.check_keys(n, std::array<std::string_view, 2>{"type", "equals"},
+                 std::array<std::string_view, 1>{"equals"});
+    auto ids = vendor_ids(registry);
+    auto node = n["equals"];
+    c.equals = scalar_or_list(r, node, "equals");
+    for (size_t i = 0; i < c.equals.size(); ++i) {
+      auto& v = c.equals[i];
+      v = to_lower(v);
+      if (std::find(ids.begin(), ids.end(), v) == ids.end())
+        r.fail(node.IsSequence() ? node[i] : node,
+               cat({"gpu_vendor: unknown vendor '", v, "'", suggestion(v, ids),
+                    "; known: ", join(ids, ", ")}));
+    }
+  } else if (type == "gpu_compute_capability") {
+    c.type = CriterionType::gpu_compute_capability;
+    r.check_keys(n, std::array<std::string_view, 3>{"type", "min", "equals"}, {});
+    auto min = n["min"];
+    auto eq = n["equals"];
+    if (static_cast<bool>(min) == static_cast<bool>(eq))
+      r.fail(n, "gpu_compute_capability: give exactly one of 'min' or 'equals'");
+    if (min) {
+      auto s = r.scalar(min, "min");
+      auto v = sm_number(s);
+      if (!v)
+        r.fail(min, cat({"gpu_compute_capability min: expected an NVIDIA compute capability like "
+                         "sm_80 or 8.0, got '",
+                         s,
+                         "' (other architectures have no order; use equals, e.g. gfx942 or "
+                         "gfx94*)"}));
+      c.min = "sm_" + std::to_string(*v);
+    } else {
+      c.equals = scalar_or_list(r, eq, "equals");
+      for (size_t i = 0; i < c.equals.size(); ++i) {
+        auto& v = c.equals[i];
+        v = to_lower(v);
+        if (auto sm = sm_number(v)) v = "sm_" + std::to_string(*sm);
+        if (!plain_arch_word(v))
+          r.fail(eq.IsSequence() ? eq[i] : eq,
+                 cat({"gpu_compute_capability equals: '", v,
+                      "' is not an architecture name (sm_90, gfx942, gfx94*, xe-hpc, …)"}));
+      }
+    }
+  } else if (type == "driver_version") {
+    c.type = CriterionType::driver_version;
+    r.check_keys(n, std::array<std::string_view, 2>{"type", "min"},
+                 std::array<std::string_view, 1>{"min"});
+    auto s = r.scalar(n["min"], "min");
+    if (s.empty() || !compare_versions(s, s))
+      r.fail(n["min"],
+             cat({"driver_version min: expected a dotted version like 535.54.03, got '", s, "'"}));
+    c.min = s;
+  } else if (type == "memory_gb") {
+    c.type = CriterionType::memory_gb;
+    r.check_keys(n, std::array<std::string_view, 2>{"type", "min"},
+                 std::array<std::string_view, 1>{"min"});
+    c.min_number = r.number(n["min"], "memory_gb min");
+  } else if (type == "device_count") {
+    c.type = CriterionType::device_count;
+    r.check_keys(n, std::array<std::string_view, 2>{"type", "min"},
+                 std::array<std::string_view, 1>{"min"});
+    c.min_number = static_cast<double>(integer(r, n["min"], "device_count min", 1, 65536));
+  } else {
+    r.fail(type_node, cat({"unknown criterion type '", type, "'", did_you_mean(type, kTypes),
+                           "; known: gpu_vendor, gpu_compute_capability, driver_version, "
+                           "memory_gb, device_count"}));
+  }
+  return c;
+}
+
+DeviceRef parse_device_ref(const YamlReader& r, const YAML::Node& n) {
+  auto s = r.scalar(n, "devices");
+  DeviceRef ref;
+  if (auto i = parse_int(s); i && s.find(':') == std::string::npos) {
+    if (*i < 0 || *i > 65535) r.fail(n, cat({"devices: index out of range: '", s, "'"}));
+    ref.index = static_cast<int>(*i);
+    return ref;
+  }
+  auto addr = PciAddress::parse(s);
+  if (!addr && std::count(s.begin(), s.end(), ':') == 1) addr = PciAddress::parse("0000:" + s);
+  if (!addr)
+    r.fail(n, cat({"devices: '", s,
+                   "' is neither a device index (0, 1, …) nor a PCI bus id like 0000:18:00.0"}));
+  ref.bus_id = addr->str();
+  return ref;
+}
+
+AcceleratorConfig parse_root(const YamlReader& r, const YAML::Node& root, const std::string& file,
+                             const Registry& registry) {
+  AcceleratorConfig cfg;
+  cfg.file = file;
+  if (!root || root.IsNull()) return cfg;  // an empty file: all defaults
+  r.expect_map(root, "accelerator config");
+  r.check_keys(root, kTopKeys, {});
+
+  if (auto b = root["backend"]) {
+    auto s = r.scalar(b, "backend");
+    auto vendor = resolve_backend(s, registry);
+    if (!vendor) {
+      auto words = backend_words(registry);
+      r.fail(b, cat({"backend: unknown backend '", s, "'", suggestion(to_lower(s), words),
+                     "; known: ", join(words, ", ")}));
+    }
+    cfg.backend = *vendor;
+    cfg.backend_written = s;
+  }
+
+  if (auto p = root["device_selection_policy"]; p && !p.IsNull()) {
+    r.expect_sequence(p, "device_selection_policy");
+    for (const auto& rule_node : p) {
+      r.expect_map(rule_node, "device_selection_policy entry");
+      r.check_keys(rule_node, kRuleKeys, std::array<std::string_view, 1>{"priority"});
+      PolicyRule rule;
+      rule.where = r.where(rule_node);
+      rule.priority = integer(r, rule_node["priority"], "priority", 0, 1000000);
+      if (auto crit = rule_node["criteria"]; crit && !crit.IsNull()) {
+        r.expect_sequence(crit, "criteria");
+        for (const auto& c : crit) rule.criteria.push_back(parse_criterion(r, c, registry));
+      }
+      cfg.policy.push_back(std::move(rule));
+    }
+    std::stable_sort(cfg.policy.begin(), cfg.policy.end(),
+                     [](const auto& a, const auto& b) { return a.priority < b.priority; });
+  }
+
+  if (auto d = root["devices"]) {
+    if (d.IsSequence()) {
+      if (d.size() == 0) r.fail(d, "devices: an empty list selects nothing; use 'all'");
+      for (const auto& item : d) {
+        auto ref = parse_device_ref(r, item);
+        for (const auto& seen : cfg.list)
+          if (seen.index == ref.index && seen.bus_id == ref.bus_id)
+            r.fail(item, cat({"devices: '", ref.text(), "' is listed twice"}));
+        cfg.list.push_back(ref);
+      }
+    } else {
+      auto s = r.scalar(d, "devices");
+      if (s != "all") {
+        auto v = parse_int(s);
+        if (!v || *v < 1 || *v > 65536)
+          r.fail(d, cat({"devices: expected 'all', a count (1, 2, …) or a list of bus ids or "
+                         "indices, got '",
+                         s, "'"}));
+        cfg.count = static_cast<int>(*v);
+      }
+    }
+  }
+
+  if (auto c = root["runtime_contract"]) {
+    auto s = r.scalar(c, "runtime_contract");
+    if (s.empty()) r.fail(c, "runtime_contract: must not be empty");
+    std::filesystem::path path(s);
+    if (path.is_relative()) {
+      auto dir = std::filesystem::path(file).parent_path();
+      path = dir.empty() ? path : dir / path;
+    }
+    cfg.runtime_contract = path.lexically_normal().string();
+  }
+  return cfg;
+}
+
+}  // namespace
+
+std::string_view to_string(CriterionType t) {
+  return kTypes[static_cast<size_t>(t)];
+}
+
+std::string DeviceRef::text() const {
+  return bus_id ? *bus_id : std::to_string(index.value_or(0));
+}
+
+std::optional<std::string> resolve_backend(std::string_view name, const Registry& registry) {
+  auto s = to_lower(trim(name));
+  if (s == "auto" || s == "cpu") return s;
+  for (const auto& v : registry.vendors()) {
+    if (v.id == s) return std::string(v.id);
+    for (auto b : v.backend_names)
+      if (b == s) return std::string(v.id);
+  }
+  return std::nullopt;
+}
+
+Result<AcceleratorConfig> parse_accelerator_config(std::string_view text, const std::string& file,
+                                                   const Registry& registry) {
+  YamlReader r(file);
+  if (text.size() > kMaxConfigBytes) {
+    // Name the place where the limit was crossed.
+    size_t line = 1, col = 1;
+    for (size_t i = 0; i < kMaxConfigBytes; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    return bad_input(cat({file, ":", std::to_string(line), ":", std::to_string(col),
+                          ": file exceeds 1 MiB here; an accelerator config is a few lines"}));
+  }
+  auto root = r.parse(text);
+  if (!root) return root.error();
+  try {
+    return parse_root(r, *root, file, registry);
+  } catch (const LocatedError& e) {
+    return bad_input(e.message);
+  } catch (const YAML::Exception& e) {
+    return bad_input(cat({file, ":", std::to_string(e.mark.line + 1), ":",
+                          std::to_string(e.mark.column + 1), ": ", e.msg}));
+  }
+}
+
+Result<AcceleratorConfig> load_accelerator_config(const std::string& path, bool must_exist,
+                                                  const Registry& registry) {
+  std::error_code ec;
+  auto st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st)) {
+    if (!must_exist) return AcceleratorConfig{};
+    return bad_input(cat({path, ": no such file (the accelerator config to apply)"}));
+  }
+  if (std::filesystem::is_directory(st))
+    return bad_input(cat({path, ": is a directory, not an accelerator config"}));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return bad_input(cat({path, ": cannot read: ", std::strerror(errno)}));
+  std::string text(kMaxConfigBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  return parse_accelerator_config(text, path, registry);
+}
+
+}  // namespace anygpu

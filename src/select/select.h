@@ -1,0 +1,72 @@
+// Device selection: an Inventory and an accelerator config in, the chosen devices and the
+// environment every framework needs out. select_devices() is a pure function of its inputs
+// (this process's CPU affinity is passed in); select_on_host() does the I/O around it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "contract/check.h"
+#include "host/host_root.h"
+#include "model/inventory.h"
+#include "registry/registry.h"
+#include "select/accelerator_config.h"
+#include "util/result.h"
+
+namespace anygpu {
+
+struct SelectInputs {
+  // Processes that will share the chosen devices on this node (torchrun's nproc-per-node);
+  // absent: one per chosen device (one for the CPU fallback).
+  std::optional<int> processes_per_node;
+  // CPUs this process may run on (sched_getaffinity); empty when unknown.
+  std::vector<int> affinity;
+};
+
+using EnvVar = std::pair<std::string, std::string>;
+
+struct Selection {
+  std::string vendor;   // registry id, or "cpu"
+  std::string backend;  // the vendor's first backend name ("cuda", "rocm", …) or "cpu"
+  std::string torch_device;
+  std::string dist_backend;
+  std::vector<Device> devices;   // chosen, in index order
+  std::optional<long> priority;  // the policy entry that won, when a policy was given
+  int num_workers = 1;
+  std::vector<EnvVar> env;           // in output order
+  std::vector<std::string> reasons;  // why these devices (for -v)
+};
+
+Result<Selection> select_devices(const Inventory& inventory, const AcceleratorConfig& config,
+                                 const SelectInputs& inputs,
+                                 const Registry& registry = Registry::builtin());
+
+// Whether one device satisfies a per-device criterion (device_count is a group criterion and
+// holds for every device here). `why` gets a short explanation when it does not.
+bool device_meets(const Device& d, const Criterion& c, std::string* why = nullptr);
+
+// CPUs this process may run on, from sched_getaffinity; empty when that fails.
+std::vector<int> current_affinity();
+
+struct SelectRequest {
+  std::optional<std::string> config_path;  // absent: ./accelerator-config.yaml, may be missing
+  std::optional<int> processes_per_node;   // absent: LOCAL_WORLD_SIZE, else one per device
+  std::string python = "python3";          // for the runtime contract's package checks
+};
+
+struct SelectOutcome {
+  AcceleratorConfig config;
+  std::optional<std::string> contract_path;
+  std::optional<Verdict> contract;     // set when runtime_contract was checked
+  std::optional<Selection> selection;  // absent when the contract failed
+};
+
+inline constexpr const char* kDefaultAcceleratorConfig = "accelerator-config.yaml";
+
+// Loads the config, probes the host, checks the runtime contract, selects.
+Result<SelectOutcome> select_on_host(const HostRoot& host, const SelectRequest& request,
+                                     const Registry& registry = Registry::builtin());
+
+}  // namespace anygpu

@@ -1,0 +1,61 @@
+// accelerator-config.yaml: any text parses or fails with a located message, never crashes;
+// a parsed config selects on a synthetic host without crashing.
+#include "fuzz_check.h"
+#include "select/accelerator_config.h"
+#include "select/render.h"
+#include "select/select.h"
+
+using namespace anygpu;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  auto text = fuzz::as_text(data, size);
+  const std::string file = "fuzz.yaml";
+  auto cfg = parse_accelerator_config(text, file);
+  if (!cfg) {
+    FUZZ_CHECK(cfg.error().kind == ErrorKind::bad_input);
+    FUZZ_CHECK(cfg.error().message.rfind(file, 0) == 0);
+    return 0;
+  }
+  FUZZ_CHECK(cfg->backend == "auto" || cfg->backend == "cpu" ||
+             Registry::builtin().vendor(cfg->backend) != nullptr);
+  FUZZ_CHECK(!cfg->count || *cfg->count >= 1);
+  FUZZ_CHECK(!(cfg->count && !cfg->list.empty()));
+  for (size_t i = 1; i < cfg->policy.size(); ++i)
+    FUZZ_CHECK(cfg->policy[i - 1].priority <= cfg->policy[i].priority);
+  // Parsing is a pure function of the text.
+  auto again = parse_accelerator_config(text, file);
+  FUZZ_CHECK(again.ok() && again->policy.size() == cfg->policy.size() &&
+             again->backend == cfg->backend);
+
+  // Select on a small two-vendor host.
+  Inventory inv;
+  inv.host.cpus = 8;
+  const char* ids[] = {"0000:18:00.0", "0000:2a:00.0", "0000:9a:00.0"};
+  for (int i = 0; i < 3; ++i) {
+    Device d;
+    d.vendor = i < 2 ? "nvidia" : "amd";
+    d.index = i < 2 ? i : 0;
+    d.pci.address = *PciAddress::parse(ids[i]);
+    d.pci.root_complex = i == 0 ? "pci0000:00" : "pci0000:80";
+    d.numa_node = i;
+    d.cpu_affinity = i == 0 ? "0-3" : "4-7";
+    d.arch = i < 2 ? "sm_90" : "gfx942";
+    d.driver = DriverInfo{"nvidia", "550.90.07"};
+    d.memory_total_bytes = uint64_t{80} << 30;
+    inv.devices.push_back(d);
+  }
+  auto sel = select_devices(inv, *cfg, {});
+  if (!sel) {
+    FUZZ_CHECK(sel.error().kind == ErrorKind::host && cfg->backend != "auto");
+    return 0;
+  }
+  FUZZ_CHECK(sel->num_workers >= 1);
+  FUZZ_CHECK(sel->vendor == "cpu" ? sel->devices.empty() : !sel->devices.empty());
+  for (const auto& d : sel->devices) FUZZ_CHECK(d.vendor == sel->vendor);
+  int visible = 0;
+  for (const auto& [k, v] : sel->env) visible += k.find("VISIBLE_DEVICES") != std::string::npos;
+  FUZZ_CHECK(visible <= 1);
+  FUZZ_CHECK(!selection_to_shell(*sel).empty());
+  FUZZ_CHECK(selection_to_json(*sel)["schema"] == "anygpu.selection/v1");
+  return 0;
+}

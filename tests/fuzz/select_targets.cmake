@@ -1,0 +1,2 @@
+# The accelerator-config.yaml parser (`anygpu select`).
+set(ANYGPU_SELECT_FUZZ_TARGETS accelerator_config)
