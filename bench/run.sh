@@ -19,18 +19,23 @@ cases=(
   "anygpu detect --json (8x H100 fixture)|$bin --root $fixture detect --json"
   "lspci -nn (8x H100 fixture)|lspci -A linux-sysfs -O sysfs.path=$fixture/sys/bus/pci -nn"
 )
+cases+=(
+  "anygpu check, no Python probe (8x H100 fixture)|$bin --root $fixture --no-libs check $here/bench/runtime-spec-hardware.yaml"
+  "anygpu check with the Python probe (8x H100 fixture)|$bin --root $fixture --no-libs check $here/examples/runtime-spec.yaml --python $py"
+)
 if $py -c "import torch" 2>/dev/null; then
   cases+=("python3 -c 'import torch; torch.cuda.is_available()'|$py -c 'import torch; torch.cuda.is_available()'")
+  cases+=("python3 -c 'import torch; print(torch.__version__)'|$py -c 'import torch; print(torch.__version__)'")
 fi
 
 i=0
 for c in "${cases[@]}"; do
   name=${c%%|*}; cmd=${c#*|}
   runs=50; [[ $name == python3* ]] && runs=10
-  hyperfine -N --warmup 3 --runs "$runs" --export-json "$out/$i.json" "$cmd" >/dev/null 2>&1 ||
-    hyperfine --warmup 3 --runs "$runs" --export-json "$out/$i.json" "$cmd" >/dev/null 2>&1
+  hyperfine -N -i --warmup 3 --runs "$runs" --export-json "$out/$i.json" "$cmd" >/dev/null 2>&1 ||
+    hyperfine -i --warmup 3 --runs "$runs" --export-json "$out/$i.json" "$cmd" >/dev/null 2>&1
   # Peak RSS: median of 5 runs of GNU time's maximum resident set size.
-  for _ in 1 2 3 4 5; do /usr/bin/time -f "%M" sh -c "$cmd >/dev/null 2>&1" 2>>"$out/$i.rss"; done
+  for _ in 1 2 3 4 5; do /usr/bin/time -f "%M" sh -c "$cmd >/dev/null 2>&1" 2>>"$out/$i.rss" || true; done
   echo "$name" >"$out/$i.name"
   i=$((i + 1))
 done
@@ -42,7 +47,7 @@ rows = []
 for i in range(n):
     name = open(f"{out}/{i}.name").read().strip()
     times = json.load(open(f"{out}/{i}.json"))["results"][0]["times"]
-    rss = [int(x) for x in open(f"{out}/{i}.rss").read().split()]
+    rss = [int(x) for x in open(f"{out}/{i}.rss").read().split() if x.isdigit()]
     rows.append((name, statistics.median(times) * 1000, statistics.median(rss) / 1024))
 peer = {"this host": None, "8x H100 fixture": None}
 for name, ms, _ in rows:
