@@ -13,5 +13,18 @@ echo
 echo "== anygpu --root tests/hosts/mi300x-8x detect --json (the start of it)"
 "$bin" --root "$here/tests/hosts/mi300x-8x" --no-libs detect --json | head -48
 echo
+echo "== anygpu check examples/runtime-spec.yaml (the 8x H100 server; Debian's torch is a CPU build)"
+"$bin" --root "$here/tests/hosts/h100-8x" --no-libs check "$here/examples/runtime-spec.yaml" \
+  --python /usr/bin/python3 || echo "(exit $?: the contract is not met)"
+echo
+echo "== anygpu check on this machine"
+"$bin" check "$here/examples/runtime-spec.yaml" --python /usr/bin/python3 || echo "(exit $?: the contract is not met)"
+echo
+echo "== anygpu select --config examples/accelerator-config.yaml -v (the 8x MI300X server)"
+"$bin" --root "$here/tests/hosts/mi300x-8x" --no-libs -v select --config "$here/examples/accelerator-config.yaml"
+echo
+echo "== anygpu select on this machine (CPU fallback)"
+"$bin" select --config "$here/examples/accelerator-config.yaml" || true
+echo
 echo "== anygpu vendors"
 "$bin" vendors
