@@ -14,12 +14,7 @@
 namespace anygpu {
 namespace {
 
-const Inventory& host(const std::string& name) {
-  static std::map<std::string, Inventory> cache;
-  auto it = cache.find(name);
-  if (it == cache.end()) it = cache.emplace(name, test::probe_root(test::fixture_host(name))).first;
-  return it->second;
-}
+const Inventory& host(const std::string& name) { return test::fixture_inventory(name); }
 
 Verdict eval(const std::string& yaml, const Inventory& inv, const PythonFacts& py = {}) {
   auto spec = parse_contract(yaml, "spec.yaml");

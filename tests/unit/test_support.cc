@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 
 #include "probe/probe.h"
@@ -67,6 +68,13 @@ Inventory probe_root(const std::string& root, bool load_libraries, int library_t
   o.library_timeout = std::chrono::milliseconds(library_timeout_ms);
   HostRoot host(o);
   return probe(host);
+}
+
+const Inventory& fixture_inventory(const std::string& name) {
+  static std::map<std::string, Inventory> cache;
+  auto it = cache.find(name);
+  if (it == cache.end()) it = cache.emplace(name, probe_root(fixture_host(name))).first;
+  return it->second;
 }
 
 const Device* find_device(const Inventory& inv, const std::string& bus_id) {

@@ -36,6 +36,9 @@ void make_symlink(const std::string& target, const std::string& link);
 Inventory probe_root(const std::string& root, bool load_libraries = false,
                      int library_timeout_ms = 1000);
 
+// The inventory of a fixture host (libraries off), probed once per test process.
+const Inventory& fixture_inventory(const std::string& name);
+
 const Device* find_device(const Inventory& inv, const std::string& bus_id);
 
 }  // namespace anygpu::test
