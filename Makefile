@@ -9,7 +9,9 @@ FUZZ_SECONDS ?= 60
 
 BUILD_DEPS := cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev \
               libgtest-dev libgmock-dev clang libclang-rt-14-dev
-TEST_DEPS  := pci.ids pciutils python3-yaml python3-pytest time hyperfine librocm-smi-dev libze-dev
+TEST_DEPS  := pci.ids pciutils python3-yaml python3-pytest time hyperfine librocm-smi-dev libze-dev \
+              python3-torch podman runc busybox-static slurm-wlm prometheus \
+              prometheus-node-exporter tmux curl
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -41,7 +43,7 @@ asan: deps $(ASAN_BUILD)/build.ninja
 test: build asan
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
+	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -LE system
 
 run: build
 	./scripts/demo.sh $(BUILD)/anygpu

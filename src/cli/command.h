@@ -45,5 +45,16 @@ Command vendors_command();
 Command gather_command();
 Command check_command();
 Command select_command();
+Command run_command();
+Command cdi_command();
+Command slurm_command();
+Command k8s_command();
+Command metrics_command();
+Command top_command();
+Command exporter_command();
+Command doctor_command();
+Command host_init_command();
+Command wheel_command();
+Command init_command();
 
 }  // namespace anygpu::cli

@@ -1,0 +1,7 @@
+# Container Device Interface: reading and generating specs (`anygpu cdi`).
+set(ANYGPU_CDI_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/cdi.cc
+)
+set(ANYGPU_CDI_CLI_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/../cli/cdi_cmd.cc
+)

@@ -1,0 +1,9 @@
+# Slurm and Kubernetes: hostlists, allocation environment, gres.conf, NFD labels, Job manifests.
+set(ANYGPU_CLUSTER_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/slurm_env.cc
+  ${CMAKE_CURRENT_LIST_DIR}/hostlist.cc
+)
+set(ANYGPU_CLUSTER_CLI_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/../cli/slurm_cmd.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../cli/k8s_cmd.cc
+)

@@ -1,0 +1,40 @@
+// One metrics schema for every vendor. A value a source cannot give is absent (never 0).
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace anygpu {
+
+struct DeviceSample {
+  std::string vendor;  // registry id
+  int index = 0;       // per vendor, as in `anygpu detect`
+  std::string pci_bus_id;
+  std::optional<std::string> uuid, name;
+  std::optional<double> utilization_ratio;  // 0..1
+  std::optional<double> memory_used_bytes, memory_total_bytes;
+  std::optional<double> temperature_celsius;  // the headline sensor (edge, else junction)
+  std::map<std::string, double> temperatures_celsius;  // every sensor by label
+  std::optional<double> power_watts;
+  std::optional<double> energy_joules;  // monotonic counter
+  std::map<std::string, double> clocks_hertz;  // "graphics", "memory", "sm", …
+};
+
+struct BackendStatus {
+  std::string vendor;
+  std::string source;  // "sysfs", "nvml", "level-zero", "dcmi", "hwmon"
+  bool up = false;
+  std::chrono::system_clock::time_point last_success{};  // epoch when never
+  std::optional<std::string> error;
+};
+
+struct MetricsSnapshot {
+  std::chrono::system_clock::time_point timestamp{};
+  std::vector<DeviceSample> devices;
+  std::vector<BackendStatus> backends;
+};
+
+}  // namespace anygpu
