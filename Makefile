@@ -11,7 +11,7 @@ BUILD_DEPS := cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-de
               libgtest-dev libgmock-dev clang libclang-rt-14-dev
 TEST_DEPS  := pci.ids pciutils python3-yaml python3-pytest time hyperfine librocm-smi-dev libze-dev \
               python3-torch podman runc busybox-static slurm-wlm prometheus \
-              prometheus-node-exporter tmux curl
+              prometheus-node-exporter tmux curl shellcheck
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -1,12 +1,121 @@
-// Placeholder registration for `anygpu k8s`; the cluster capability replaces this file.
+// `anygpu k8s labels`: a Node Feature Discovery features.d file for the discovered devices.
+// `anygpu k8s job`: a Job (or PyTorchJob with --nnodes > 1) requesting the vendor's
+// device-plugin resource, least privilege, on nodes carrying those labels.
+#include <cstdio>
+#include <memory>
+
 #include "cli/command.h"
+#include "cluster/k8s.h"
+#include "launch/command_line.h"
+#include "probe/probe.h"
+#include "render/json_text.h"
+#include "util/atomic_file.h"
+#include "util/strings.h"
 
 namespace anygpu::cli {
 
+namespace {
+
+struct K8sFlags {
+  std::string output_dir;
+  std::string prefix{kDefaultLabelPrefix};
+  std::string image, name = "anygpu-job", vendor, resource;
+  int gpus = 1, nnodes = 1;
+  std::vector<std::string> command;
+};
+
+int run_labels(const GlobalOptions& g, const K8sFlags& f) {
+  auto opts = g.host_options();
+  if (!opts) return fail(opts.error());
+  HostRoot host(*opts);
+  auto labels = node_labels(probe(host), f.prefix);
+  if (labels.empty()) return fail(host_error("no accelerator found; no labels to publish"));
+  if (g.json) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : labels) j[k] = v;
+    print(dump_json({{"schema", "anygpu.labels/v1"}, {"labels", j}}));
+    return kExitOk;
+  }
+  auto text = features_file(labels);
+  if (f.output_dir.empty()) {
+    std::fputs(text.c_str(), stdout);
+    return kExitOk;
+  }
+  // NFD reads every file in features.d and skips dotfiles: the content is written to
+  // ".anygpu.tmpPID" and renamed to "anygpu", so NFD never sees half a file.
+  auto path = f.output_dir + "/anygpu";
+  auto written = write_file_atomic(path, text, 0644);
+  if (!written) return fail(written.error());
+  if (!g.quiet) std::fprintf(stderr, "anygpu: wrote %s\n", path.c_str());
+  return kExitOk;
+}
+
+int run_job(const GlobalOptions& g, const K8sFlags& f) {
+  JobRequest r;
+  r.name = f.name;
+  r.image = f.image;
+  r.gpus = f.gpus;
+  r.nnodes = f.nnodes;
+  r.label_prefix = f.prefix;
+  r.argv = f.command;
+  // The parser rewrites some arguments ("[a,b]"); the kernel's copy of argv is exact.
+  if (auto raw = command_after_marker(own_argv(), "job")) r.argv = std::move(*raw);
+  r.vendor = f.vendor;
+  r.resource = f.resource;
+  if (r.vendor.empty() || r.resource.empty()) {
+    auto opts = g.host_options();
+    if (!opts) return fail(opts.error());
+    HostRoot host(*opts);
+    auto inv = probe(host);
+    if (r.vendor.empty()) {
+      auto labels = node_labels(inv, f.prefix);
+      if (labels.empty())
+        return fail(bad_input("no accelerator found here: name the target with --vendor"));
+      r.vendor = labels.front().second;
+    }
+    if (r.resource.empty()) {
+      auto res = k8s_resource_for(inv, r.vendor);
+      if (!res) return fail(res.error());
+      r.resource = *res;
+    }
+  }
+  auto manifest = job_manifest(r);
+  if (!manifest) return fail(manifest.error());
+  std::fputs(manifest->c_str(), stdout);
+  return kExitOk;
+}
+
+}  // namespace
+
 Command k8s_command() {
-  return {"k8s", "k8s (being built)", [](CLI::App&) {
-            return [](const GlobalOptions&) {
-              return fail(internal_error("k8s: not built yet"));
+  return {"k8s", "Kubernetes: NFD node labels and Job manifests", [](CLI::App& app) {
+            auto f = std::make_shared<K8sFlags>();
+            app.require_subcommand(1);
+            auto* labels = app.add_subcommand(
+                "labels", "Node Feature Discovery features.d file (vendor, count, arch, …)");
+            labels->fallthrough();
+            labels
+                ->add_option("--output", f->output_dir,
+                             "write DIR/anygpu atomically, e.g. "
+                             "/etc/kubernetes/node-feature-discovery/features.d")
+                ->type_name("DIR");
+            auto* job = app.add_subcommand(
+                "job", "print a Job (PyTorchJob with --nnodes > 1) for IMAGE running CMD");
+            job->fallthrough();
+            for (auto* sub : {labels, job})
+              sub->add_option("--label-prefix", f->prefix, "label namespace")->type_name("NS");
+            job->add_option("--image", f->image, "container image")->required()->type_name("IMG");
+            job->add_option("--gpus", f->gpus, "devices per pod")->check(CLI::Range(1, 1024));
+            job->add_option("--nnodes", f->nnodes, "pods (> 1: a kubeflow.org/v1 PyTorchJob)")
+                ->check(CLI::Range(1, 65536));
+            job->add_option("--name", f->name, "object name (a DNS label)");
+            job->add_option("--vendor", f->vendor, "target vendor (default: this host's)");
+            job->add_option("--resource", f->resource,
+                            "device-plugin resource (default: the vendor's, from the registry)");
+            job->add_option("command", f->command, "-- CMD [ARGS…]");
+            return [f, labels](const GlobalOptions& g) {
+              if (labels->parsed()) return run_labels(g, *f);
+              return run_job(g, *f);
             };
           }};
 }

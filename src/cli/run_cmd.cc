@@ -1,13 +1,220 @@
-// Placeholder registration for `anygpu run`; the launch capability replaces this file.
+// `anygpu run`: check, select, plan, execute. Every failure of anygpu itself exits 125, so a
+// caller can tell it from the command's own status (126/127: not executable / not found).
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
 #include "cli/command.h"
+#include "contract/check.h"
+#include "launch/command_line.h"
+#include "launch/executor.h"
+#include "launch/host_facts.h"
+#include "launch/plan.h"
+#include "launch/plan_json.h"
+#include "launch/shell_quote.h"
+#include "launch/slurm_map.h"
+#include "probe/probe.h"
+#include "render/json_text.h"
+#include "select/select.h"
+#include "util/strings.h"
 
 namespace anygpu::cli {
 
+namespace {
+
+struct RunFlags {
+  bool dry_run = false;
+  bool no_check = false;
+  std::string spec, config, python = "python3";
+  std::string image, engine, user = "1001:1001", shm_size = "8g";
+  std::vector<std::string> engine_args;
+  bool read_only = false;
+  std::string nproc, nnodes, node_rank, master_addr, master_port;
+  std::vector<std::string> command;
+};
+
+int run_failed(const std::string& message) {
+  std::fprintf(stderr, "anygpu: %s\n", message.c_str());
+  return kExitRunFailed;
+}
+
+Result<std::optional<int>> int_option(const std::string& name, const std::string& text, long lo,
+                                      long hi) {
+  if (text.empty()) return std::optional<int>();
+  auto v = parse_int(text);
+  if (!v || *v < lo || *v > hi)
+    return bad_input(cat({name, " '", text, "': expected a whole number in ", std::to_string(lo),
+                          "..", std::to_string(hi)}));
+  return std::optional<int>(static_cast<int>(*v));
+}
+
+Result<LaunchOptions> launch_options(const RunFlags& f) {
+  LaunchOptions o;
+  o.command = f.command;
+  if (auto raw = command_after_marker(own_argv(), "run")) o.command = std::move(*raw);
+  if (!f.image.empty()) o.image = f.image;
+  if (!f.engine.empty()) {
+    if (f.image.empty()) return bad_input("--engine needs --container IMAGE");
+    o.engine = f.engine;
+  }
+  if (!f.engine_args.empty() && f.image.empty())
+    return bad_input("--engine-arg needs --container IMAGE");
+  o.engine_args = f.engine_args;
+  o.user = f.user;
+  o.shm_size = f.shm_size;
+  o.read_only = f.read_only;
+  if (!f.nproc.empty()) o.nproc_per_node = f.nproc;
+  if (!f.master_addr.empty()) o.master_addr = f.master_addr;
+  auto nnodes = int_option("--nnodes", f.nnodes, 1, 65536);
+  if (!nnodes) return nnodes.error();
+  o.nnodes = *nnodes;
+  auto rank = int_option("--node-rank", f.node_rank, 0, 65535);
+  if (!rank) return rank.error();
+  o.node_rank = *rank;
+  auto port = int_option("--master-port", f.master_port, 1, 65535);
+  if (!port) return port.error();
+  o.master_port = *port;
+  return o;
+}
+
+// Contracts to check: the one accelerator-config names, then --spec (or ./runtime-spec.yaml
+// when present), each once.
+std::vector<std::string> contract_paths(const RunFlags& f, const AcceleratorConfig& config) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& p) {
+    std::error_code ec;
+    auto canon = std::filesystem::weakly_canonical(p, ec);
+    for (const auto& q : out)
+      if (std::filesystem::weakly_canonical(q, ec) == canon) return;
+    out.push_back(p);
+  };
+  if (config.runtime_contract) add(*config.runtime_contract);
+  if (!f.spec.empty())
+    add(f.spec);
+  else if (std::filesystem::exists("runtime-spec.yaml"))
+    add("runtime-spec.yaml");
+  return out;
+}
+
+int run(const RunFlags& f, const GlobalOptions& g) {
+  auto options = launch_options(f);
+  if (!options) return run_failed(options.error().message);
+  if (options->command.empty())
+    return run_failed("no command: write it after --, e.g. anygpu run -- python train.py");
+  auto host_options = g.host_options();
+  if (!host_options) return run_failed(host_options.error().message);
+  Environment environment = current_environment();
+  bool talk = g.verbose && !g.quiet;
+
+  std::optional<SlurmContext> slurm;
+  if (environment.count("SLURM_JOB_ID")) {
+    auto s = slurm_context(environment);
+    if (!s) return run_failed(cat({"Slurm allocation: ", s.error().message}));
+    slurm = *s;
+  }
+  std::vector<std::string> notes;
+  SelectInputs inputs;
+  if (options->nproc_per_node) {
+    auto n = parse_nproc_per_node(*options->nproc_per_node);
+    if (!n) return run_failed(n.error().message);
+    inputs.processes_per_node = *n;
+  } else if (slurm) {
+    inputs.processes_per_node = slurm->local_world_size;
+  } else if (auto it = environment.find("LOCAL_WORLD_SIZE"); it != environment.end()) {
+    if (auto v = parse_int(it->second); v && *v >= 1 && *v <= 65536)
+      inputs.processes_per_node = static_cast<int>(*v);
+  }
+
+  auto config = load_accelerator_config(f.config.empty() ? kDefaultAcceleratorConfig : f.config,
+                                        !f.config.empty());
+  if (!config) return run_failed(config.error().message);
+  if (slurm) {
+    auto applied = apply_slurm_gpus(*slurm, *config, notes);
+    if (!applied) return run_failed(applied.error().message);
+  }
+
+  LaunchPlan plan;
+  {
+    HostRoot host(*host_options);
+    Inventory inventory = probe(host);
+    if (!f.no_check) {
+      for (const auto& path : contract_paths(f, *config)) {
+        CheckOptions check_options;
+        check_options.python = f.python;
+        auto verdict = check_contract_file(path, inventory, check_options);
+        if (!verdict) return run_failed(verdict.error().message);
+        if (!verdict->passed()) {
+          std::fputs(render_check_text(path, *verdict).c_str(), stderr);
+          return run_failed(cat({"runtime contract ", path, " failed: not starting the command"}));
+        }
+        if (talk) std::fprintf(stderr, "anygpu: runtime contract %s: passed\n", path.c_str());
+      }
+    }
+    if (host.is_real_root()) inputs.affinity = current_affinity();
+    auto selection = select_devices(inventory, *config, inputs);
+    if (!selection) return run_failed(selection.error().message);
+    if (talk)
+      for (const auto& r : selection->reasons) std::fprintf(stderr, "anygpu: %s\n", r.c_str());
+    HostFacts facts = gather_host_facts(host, *selection, *options, environment, notes);
+    auto planned = plan_launch(*selection, *options, facts, environment, slurm);
+    if (!planned) return run_failed(planned.error().message);
+    plan = std::move(*planned);
+  }
+  plan.notes.insert(plan.notes.begin(), notes.begin(), notes.end());
+  if (talk)
+    for (const auto& n : plan.notes) std::fprintf(stderr, "anygpu: %s\n", n.c_str());
+
+  if (f.dry_run) {
+    print(g.json ? dump_json(plan_to_json(plan)) : plan_to_shell(plan));
+    return kExitOk;
+  }
+  return execute_plan(plan, environment);
+}
+
+}  // namespace
+
 Command run_command() {
-  return {"run", "run (being built)", [](CLI::App&) {
-            return [](const GlobalOptions&) {
-              return fail(internal_error("run: not built yet"));
-            };
+  return {"run", "check, select devices and run a command natively, in a container or torchrun",
+          [](CLI::App& app) {
+            auto f = std::make_shared<RunFlags>();
+            app.add_flag("--dry-run", f->dry_run, "print the launch plan; run nothing");
+            app.add_flag("--no-check", f->no_check, "skip the runtime contract check");
+            app.add_option("--spec", f->spec,
+                           "runtime contract to check (default ./runtime-spec.yaml when present)")
+                ->type_name("FILE");
+            app.add_option("--config", f->config,
+                           "accelerator config (default ./accelerator-config.yaml)")
+                ->type_name("FILE");
+            app.add_option("--python", f->python,
+                           "interpreter whose packages the runtime contract checks")
+                ->type_name("PATH");
+            app.add_option("--container", f->image, "run in a container from IMAGE")
+                ->type_name("IMAGE");
+            app.add_option("--engine", f->engine,
+                           "podman or docker (default: podman when on PATH, else docker)")
+                ->type_name("ENGINE");
+            app.add_option("--engine-arg", f->engine_args,
+                           "extra engine option, before the image (repeatable; "
+                           "--engine-arg=--network=none)")
+                ->type_name("ARG")
+                ->allow_extra_args(false);
+            app.add_option("--user", f->user, "container user (default 1001:1001)")
+                ->type_name("UID:GID");
+            app.add_option("--shm-size", f->shm_size, "container /dev/shm size (default 8g)")
+                ->type_name("SIZE");
+            app.add_flag("--read-only", f->read_only, "read-only container root filesystem");
+            app.add_option("--nproc-per-node", f->nproc,
+                           "launch through torchrun with N processes per node, or 'auto' (one per "
+                           "selected device)")
+                ->type_name("N|auto");
+            app.add_option("--nnodes", f->nnodes, "torchrun nodes")->type_name("N");
+            app.add_option("--node-rank", f->node_rank, "torchrun node rank")->type_name("N");
+            app.add_option("--master-addr", f->master_addr, "torchrun rendezvous host")
+                ->type_name("HOST");
+            app.add_option("--master-port", f->master_port, "torchrun rendezvous port")
+                ->type_name("PORT");
+            app.add_option("command", f->command, "the command and its arguments, after --");
+            return [f](const GlobalOptions& g) { return run(*f, g); };
           }};
 }
 

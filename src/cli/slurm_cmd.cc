@@ -1,13 +1,83 @@
-// Placeholder registration for `anygpu slurm`; the cluster capability replaces this file.
+// `anygpu slurm gres`: gres.conf lines for the discovered devices of every vendor.
+#include <cstdio>
+#include <memory>
+
 #include "cli/command.h"
+#include "cluster/gres.h"
+#include "probe/probe.h"
+#include "render/json_text.h"
+#include "util/atomic_file.h"
+#include "util/strings.h"
 
 namespace anygpu::cli {
 
+namespace {
+
+struct GresFlags {
+  std::string output;
+};
+
+int run_gres(const GlobalOptions& g, const GresFlags& f) {
+  auto opts = g.host_options();
+  if (!opts) return fail(opts.error());
+  HostRoot host(*opts);
+  auto inv = probe(host);
+  auto core_map = read_core_map(host);
+  std::string note;
+  if (!core_map)
+    note = "Cores= left out: CPU topology unreadable (" + core_map.error().message + ")";
+  auto lines = gres_lines(inv, core_map ? &*core_map : nullptr);
+  if (lines.empty()) return fail(host_error("no accelerator with a device node found"));
+  // A simulated host's nodes live beneath its root: File= names them there, as slurmd on
+  // this machine would open them (the same rule as CDI hostPath).
+  if (!host.is_real_root()) {
+    auto prefix = host.outside("/");
+    while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+    for (auto& l : lines) l.file = prefix + l.file;
+  }
+  // Slurm's NodeName is the short host name (`hostname -s`).
+  auto hostname = inv.host.hostname.value_or("localhost");
+  hostname = hostname.substr(0, hostname.find('.'));
+  if (g.json) {
+    nlohmann::ordered_json out = {{"schema", "anygpu.gres/v1"}, {"node", hostname}};
+    auto& arr = out["lines"] = nlohmann::ordered_json::array();
+    for (const auto& l : lines) {
+      nlohmann::ordered_json j = {{"name", "gpu"},
+                                  {"type", l.type},
+                                  {"file", l.file},
+                                  {"vendor", l.device->vendor},
+                                  {"pci_bus_id", l.device->pci.address.str()}};
+      if (l.cores) j["cores"] = *l.cores;
+      arr.push_back(j);
+    }
+    if (!note.empty()) out["note"] = note;
+    print(dump_json(out));
+    return kExitOk;
+  }
+  auto text = gres_conf(lines, hostname, note);
+  if (f.output.empty() || f.output == "-") {
+    std::fputs(text.c_str(), stdout);
+    return kExitOk;
+  }
+  auto written = write_file_atomic(f.output, text, 0644);
+  if (!written) return fail(written.error());
+  if (!g.quiet) std::fprintf(stderr, "anygpu: wrote %s\n", f.output.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
 Command slurm_command() {
-  return {"slurm", "slurm (being built)", [](CLI::App&) {
-            return [](const GlobalOptions&) {
-              return fail(internal_error("slurm: not built yet"));
-            };
+  return {"slurm", "Slurm integration: gres.conf for every vendor", [](CLI::App& app) {
+            auto f = std::make_shared<GresFlags>();
+            app.require_subcommand(1);
+            auto* gres = app.add_subcommand("gres",
+                                            "print gres.conf lines (Name=gpu Type= File= "
+                                            "Cores=) for the discovered devices");
+            gres->fallthrough();
+            gres->add_option("--output", f->output, "write gres.conf atomically to FILE")
+                ->type_name("FILE");
+            return [f](const GlobalOptions& g) { return run_gres(g, *f); };
           }};
 }
 

@@ -1,14 +1,120 @@
-// Placeholder registration for `anygpu wheel`; the wheel capability replaces this file.
+// `anygpu wheel [PACKAGE[==VERSION]]`: which framework build fits this host, and the exact
+// pip/uv command. The table is data/wheels.yaml (built in) or --data FILE.
+#include <cstdio>
+#include <memory>
+
 #include "cli/command.h"
+#include "probe/probe.h"
+#include "registry/registry.h"
+#include "render/json_text.h"
+#include "util/strings.h"
+#include "wheel/choose.h"
 
 namespace anygpu::cli {
 
+namespace {
+
+struct WheelFlags {
+  std::string spec = "torch";
+  std::string data;
+  std::string vendor;
+};
+
+Result<WheelRequest> parse_spec(const std::string& spec) {
+  WheelRequest req;
+  auto eq = spec.find("==");
+  req.package = std::string(trim(std::string_view(spec).substr(0, eq)));
+  if (eq != std::string::npos) {
+    auto v = std::string(trim(std::string_view(spec).substr(eq + 2)));
+    if (v.empty()) return bad_input(cat({"'", spec, "': expected PACKAGE==VERSION"}));
+    req.version = v;
+  }
+  if (req.package.empty() || req.package.find_first_of("<>=!~ ") != std::string::npos)
+    return bad_input(
+        cat({"'", spec, "': expected PACKAGE or PACKAGE==VERSION, e.g. torch==2.9.1"}));
+  return req;
+}
+
+nlohmann::ordered_json to_json(const WheelChoice& c) {
+  nlohmann::ordered_json j;
+  j["schema"] = "anygpu.wheel/v1";
+  j["package"] = c.package;
+  j["version"] = c.version;
+  j["vendor"] = c.vendor;
+  j["variant"] = c.variant;
+  auto or_null = [](const std::string& s) {
+    return s.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(s);
+  };
+  j["index_url"] = or_null(c.index_url);
+  j["pip"] = or_null(c.pip);
+  j["uv"] = or_null(c.uv);
+  j["reason"] = c.reason;
+  auto alts = nlohmann::ordered_json::array();
+  for (const auto& a : c.alternatives) {
+    nlohmann::ordered_json x;
+    if (!a.variant.empty()) x["variant"] = a.variant;
+    if (!a.index_url.empty()) x["index_url"] = a.index_url;
+    x["fits"] = a.fits;
+    x["note"] = a.note;
+    alts.push_back(std::move(x));
+  }
+  j["alternatives"] = std::move(alts);
+  return j;
+}
+
+std::string to_text(const WheelChoice& c) {
+  std::string s =
+      cat({c.package, " ", c.version, " for this host (", c.vendor, "): ", c.variant, "\n"});
+  if (!c.pip.empty())
+    s += cat({"  pip: ", c.pip, "\n  uv:  ", c.uv, "\n"});
+  else
+    s += "  no public package index known for this build\n";
+  s += cat({"  why: ", c.reason, "\n"});
+  for (const auto& a : c.alternatives)
+    s += cat({"  ", a.fits ? "alternative " : "not        ", a.variant.empty() ? "" : a.variant,
+              a.variant.empty() ? "" : ": ", a.note, "\n"});
+  if (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
+}
+
+}  // namespace
+
 Command wheel_command() {
-  return {"wheel", "wheel (being built)", [](CLI::App&) {
-            return [](const GlobalOptions&) {
-              return fail(internal_error("wheel: not built yet"));
-            };
-          }};
+  return {
+      "wheel", "which framework build (torch wheel variant) fits this host", [](CLI::App& app) {
+        auto f = std::make_shared<WheelFlags>();
+        app.add_option("package", f->spec, "PACKAGE or PACKAGE==VERSION (default torch, newest)")
+            ->type_name("PACKAGE[==VERSION]");
+        app.add_option("--data", f->data,
+                       "wheel table to use instead of the built-in data/wheels.yaml")
+            ->type_name("FILE");
+        app.add_option("--vendor", f->vendor,
+                       "decide for this vendor's devices (mixed hosts; default: the discrete "
+                       "accelerator)")
+            ->type_name("VENDOR");
+        return [f](const GlobalOptions& g) {
+          auto req = parse_spec(f->spec);
+          if (!req) return fail(req.error());
+          if (!f->vendor.empty()) {
+            if (f->vendor != "none" && !Registry::builtin().vendor(f->vendor))
+              return fail(bad_input(
+                  cat({"--vendor ", f->vendor, ": not a vendor id (anygpu vendors lists them)"})));
+            req->vendor = f->vendor;
+          }
+          auto data = f->data.empty() ? parse_wheel_data(builtin_wheel_data_text(),
+                                                         "<built-in>/data/wheels.yaml")
+                                      : load_wheel_data(f->data);
+          if (!data) return fail(data.error());
+          auto opts = g.host_options();
+          if (!opts) return fail(opts.error());
+          HostRoot host(*opts);
+          auto inv = probe(host);
+          auto choice = choose_wheel(*data, inv, *req);
+          if (!choice) return fail(choice.error());
+          print(g.json ? dump_json(to_json(*choice)) : to_text(*choice));
+          return kExitOk;
+        };
+      }};
 }
 
 }  // namespace anygpu::cli

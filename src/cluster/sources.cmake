@@ -2,6 +2,10 @@
 set(ANYGPU_CLUSTER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/slurm_env.cc
   ${CMAKE_CURRENT_LIST_DIR}/hostlist.cc
+  ${CMAKE_CURRENT_LIST_DIR}/tasks_per_node.cc
+  ${CMAKE_CURRENT_LIST_DIR}/core_map.cc
+  ${CMAKE_CURRENT_LIST_DIR}/gres.cc
+  ${CMAKE_CURRENT_LIST_DIR}/k8s.cc
 )
 set(ANYGPU_CLUSTER_CLI_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../cli/slurm_cmd.cc

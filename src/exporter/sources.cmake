@@ -1,5 +1,10 @@
 # `anygpu exporter`: the HTTP server for Prometheus.
 set(ANYGPU_EXPORTER_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/http_request.cc
+  ${CMAKE_CURRENT_LIST_DIR}/http_response.cc
+  ${CMAKE_CURRENT_LIST_DIR}/listen_address.cc
+  ${CMAKE_CURRENT_LIST_DIR}/routes.cc
+  ${CMAKE_CURRENT_LIST_DIR}/server.cc
 )
 set(ANYGPU_EXPORTER_CLI_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../cli/exporter_cmd.cc

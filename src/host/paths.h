@@ -22,3 +22,28 @@ inline constexpr std::string_view kPciIdsFiles[] = {
 inline constexpr std::string_view kDevDri = "/dev/dri";
 
 }  // namespace anygpu::paths
+
+// metrics: per-device metric files, relative to /sys/bus/pci/devices/<bdf> (kPciDevices).
+namespace anygpu::paths::metrics {
+inline constexpr std::string_view kHwmonDir = "hwmon";
+inline constexpr std::string_view kGpuBusyPercent = "gpu_busy_percent";      // amdgpu, hydcu
+inline constexpr std::string_view kVramUsed = "mem_info_vram_used";          // bytes
+inline constexpr std::string_view kVramTotal = "mem_info_vram_total";        // bytes
+inline constexpr std::string_view kDrmDir = "drm";                           // cardN beneath
+inline constexpr std::string_view kI915CurFreq = "gt_cur_freq_mhz";          // in drm/cardN
+inline constexpr std::string_view kXeCurFreq = "tile0/gt0/freq0/cur_freq";  // MHz
+}  // namespace anygpu::paths::metrics
+
+// launch: this process's own argv, so `anygpu run -- COMMAND…` hands COMMAND on byte for byte
+// (the option parser rewrites some arguments, e.g. "[a,b]").
+namespace anygpu::paths {
+inline constexpr std::string_view kSelfCmdline = "/proc/self/cmdline";
+// The host's groups, for the numeric ids of video and render (`--group-add`).
+inline constexpr std::string_view kLaunchGroupFile = "/etc/group";
+}  // namespace anygpu::paths
+
+// cluster: CPU topology, to turn a device's local CPUs into the logical core indices that
+// gres.conf Cores= takes (cpuN/topology/{physical_package_id,die_id,core_id}).
+namespace anygpu::paths {
+inline constexpr std::string_view kCpuDevices = "/sys/devices/system/cpu";
+}  // namespace anygpu::paths

@@ -1,16 +1,28 @@
 // Background sampling: one worker per vendor backend on the interval, every vendor call under a
 // deadline. snapshot() never blocks on a backend; a stuck one is reported down and its samples
 // age.
+//
+// Use (an exporter, `anygpu top`):
+//   auto c = start_collector(host_options, {.interval = 5s, .call_timeout = 1s});
+//   if (!c) return fail(c.error());
+//   auto snap = (*c)->snapshot();          // any thread, any time: never blocks on a vendor
+//   render_prometheus(*snap, std::chrono::system_clock::now());
+//   (*c)->stop();                          // or let the unique_ptr go
+// Devices are discovered once at start. BackendStatus.last_success is the time of the data the
+// snapshot carries for that backend's devices (sample age = now - last_success).
 #pragma once
 
 #include <chrono>
 #include <memory>
+#include <vector>
 
 #include "host/host_root.h"
 #include "metrics/sample.h"
 #include "util/result.h"
 
 namespace anygpu {
+
+class MetricsBackend;
 
 struct CollectorOptions {
   std::chrono::milliseconds interval{1000};
@@ -32,5 +44,12 @@ Result<std::unique_ptr<MetricsCollector>> start_collector(HostOptions host,
 
 // One synchronous sample (for `anygpu metrics`).
 Result<MetricsSnapshot> sample_once(HostOptions host, CollectorOptions options);
+
+// The same over backends already built (tests, embedders with their own discovery). The
+// first round runs before start_collector returns; the workers take the following ones.
+Result<std::unique_ptr<MetricsCollector>> start_collector(
+    std::vector<std::shared_ptr<MetricsBackend>> backends, CollectorOptions options);
+MetricsSnapshot sample_once(const std::vector<std::shared_ptr<MetricsBackend>>& backends,
+                            CollectorOptions options);
 
 }  // namespace anygpu

@@ -1,8 +1,157 @@
-// Placeholder until the metrics capability lands.
+// Prometheus text exposition format 0.0.4. Label values are escaped as the format requires
+// (backslash, double quote, newline); numbers are written in the shortest form that reads
+// back to the same double.
 #include "metrics/prometheus.h"
 
+#include <charconv>
+#include <cmath>
+#include <functional>
+
 namespace anygpu {
-std::string render_prometheus(const MetricsSnapshot&, std::chrono::system_clock::time_point) {
-  return {};
+
+namespace {
+
+std::string number(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+  // Whole numbers (bytes, hertz) in plain digits: 1300000000, not 1.3e+09.
+  if (std::floor(v) == v && std::fabs(v) < 1e15) return std::to_string(static_cast<int64_t>(v));
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : "NaN";
 }
+
+std::string escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
+std::string label_text(const Labels& labels) {
+  if (labels.empty()) return {};
+  std::string out = "{";
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (i) out += ',';
+    out += labels[i].first + "=\"" + escape(labels[i].second) + "\"";
+  }
+  return out + "}";
+}
+
+Labels gpu_labels(const DeviceSample& d) {
+  Labels l{{"vendor", d.vendor}, {"gpu", std::to_string(d.index)}, {"pci_bus_id", d.pci_bus_id}};
+  if (d.uuid) l.emplace_back("uuid", *d.uuid);
+  if (d.name) l.emplace_back("model", *d.name);
+  return l;
+}
+
+class Writer {
+ public:
+  // One family: HELP and TYPE once, then its samples (the format wants them together).
+  void family(const char* name, const char* type, const char* help,
+              const std::function<void(Writer&)>& samples) {
+    pending_.clear();
+    samples(*this);
+    if (!pending_.empty())  // a family without samples is left out entirely
+      out_ += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" +
+              pending_;
+  }
+  void sample(const char* name, const Labels& labels, double v) {
+    pending_ += std::string(name) + label_text(labels) + " " + number(v) + "\n";
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_, pending_;
+};
+
+void per_gpu(Writer& w, const MetricsSnapshot& s, const char* name,
+             const std::function<std::optional<double>(const DeviceSample&)>& value) {
+  for (const auto& d : s.devices)
+    if (auto v = value(d)) w.sample(name, gpu_labels(d), *v);
+}
+
+}  // namespace
+
+std::string render_prometheus(const MetricsSnapshot& snapshot,
+                              std::chrono::system_clock::time_point now) {
+  const auto& s = snapshot;
+  Writer w;
+  w.family("anygpu_gpu_info", "gauge", "Device identity; always 1.", [&](Writer& w) {
+    per_gpu(w, s, "anygpu_gpu_info", [](const DeviceSample&) { return 1.0; });
+  });
+  w.family("anygpu_gpu_utilization_ratio", "gauge",
+           "Fraction of the last sample period the device was busy (0-1).", [&](Writer& w) {
+             per_gpu(w, s, "anygpu_gpu_utilization_ratio",
+                     [](const DeviceSample& d) { return d.utilization_ratio; });
+           });
+  w.family("anygpu_gpu_memory_used_bytes", "gauge", "Device memory in use, bytes.", [&](Writer& w) {
+    per_gpu(w, s, "anygpu_gpu_memory_used_bytes",
+            [](const DeviceSample& d) { return d.memory_used_bytes; });
+  });
+  w.family("anygpu_gpu_memory_total_bytes", "gauge", "Device memory size, bytes.", [&](Writer& w) {
+    per_gpu(w, s, "anygpu_gpu_memory_total_bytes",
+            [](const DeviceSample& d) { return d.memory_total_bytes; });
+  });
+  w.family("anygpu_gpu_temperature_celsius", "gauge",
+           "Headline temperature: the edge sensor where the device has one, else the junction.",
+           [&](Writer& w) {
+             per_gpu(w, s, "anygpu_gpu_temperature_celsius",
+                     [](const DeviceSample& d) { return d.temperature_celsius; });
+           });
+  w.family("anygpu_gpu_sensor_temperature_celsius", "gauge",
+           "Every temperature sensor of the device, by its label.", [&](Writer& w) {
+             for (const auto& d : s.devices)
+               for (const auto& [sensor, v] : d.temperatures_celsius) {
+                 auto l = gpu_labels(d);
+                 l.emplace_back("sensor", sensor);
+                 w.sample("anygpu_gpu_sensor_temperature_celsius", l, v);
+               }
+           });
+  w.family("anygpu_gpu_power_watts", "gauge", "Power draw, watts.", [&](Writer& w) {
+    per_gpu(w, s, "anygpu_gpu_power_watts", [](const DeviceSample& d) { return d.power_watts; });
+  });
+  w.family("anygpu_gpu_energy_joules_total", "counter",
+           "Energy consumed since the driver's counter started, joules.", [&](Writer& w) {
+             per_gpu(w, s, "anygpu_gpu_energy_joules_total",
+                     [](const DeviceSample& d) { return d.energy_joules; });
+           });
+  w.family("anygpu_gpu_clock_hertz", "gauge", "Current clock frequency by clock domain, hertz.",
+           [&](Writer& w) {
+             for (const auto& d : s.devices)
+               for (const auto& [clock, v] : d.clocks_hertz) {
+                 auto l = gpu_labels(d);
+                 l.emplace_back("clock", clock);
+                 w.sample("anygpu_gpu_clock_hertz", l, v);
+               }
+           });
+  w.family(
+      "anygpu_backend_up", "gauge",
+      "1 when the backend's last sample succeeded within its deadline, else 0.", [&](Writer& w) {
+        for (const auto& b : s.backends)
+          w.sample("anygpu_backend_up", {{"vendor", b.vendor}, {"source", b.source}}, b.up ? 1 : 0);
+      });
+  w.family("anygpu_sample_age_seconds", "gauge",
+           "Seconds since the backend's devices were last sampled successfully.", [&](Writer& w) {
+             for (const auto& b : s.backends) {
+               if (b.last_success == std::chrono::system_clock::time_point{}) continue;
+               double age = std::chrono::duration<double>(now - b.last_success).count();
+               w.sample("anygpu_sample_age_seconds", {{"vendor", b.vendor}, {"source", b.source}},
+                        age < 0 ? 0 : age);
+             }
+           });
+  return w.take();
+}
+
 }  // namespace anygpu

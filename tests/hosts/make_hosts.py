@@ -167,11 +167,16 @@ class Host:
         self.devpaths = {}        # bdf -> path relative to sys/
         self.drivers = set()
         self.modules = set()
+        golden = None  # expected.json is the reviewed golden, not generated: keep it
+        if self.root.is_dir() and (self.root / "expected.json").is_file():
+            golden = (self.root / "expected.json").read_bytes()
         if self.root.is_symlink() or self.root.is_file():
             self.root.unlink()
         elif self.root.exists():
             shutil.rmtree(self.root)
         self.root.mkdir(parents=True)
+        if golden is not None:
+            (self.root / "expected.json").write_bytes(golden)
         self.w("proc/sys/kernel/hostname", hostname)
         self.w("proc/sys/kernel/osrelease", kernel)
         self.w("proc/sys/kernel/arch", arch)
@@ -522,6 +527,10 @@ def make_h100():
 # 2. mi300x-8x
 # --------------------------------------------------------------------------
 
+# gpu_busy_percent per MI300X (index order): idle, partly and fully busy devices.
+MI300X_BUSY = [0, 12, 37, 100, 5, 64, 88, 23]
+
+
 def make_mi300x():
     n0, n1 = "0-47,96-143", "48-95,144-191"
     h = Host("mi300x-8x", "gpu-mi300x-01", "5.15.0-122-generic", "x86_64",
@@ -571,8 +580,9 @@ def make_mi300x():
         h.w(d + "/mem_info_vram_total", "%d" % vram)
         h.w(d + "/mem_info_vram_used", "%d" % (298844160 + 4096 * i))
         h.w(d + "/mem_info_vis_vram_total", "%d" % vram)
-        h.w(d + "/gpu_busy_percent", "0")
-        h.w(d + "/mem_busy_percent", "0")
+        # a job running on some GPUs: every device a different load
+        h.w(d + "/gpu_busy_percent", "%d" % MI300X_BUSY[i])
+        h.w(d + "/mem_busy_percent", "%d" % (MI300X_BUSY[i] // 3))
         h.w(d + "/unique_id", "%016x" % uid)
         h.w(d + "/current_compute_partition", "SPX")
         h.w(d + "/current_memory_partition", "NPS1")
@@ -594,6 +604,8 @@ def make_mi300x():
             "in0_label": "vddgfx",
             "freq1_input": "132000000",
             "freq1_label": "sclk",
+            "freq2_input": "1300000000",
+            "freq2_label": "mclk",
         })
     for k, gb in enumerate(kfd_order):
         n = 2 + k
@@ -790,6 +802,8 @@ def make_workstation():
         "power1_average": "23000000", "power1_label": "PPT",
         "power1_cap": "327000000", "power1_cap_max": "347000000", "power1_cap_min": "0",
         "fan1_input": "0",
+        "freq1_input": "500000000", "freq1_label": "sclk",
+        "freq2_input": "96000000", "freq2_label": "mclk",
     })
     h.kfd_common()
     h.kfd_cpu_node(0, 32, 0, 67108864000, clk=5881)

@@ -1,0 +1,40 @@
+"""Exceptions raised by anygpu. Each names what was wrong and where it came from."""
+
+
+class LibraryNotFoundError(ImportError):
+    """libanygpu.so could not be loaded from any place searched."""
+
+
+class InvalidEnvironmentError(ValueError):
+    """An ANYGPU_* (or torchrun/Slurm) environment variable holds a value anygpu cannot use."""
+
+
+class AnygpuError(RuntimeError):
+    """The native library answered with an anygpu.error/v1 document."""
+
+    def __init__(self, message: str, exit_code: int):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class BadInputError(AnygpuError, ValueError):
+    """A configuration file or option was malformed (CLI exit code 2)."""
+
+
+class HostError(AnygpuError):
+    """The host lacks what was required, e.g. an explicit backend that matches nothing (3)."""
+
+
+class ContractError(AnygpuError):
+    """The runtime contract (runtime-spec.yaml) does not hold on this host (1)."""
+
+
+def error_for(message: str, exit_code: int) -> AnygpuError:
+    cls = {1: ContractError, 2: BadInputError, 3: HostError}.get(exit_code, AnygpuError)
+    return cls(message, exit_code)
+
+
+# Tracebacks name the public module, where users import these from.
+for _cls in (LibraryNotFoundError, InvalidEnvironmentError, AnygpuError, BadInputError, HostError,
+             ContractError):
+    _cls.__module__ = "anygpu"

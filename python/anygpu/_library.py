@@ -1,0 +1,89 @@
+"""Finds and binds libanygpu.so through ctypes (no compiled extension module).
+
+Search order: $ANYGPU_LIBRARY (when set, the only candidate: an explicit choice must not fall
+back silently), libanygpu.so beside this package, the build tree of a source checkout
+(build/libanygpu.so), then the system linker path.
+"""
+import ctypes
+import os
+
+from ._errors import LibraryNotFoundError, error_for
+
+_SONAME = "libanygpu.so"
+_SYMBOLS = ("anygpu_detect_json", "anygpu_select_json", "anygpu_free", "anygpu_version")
+
+
+def candidates():
+    """Yields the places to try, in order (lazily: the last one runs ldconfig/gcc)."""
+    explicit = os.environ.get("ANYGPU_LIBRARY")
+    if explicit is not None:
+        yield explicit
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    yield os.path.join(here, _SONAME)
+    yield os.path.join(os.path.dirname(os.path.dirname(here)), "build", _SONAME)
+    yield _SONAME  # the plain soname: LD_LIBRARY_PATH, ld.so.cache, the default directories
+    import ctypes.util  # only here: it imports shutil and runs ldconfig; plain imports skip it
+
+    found = ctypes.util.find_library("anygpu")
+    if found and found != _SONAME:
+        yield found
+
+
+def _bind(lib: ctypes.CDLL) -> ctypes.CDLL:
+    for name in ("anygpu_detect_json", "anygpu_select_json"):
+        fn = getattr(lib, name)
+        fn.argtypes = [ctypes.c_char_p]
+        fn.restype = ctypes.c_void_p  # a pointer we own and must hand back to anygpu_free
+    lib.anygpu_free.argtypes = [ctypes.c_void_p]
+    lib.anygpu_free.restype = None
+    lib.anygpu_version.argtypes = []
+    lib.anygpu_version.restype = ctypes.c_char_p
+    return lib
+
+
+def load() -> ctypes.CDLL:
+    tried = []
+    for path in candidates():
+        if not path.strip():
+            tried.append(f"ANYGPU_LIBRARY={path!r} (empty)")
+            continue
+        is_path = os.sep in path
+        if is_path and not os.path.exists(path):
+            tried.append(f"{path} (not found)")
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            tried.append(f"{path} ({e})")
+            continue
+        missing = [s for s in _SYMBOLS if not hasattr(lib, s)]
+        if missing:
+            tried.append(f"{path} (not libanygpu: lacks {', '.join(missing)})")
+            continue
+        return _bind(lib)
+    raise LibraryNotFoundError(
+        "anygpu: cannot load libanygpu.so; tried:\n  " + "\n  ".join(tried) +
+        "\nBuild it (make build), or point ANYGPU_LIBRARY at it.", name="libanygpu")
+
+
+class Library:
+    """One loaded libanygpu.so; each call is a JSON document in, a JSON document out."""
+
+    def __init__(self, lib: ctypes.CDLL):
+        self._lib = lib
+        self.version = lib.anygpu_version().decode()
+
+    def call(self, function: str, options: dict) -> dict:
+        import json  # on first use: `import anygpu` stays cheap
+        raw = getattr(self._lib, function)(json.dumps(options).encode() if options else None)
+        if not raw:
+            raise MemoryError(f"anygpu: {function} returned no document")
+        try:
+            text = ctypes.string_at(raw).decode()
+        finally:
+            self._lib.anygpu_free(raw)
+        doc = json.loads(text)
+        if doc.get("schema") == "anygpu.error/v1":
+            raise error_for(doc.get("error", "unknown error"), int(doc.get("exit_code", 1)))
+        return doc

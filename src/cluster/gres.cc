@@ -1,0 +1,97 @@
+#include "cluster/gres.h"
+
+#include <map>
+
+#include "util/strings.h"
+
+namespace anygpu {
+
+namespace {
+
+bool has_digit(std::string_view s) {
+  return s.find_first_of("0123456789") != std::string_view::npos;
+}
+bool all_digits(std::string_view s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+// Lower case, with what Slurm cannot take in a Type (spaces, ':', ',', '=') dropped.
+std::string clean(std::string_view s) {
+  std::string out;
+  for (char c : to_lower(s))
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.')
+      out += c;
+  return out;
+}
+
+bool is_drm(const std::string& node) {
+  return node.rfind("/dev/dri/", 0) == 0;
+}
+
+}  // namespace
+
+std::string gres_type(const Device& d) {
+  if (d.name) {
+    std::vector<std::string> words;
+    for (auto w : split(*d.name, ' '))
+      if (auto c = clean(w); !c.empty()) words.push_back(c);
+    for (size_t i = 0; i < words.size(); ++i) {
+      if (!has_digit(words[i])) continue;
+      if (all_digits(words[i]) && i > 0) return words[i - 1] + "_" + words[i];
+      return words[i];
+    }
+  }
+  if (d.arch && !clean(*d.arch).empty()) return clean(*d.arch);
+  return clean(d.vendor);
+}
+
+std::vector<GresLine> gres_lines(const Inventory& inventory, const CoreMap* cores) {
+  std::vector<GresLine> lines;
+  for (const auto& d : inventory.devices) {
+    if (d.status == DeviceStatus::driver_missing) continue;  // no node a job could open
+    GresLine l;
+    l.device = &d;
+    l.type = gres_type(d);
+    // The vendor's own per-device node (/dev/nvidiaN, /dev/davinciN, /dev/accel/accelN) is
+    // what the runtime opens; DRM-only vendors (AMD, Hygon, Intel) are used through the
+    // render node, which is also what Slurm's own RSMI/oneAPI detection lists.
+    for (const auto& n : d.device_nodes)
+      if (!is_drm(n)) {
+        l.file = n;
+        break;
+      }
+    if (l.file.empty() && d.render_node) l.file = *d.render_node;
+    if (l.file.empty()) continue;  // no node: nothing Slurm could hand to a job
+    if (cores && d.cpu_affinity) l.cores = cores_for_cpulist(*cores, *d.cpu_affinity);
+    lines.push_back(std::move(l));
+  }
+  return lines;
+}
+
+std::string gres_conf(const std::vector<GresLine>& lines, const std::string& hostname,
+                      const std::string& cores_note) {
+  std::string out;
+  out += "# gres.conf for " + hostname + ", written by `anygpu slurm gres`.\n";
+  out +=
+      "# AutoDetect=off: the lines below are the whole truth for every vendor. Slurm's own\n"
+      "# detection knows only NVML, RSMI, oneAPI and NRT devices and, when built with one of\n"
+      "# them, would add or replace lines for those vendors.\n";
+  if (!cores_note.empty()) out += "# " + cores_note + "\n";
+  out += "AutoDetect=off\n";
+  std::map<std::string, int> per_type;
+  std::vector<std::string> order;
+  for (const auto& l : lines) {
+    out += cat({"Name=gpu Type=", l.type, " File=", l.file});
+    if (l.cores) out += " Cores=" + *l.cores;
+    out += "\n";
+    if (per_type[l.type]++ == 0) order.push_back(l.type);
+  }
+  std::vector<std::string> gres;
+  for (const auto& t : order) gres.push_back(cat({"gpu:", t, ":", std::to_string(per_type[t])}));
+  if (!gres.empty())
+    out += cat(
+        {"# slurm.conf: GresTypes=gpu and NodeName=", hostname, " Gres=", join(gres, ","), "\n"});
+  return out;
+}
+
+}  // namespace anygpu

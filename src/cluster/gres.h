@@ -1,0 +1,33 @@
+// gres.conf for the discovered devices of every vendor, including those Slurm's AutoDetect
+// (NVML, RSMI, oneAPI, NRT) does not know: Ascend, Cambricon, Moore Threads, Hygon, Gaudi …
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster/core_map.h"
+#include "model/inventory.h"
+
+namespace anygpu {
+
+struct GresLine {
+  std::string type;  // "h100", "mi300x", "ascend910b": Slurm's Type=, a model-ish word
+  std::string file;  // the node Slurm's cgroup device constraint opens up for the job
+  std::optional<std::string> cores;  // logical core indices (core_map.h)
+  const Device* device = nullptr;
+};
+
+// Type= for a device: the first word of its name holding a digit ("NVIDIA H100 80GB HBM3" ->
+// "h100", "Intel(R) Data Center GPU Max 1550" -> "max_1550"), else its arch, else the vendor.
+std::string gres_type(const Device& device);
+
+// One line per device that has a node; `cores` absent leaves Cores= out.
+std::vector<GresLine> gres_lines(const Inventory& inventory, const CoreMap* cores);
+
+// The gres.conf text: a header explaining AutoDetect=off, the lines, and the matching
+// slurm.conf Gres= for the node as a comment.
+std::string gres_conf(const std::vector<GresLine>& lines, const std::string& hostname,
+                      const std::string& cores_note);
+
+}  // namespace anygpu

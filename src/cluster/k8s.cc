@@ -1,0 +1,200 @@
+#include "cluster/k8s.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+
+#include "cluster/gres.h"
+#include "util/strings.h"
+
+namespace anygpu {
+
+namespace {
+
+bool alnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+// A label value: at most 63 characters, alphanumeric at both ends, '-', '_', '.' inside.
+std::string label_value(std::string_view s) {
+  std::string out;
+  for (char c : s) out += (alnum(c) || c == '-' || c == '_' || c == '.') ? c : '-';
+  if (out.size() > 63) out.resize(63);
+  while (!out.empty() && !alnum(out.back())) out.pop_back();
+  while (!out.empty() && !alnum(out.front())) out.erase(0, 1);
+  return out;
+}
+
+bool valid_utf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    auto c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    for (size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2) return false;
+    i += n;
+  }
+  return true;
+}
+
+// RFC 1123 label, as Kubernetes object names of Jobs must be (they name pods too).
+bool dns_label(std::string_view s) {
+  if (s.empty() || s.size() > 63 || s.front() == '-' || s.back() == '-') return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
+  return true;
+}
+
+}  // namespace
+
+Labels node_labels(const Inventory& inv, const std::string& prefix, const Registry& registry) {
+  Labels labels;
+  if (inv.devices.empty()) return labels;
+  std::map<std::string, int> counts;
+  for (const auto& d : inv.devices) ++counts[d.vendor];
+  // The vendor with the most devices; ties go to the first in PCI order.
+  const Device* first = nullptr;
+  for (const auto& d : inv.devices)
+    if (!first || counts[d.vendor] > counts[first->vendor]) first = &d;
+  auto key = [&](std::string_view name) { return cat({prefix, "/", name}); };
+  labels.push_back({key("vendor"), first->vendor});
+  labels.push_back({key("count"), std::to_string(counts[first->vendor])});
+  if (first->arch && !label_value(*first->arch).empty())
+    labels.push_back({key("arch"), label_value(*first->arch)});
+  if (first->memory_total_bytes)
+    labels.push_back({key("memory-gib"), std::to_string(*first->memory_total_bytes >> 30)});
+  if (const auto* v = registry.vendor(first->vendor); v && !v->torch_device.empty())
+    labels.push_back({key("torch-device"), std::string(v->torch_device)});
+  if (auto product = label_value(gres_type(*first)); !product.empty())
+    labels.push_back({key("product"), product});
+  for (const auto& [vendor, n] : counts)
+    labels.push_back({key(vendor + ".count"), std::to_string(n)});
+  return labels;
+}
+
+std::string features_file(const Labels& labels) {
+  std::string out = "# Node Feature Discovery local features, written by `anygpu k8s labels`.\n";
+  for (const auto& [k, v] : labels) out += cat({k, "=", v, "\n"});
+  return out;
+}
+
+Result<std::string> k8s_resource_for(const Inventory& inv, const std::string& vendor,
+                                     const Registry& registry) {
+  const auto* v = registry.vendor(vendor);
+  if (!v) return bad_input(cat({"unknown vendor '", vendor, "'"}));
+  if (v->k8s_resource.empty())
+    return bad_input(cat({"no known device-plugin resource for ", vendor, "; pass --resource"}));
+  std::string resource(v->k8s_resource);
+  if (resource.find("{driver}") == std::string::npos) return resource;
+  for (const auto* d : inv.of_vendor(vendor))
+    if (d->driver) return replace_placeholder(resource, "driver", d->driver->name);
+  return bad_input(
+      cat({"the ", vendor, " resource (", resource, ") depends on the kernel driver and no ",
+           vendor, " device was found here; pass --resource"}));
+}
+
+namespace {
+
+void pod_template(YAML::Emitter& out, const JobRequest& r, const std::string& container) {
+  out << YAML::BeginMap;
+  out << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap << YAML::Key << "labels"
+      << YAML::Value << YAML::BeginMap << YAML::Key << "app.kubernetes.io/name" << YAML::Value
+      << r.name << YAML::Key << "app.kubernetes.io/managed-by" << YAML::Value << "anygpu"
+      << YAML::EndMap << YAML::EndMap;
+  out << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "restartPolicy" << YAML::Value << "Never";
+  out << YAML::Key << "nodeSelector" << YAML::Value << YAML::BeginMap << YAML::Key
+      << (r.label_prefix + "/vendor") << YAML::Value << r.vendor << YAML::EndMap;
+  // Pod level: every container runs as 1001, never root, under the runtime's seccomp filter.
+  out << YAML::Key << "securityContext" << YAML::Value << YAML::BeginMap << YAML::Key
+      << "runAsNonRoot" << YAML::Value << true << YAML::Key << "runAsUser" << YAML::Value << 1001
+      << YAML::Key << "runAsGroup" << YAML::Value << 1001 << YAML::Key << "seccompProfile"
+      << YAML::Value << YAML::BeginMap << YAML::Key << "type" << YAML::Value << "RuntimeDefault"
+      << YAML::EndMap << YAML::EndMap;
+  out << YAML::Key << "containers" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value << container;
+  out << YAML::Key << "image" << YAML::Value << YAML::DoubleQuoted << r.image;
+  if (!r.argv.empty()) {
+    // args, not command: the image's ENTRYPOINT (e.g. `anygpu check` first) still runs.
+    out << YAML::Key << "args" << YAML::Value << YAML::BeginSeq;
+    for (const auto& a : r.argv) out << YAML::DoubleQuoted << a;
+    out << YAML::EndSeq;
+  }
+  out << YAML::Key << "env" << YAML::Value << YAML::BeginSeq << YAML::BeginMap << YAML::Key
+      << "name" << YAML::Value << "PYTHONUNBUFFERED" << YAML::Key << "value" << YAML::Value
+      << YAML::DoubleQuoted << "1" << YAML::EndMap << YAML::EndSeq;
+  // Extended resources go in limits only (requests default to them).
+  out << YAML::Key << "resources" << YAML::Value << YAML::BeginMap << YAML::Key << "limits"
+      << YAML::Value << YAML::BeginMap << YAML::Key << r.resource << YAML::Value << r.gpus
+      << YAML::EndMap << YAML::EndMap;
+  out << YAML::Key << "securityContext" << YAML::Value << YAML::BeginMap << YAML::Key
+      << "allowPrivilegeEscalation" << YAML::Value << false << YAML::Key << "runAsNonRoot"
+      << YAML::Value << true << YAML::Key << "runAsUser" << YAML::Value << 1001 << YAML::Key
+      << "capabilities" << YAML::Value << YAML::BeginMap << YAML::Key << "drop" << YAML::Value
+      << YAML::Flow << std::vector<std::string>{"ALL"} << YAML::EndMap << YAML::Key
+      << "seccompProfile" << YAML::Value << YAML::BeginMap << YAML::Key << "type" << YAML::Value
+      << "RuntimeDefault" << YAML::EndMap << YAML::EndMap;
+  // NCCL, RCCL, HCCL and DataLoader workers share memory through /dev/shm, which is 64 MiB in
+  // a default pod: a memory-backed emptyDir (counted against the pod's memory) replaces it.
+  out << YAML::Key << "volumeMounts" << YAML::Value << YAML::BeginSeq << YAML::BeginMap << YAML::Key
+      << "name" << YAML::Value << "dshm" << YAML::Key << "mountPath" << YAML::Value << "/dev/shm"
+      << YAML::EndMap << YAML::EndSeq;
+  out << YAML::EndMap << YAML::EndSeq;  // the container
+  out << YAML::Key << "volumes" << YAML::Value << YAML::BeginSeq << YAML::BeginMap << YAML::Key
+      << "name" << YAML::Value << "dshm" << YAML::Key << "emptyDir" << YAML::Value << YAML::BeginMap
+      << YAML::Key << "medium" << YAML::Value << "Memory" << YAML::EndMap << YAML::EndMap
+      << YAML::EndSeq;
+  out << YAML::EndMap << YAML::EndMap;  // spec, template
+}
+
+}  // namespace
+
+Result<std::string> job_manifest(const JobRequest& r) {
+  if (!dns_label(r.name))
+    return bad_input(cat({"--name \"", r.name,
+                          "\": a Job name must be a DNS label (lower-case letters, digits, '-'; "
+                          "at most 63)"}));
+  if (r.image.empty() || r.image.find_first_of(" \t\n\r") != std::string::npos ||
+      !valid_utf8(r.image))
+    return bad_input(cat({"--image \"", r.image, "\" is not an image reference"}));
+  if (r.gpus < 1) return bad_input("--gpus must be at least 1");
+  if (r.nnodes < 1) return bad_input("--nnodes must be at least 1");
+  for (const auto& a : r.argv)
+    if (!valid_utf8(a) || a.find('\0') != std::string::npos)
+      return bad_input(cat({"command argument is not UTF-8 text, which Kubernetes requires"}));
+
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  bool multi = r.nnodes > 1;
+  out << YAML::Key << "apiVersion" << YAML::Value << (multi ? "kubeflow.org/v1" : "batch/v1");
+  out << YAML::Key << "kind" << YAML::Value << (multi ? "PyTorchJob" : "Job");
+  out << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap << YAML::Key << "name"
+      << YAML::Value << r.name << YAML::Key << "labels" << YAML::Value << YAML::BeginMap
+      << YAML::Key << "app.kubernetes.io/managed-by" << YAML::Value << "anygpu" << YAML::EndMap
+      << YAML::EndMap;
+  out << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
+  if (!multi) {
+    out << YAML::Key << "backoffLimit" << YAML::Value << 0;
+    out << YAML::Key << "template" << YAML::Value;
+    pod_template(out, r, "main");
+  } else {
+    // The training operator sets MASTER_ADDR, MASTER_PORT, WORLD_SIZE and RANK per pod and
+    // requires the container to be named "pytorch"; nprocPerNode feeds torchrun.
+    out << YAML::Key << "nprocPerNode" << YAML::Value << YAML::DoubleQuoted
+        << std::to_string(r.gpus);
+    out << YAML::Key << "pytorchReplicaSpecs" << YAML::Value << YAML::BeginMap;
+    for (auto [role, replicas] : {std::pair{"Master", 1}, std::pair{"Worker", r.nnodes - 1}}) {
+      out << YAML::Key << role << YAML::Value << YAML::BeginMap << YAML::Key << "replicas"
+          << YAML::Value << replicas << YAML::Key << "restartPolicy" << YAML::Value << "Never"
+          << YAML::Key << "template" << YAML::Value;
+      pod_template(out, r, "pytorch");
+      out << YAML::EndMap;
+    }
+    out << YAML::EndMap;
+  }
+  out << YAML::EndMap << YAML::EndMap;
+  if (!out.good()) return internal_error(cat({"manifest emitter: ", out.GetLastError()}));
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace anygpu

@@ -1,0 +1,104 @@
+// Containers: a vendor with devices but no way into containers (NVIDIA Container Toolkit, or a
+// CDI spec of the vendor's kind), and CDI specs naming device nodes that no longer exist (a
+// stale spec makes `podman run --device nvidia.com/gpu=all` fail for every container).
+#include <set>
+
+#include "cdi/cdi.h"
+#include "doctor/checks.h"
+#include "doctor/host_paths.h"
+#include "registry/registry.h"
+#include "util/strings.h"
+
+namespace anygpu {
+
+namespace {
+
+bool any_exists(const HostRoot& host, std::span<const std::string_view> paths) {
+  for (auto p : paths)
+    if (host.exists(p)) return true;
+  return false;
+}
+
+// A spec's host path as a path beneath the root: specs generated for a simulated host carry
+// the root as a prefix.
+bool node_exists(const HostRoot& host, const std::string& path) {
+  if (host.exists(path)) return true;
+  const auto& root = host.options().root;
+  if (!host.is_real_root() && path.compare(0, root.size(), root) == 0)
+    return host.exists(path.substr(root.size()));
+  return false;
+}
+
+}  // namespace
+
+std::vector<Finding> check_containers(const DoctorContext& ctx) {
+  std::vector<Finding> out;
+  const auto& reg = Registry::builtin();
+  // scan_cdi_specs, not read_cdi_specs: one broken file must not hide the others.
+  auto scan = scan_cdi_specs(ctx.host);
+  auto& specs = scan.specs;
+  for (const auto& e : scan.errors)
+    out.push_back(
+        {"containers.cdi-unreadable", Severity::error, "a CDI spec cannot be read",
+         cat({e.message, "\nContainer engines refuse every CDI device while a spec is broken."}),
+         "fix or remove the file, or regenerate it: sudo anygpu cdi generate "
+         "--output /etc/cdi/anygpu.yaml"});
+  // Stale specs: device nodes that do not exist (any more).
+  for (const auto& s : specs) {
+    std::vector<std::string> gone;
+    auto check = [&](const std::string& who, const std::vector<std::string>& nodes) {
+      for (const auto& n : nodes)
+        if (!node_exists(ctx.host, n)) gone.push_back(cat({who, ": ", n}));
+    };
+    check("containerEdits", s.common_device_paths);
+    for (const auto& d : s.devices)
+      check(cat({s.kind, "=", d.name}), d.host_paths.empty() ? d.device_paths : d.host_paths);
+    if (gone.empty()) continue;
+    out.push_back(
+        {"containers.cdi-stale", Severity::error,
+         cat({s.file, ": names ", std::to_string(gone.size()),
+              " device node(s) that do not exist"}),
+         cat({"The CDI spec ", s.file, " (kind ", s.kind, ") refers to:\n  ", join(gone, "\n  "),
+              "\nA container asking for these devices fails to start; the spec was "
+              "made before a driver update, a reboot or a hardware change."}),
+         s.kind == "nvidia.com/gpu" ? cat({"sudo nvidia-ctk cdi generate --output=", s.file})
+                                    : cat({"sudo anygpu cdi generate --output ", s.file})});
+  }
+  std::set<std::string> vendors;
+  for (const auto& d : ctx.inventory.devices)
+    if (d.status != DeviceStatus::driver_missing) vendors.insert(d.vendor);
+  bool engine = any_exists(ctx.host, doctor_paths::kContainerEngines);
+  for (const auto& vendor : vendors) {
+    const auto* v = reg.vendor(vendor);
+    if (!v || v->cdi_kind.empty()) continue;
+    bool has_spec = false;
+    for (const auto& s : specs) has_spec = has_spec || s.kind == v->cdi_kind;
+    if (has_spec) continue;
+    // Containers are optional: without an engine installed this is only worth knowing.
+    auto sev = engine ? Severity::warning : Severity::info;
+    if (vendor == "nvidia") {
+      if (any_exists(ctx.host, doctor_paths::kNvidiaContainerToolkit)) continue;
+      out.push_back({"containers.toolkit-missing", sev,
+                     "NVIDIA Container Toolkit not installed and no CDI spec for nvidia.com/gpu",
+                     "Neither nvidia-ctk, nvidia-container-runtime nor /etc/nvidia-container-"
+                     "runtime exists, and /etc/cdi, /var/run/cdi hold no nvidia.com/gpu spec: "
+                     "containers cannot get the GPUs (docker --gpus and --device "
+                     "nvidia.com/gpu=all fail).",
+                     "sudo apt-get install nvidia-container-toolkit && sudo nvidia-ctk cdi "
+                     "generate --output=/etc/cdi/nvidia.yaml"});
+      continue;
+    }
+    out.push_back({"containers.cdi-missing", sev, cat({"no CDI spec for ", v->cdi_kind}),
+                   cat({"This host has ", std::string(v->name),
+                        " devices, but /etc/cdi and "
+                        "/var/run/cdi hold no spec of kind ",
+                        v->cdi_kind,
+                        ": Podman, Docker ≥ 25, containerd and CRI-O cannot pass them by "
+                        "name (--device ",
+                        v->cdi_kind, "=all)."}),
+                   "sudo anygpu cdi generate --output /etc/cdi/anygpu.yaml"});
+  }
+  return out;
+}
+
+}  // namespace anygpu

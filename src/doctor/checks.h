@@ -1,0 +1,52 @@
+// The doctor's checks. Each is a pure function of what it is given (the host beneath its root,
+// the inventory, the environment and identity the process runs with), so tests drive them on
+// fixture copies with whatever user, groups, limits and environment they need.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "doctor/finding.h"
+#include "doctor/loader.h"
+#include "host/host_root.h"
+#include "model/inventory.h"
+
+namespace anygpu {
+
+struct DoctorContext {
+  DoctorContext(const HostRoot& h, const Inventory& inv) : host(h), inventory(inv) {}
+
+  const HostRoot& host;
+  const Inventory& inventory;
+  std::map<std::string, std::string> env;  // the environment the checks judge
+  uid_t uid = 0;
+  std::vector<gid_t> gids;                   // primary and supplementary groups
+  std::optional<uint64_t> nofile_soft;       // RLIMIT_NOFILE soft limit (nullopt: unlimited)
+  std::vector<std::string> python_sys_path;  // host paths; empty when no interpreter answered
+  std::string python;                        // the interpreter, for the framework check
+
+  std::optional<std::string> getenv(const std::string& name) const;
+};
+
+// Which device node of a vendor, and which group a user joins to reach it.
+std::vector<Finding> check_drivers(const DoctorContext& ctx);
+std::vector<Finding> check_device_access(const DoctorContext& ctx);
+std::vector<Finding> check_containers(const DoctorContext& ctx);
+std::vector<Finding> check_kernel_for_rocm(const DoctorContext& ctx);
+std::vector<Finding> check_open_files(const DoctorContext& ctx);
+std::vector<Finding> check_library_shadowing(const DoctorContext& ctx);
+
+// Library directories a Python environment's frameworks ship native code in (torch/lib,
+// nvidia/*/lib, torch_npu/lib …), as host paths, for the shadowing check's starting points.
+std::vector<std::string> framework_library_dirs(const HostRoot& host,
+                                                const std::vector<std::string>& sys_path);
+
+// Sonames whose duplicates cause `undefined symbol` and driver-mismatch failures.
+bool is_watched_soname(std::string_view soname);
+
+}  // namespace anygpu

@@ -1,0 +1,128 @@
+#include "doctor/doctor.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "contract/python_env.h"
+#include "util/strings.h"
+#include "wheel/framework_check.h"
+
+extern char** environ;
+
+namespace anygpu {
+
+std::optional<std::string> DoctorContext::getenv(const std::string& name) const {
+  auto it = env.find(name);
+  if (it == env.end()) return std::nullopt;
+  return it->second;
+}
+
+ProcessFacts current_process_facts(const std::string& python) {
+  ProcessFacts f;
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view kv(*e);
+    auto eq = kv.find('=');
+    if (eq != std::string_view::npos) f.env.emplace(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  f.uid = ::geteuid();
+  f.gids.push_back(::getegid());
+  int n = ::getgroups(0, nullptr);
+  if (n > 0) {
+    std::vector<gid_t> extra(static_cast<size_t>(n));
+    n = ::getgroups(n, extra.data());
+    if (n > 0) f.gids.insert(f.gids.end(), extra.begin(), extra.begin() + n);
+  }
+  struct rlimit rl {};
+  if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+    f.nofile_soft = static_cast<uint64_t>(rl.rlim_cur);
+  if (!python.empty()) {
+    auto sp = query_sys_path(python, std::chrono::seconds(5));
+    if (sp)
+      f.python_sys_path = std::move(*sp);
+    else
+      f.python_error = sp.error().message;
+  }
+  return f;
+}
+
+std::vector<Finding> run_doctor(const DoctorContext& ctx, bool framework) {
+  std::vector<Finding> all;
+  auto add = [&](std::vector<Finding> more) {
+    for (auto& f : more) all.push_back(std::move(f));
+  };
+  add(check_drivers(ctx));
+  add(check_device_access(ctx));
+  add(check_containers(ctx));
+  add(check_kernel_for_rocm(ctx));
+  add(check_open_files(ctx));
+  add(check_library_shadowing(ctx));
+  if (framework && !ctx.python.empty())
+    add(framework_build_findings(ctx.host, ctx.inventory, ctx.python));
+  std::stable_sort(all.begin(), all.end(), [](const Finding& a, const Finding& b) {
+    return static_cast<int>(a.severity) < static_cast<int>(b.severity);
+  });
+  return all;
+}
+
+bool has_errors(const std::vector<Finding>& findings) {
+  return std::any_of(findings.begin(), findings.end(),
+                     [](const Finding& f) { return f.severity == Severity::error; });
+}
+
+nlohmann::ordered_json findings_to_json(const std::vector<Finding>& findings) {
+  nlohmann::ordered_json j;
+  j["schema"] = "anygpu.doctor/v1";
+  auto arr = nlohmann::ordered_json::array();
+  int counts[3] = {0, 0, 0};
+  for (const auto& f : findings) {
+    ++counts[static_cast<int>(f.severity)];
+    nlohmann::ordered_json o;
+    o["id"] = f.id;
+    o["severity"] = std::string(to_string(f.severity));
+    o["title"] = f.title;
+    o["detail"] = f.detail;
+    o["fix"] = f.fix;
+    arr.push_back(std::move(o));
+  }
+  j["findings"] = std::move(arr);
+  j["summary"] = {{"errors", counts[0]}, {"warnings", counts[1]}, {"infos", counts[2]}};
+  return j;
+}
+
+std::string findings_to_text(const std::vector<Finding>& findings, bool color) {
+  struct Group {
+    Severity sev;
+    const char* heading;
+    const char* tag;
+    const char* ansi;
+  };
+  const Group groups[] = {{Severity::error, "Errors", "ERROR", "\033[1;31m"},
+                          {Severity::warning, "Warnings", "WARN", "\033[1;33m"},
+                          {Severity::info, "Info", "INFO", "\033[1;36m"}};
+  auto paint = [&](const char* ansi, std::string_view s) {
+    return color ? cat({ansi, s, "\033[0m"}) : std::string(s);
+  };
+  std::string out;
+  int counts[3] = {0, 0, 0};
+  for (const auto& f : findings) ++counts[static_cast<int>(f.severity)];
+  for (const auto& g : groups) {
+    if (!counts[static_cast<int>(g.sev)]) continue;
+    out += cat({paint(g.ansi, g.heading), "\n"});
+    for (const auto& f : findings) {
+      if (f.severity != g.sev) continue;
+      out += cat({"  [", paint(g.ansi, g.tag), "] ", f.title, "  (", f.id, ")\n"});
+      for (auto line : split_lines(f.detail)) out += cat({"      ", line, "\n"});
+      if (!f.fix.empty()) out += cat({"      ", paint("\033[1m", "fix:"), " ", f.fix, "\n"});
+    }
+    out += "\n";
+  }
+  if (findings.empty()) out += "No problems found.\n";
+  out += cat({std::to_string(counts[0]), " error(s), ", std::to_string(counts[1]), " warning(s), ",
+              std::to_string(counts[2]), " info(s)\n"});
+  return out;
+}
+
+}  // namespace anygpu

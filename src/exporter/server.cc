@@ -1,0 +1,382 @@
+#include "exporter/server.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <unordered_map>
+
+#include "util/strings.h"
+
+namespace anygpu::http {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t kReadChunk = 16 << 10;
+constexpr size_t kMaxLingerBytes = 64 << 10;
+// Sent without reading the request when the connection cap is reached.
+constexpr std::string_view kRefusal =
+    "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+    "Content-Length: 22\r\nConnection: close\r\n\r\ntoo many connections\r\n";
+
+enum class Phase {
+  reading,    // waiting for (the rest of) a request head
+  writing,    // sending a response
+  lingering,  // answered and shut down for writing; discarding input until EOF
+};
+
+struct Connection {
+  int fd = -1;
+  Phase phase = Phase::reading;
+  std::string in;
+  bool head_started = false;  // bytes of the current head arrived
+  bool served = false;        // at least one response was sent (kept-alive connection)
+  bool close_after = false;
+  std::string out_head;
+  std::shared_ptr<const std::string> out_body;
+  size_t out_sent = 0;  // over head then body
+  Clock::time_point deadline;
+  size_t lingered = 0;
+};
+
+std::string errno_text(int err) {
+  return std::strerror(err);
+}
+
+}  // namespace
+
+struct HttpServer::Loop {
+  HttpServer& s;
+  int epfd = -1;
+  int spare_fd = -1;  // released on EMFILE so a pending connection can be accepted and closed
+  std::unordered_map<int, std::unique_ptr<Connection>> conns;
+  bool stopping = false;
+  Clock::time_point drain_deadline;
+  std::chrono::system_clock::time_point date_second{};
+  std::string date;
+
+  explicit Loop(HttpServer& server) : s(server) {}
+
+  ~Loop() {
+    for (auto& [fd, c] : conns) ::close(fd);
+    if (spare_fd >= 0) ::close(spare_fd);
+    if (epfd >= 0) ::close(epfd);
+  }
+
+  void watch(int fd, uint32_t events, int op) {
+    epoll_event ev{};
+    ev.events = events;
+    ev.data.fd = fd;
+    ::epoll_ctl(epfd, op, fd, &ev);
+  }
+
+  void set_phase(Connection& c, Phase p) {
+    c.phase = p;
+    watch(c.fd, p == Phase::writing ? EPOLLOUT : EPOLLIN, EPOLL_CTL_MOD);
+  }
+
+  void close_conn(int fd) {
+    ::epoll_ctl(epfd, EPOLL_CTL_DEL, fd, nullptr);
+    ::close(fd);
+    conns.erase(fd);
+  }
+
+  const std::string& date_now() {
+    auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+    if (now != date_second || date.empty()) {
+      date_second = now;
+      date = http_date(now);
+    }
+    return date;
+  }
+
+  // An idle kept-alive connection (nothing buffered, waiting for its next request).
+  bool evict_idle() {
+    for (auto& [fd, c] : conns)
+      if (c->phase == Phase::reading && c->served && c->in.empty()) {
+        close_conn(fd);
+        return true;
+      }
+    return false;
+  }
+
+  void accept_all(Clock::time_point now) {
+    for (;;) {
+      int fd = ::accept4(s.listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) {
+        if (errno == EINTR || errno == ECONNABORTED) continue;
+        if ((errno == EMFILE || errno == ENFILE) && spare_fd >= 0) {
+          ::close(spare_fd);
+          int pending = ::accept4(s.listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+          if (pending >= 0) ::close(pending);
+          spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+          ++s.stats_.refused;
+          continue;
+        }
+        return;  // EAGAIN, or an error the next readiness will show again
+      }
+      if (conns.size() >= s.options_.max_connections && !evict_idle()) {
+        ::send(fd, kRefusal.data(), kRefusal.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+        ::close(fd);
+        ++s.stats_.refused;
+        continue;
+      }
+      int one = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      auto c = std::make_unique<Connection>();
+      c->fd = fd;
+      c->deadline = now + s.options_.header_timeout;
+      watch(fd, EPOLLIN, EPOLL_CTL_ADD);
+      conns.emplace(fd, std::move(c));
+      ++s.stats_.accepted;
+    }
+  }
+
+  void respond(Connection& c, Response r, bool keep_alive, bool head_only, Clock::time_point now) {
+    c.close_after = !keep_alive;
+    c.out_head = serialize_head(r, keep_alive, date_now());
+    c.out_body = head_only ? nullptr : std::move(r.body);
+    c.out_sent = 0;
+    c.deadline = now + s.options_.write_timeout;
+    set_phase(c, Phase::writing);
+  }
+
+  void respond_error(Connection& c, int status, std::string_view reason, Clock::time_point now) {
+    ++s.stats_.bad_requests;
+    respond(c, text_response(status, reason), false, false, now);
+  }
+
+  Response call_handler(const Request& req) {
+    try {
+      return s.handler_(req);
+    } catch (const std::exception& e) {
+      return text_response(500, e.what());
+    }
+  }
+
+  enum class Next { wait, closed, again };
+
+  // Handles every complete head in the buffer, one response at a time (iteratively: a client
+  // may pipeline hundreds of small requests).
+  void process(Connection& c, Clock::time_point now) {
+    for (;;) {
+      if (c.phase != Phase::reading || c.in.empty()) return;
+      if (!c.head_started) {
+        c.head_started = true;
+        c.deadline = std::min(c.deadline, now + s.options_.header_timeout);
+      }
+      auto out = parse_request_head(c.in, s.options_.limits);
+      if (out.status == ParseStatus::incomplete) return;
+      if (out.status == ParseStatus::error) {
+        respond_error(c, out.error_status, out.error_reason, now);
+      } else {
+        ++s.stats_.requests;
+        c.in.erase(0, out.consumed);
+        auto response = call_handler(out.request);
+        bool keep = out.request.keep_alive && !response.close && !stopping;
+        respond(c, std::move(response), keep, out.request.method == "HEAD", now);
+      }
+      if (flush(c, now) != Next::again) return;
+    }
+  }
+
+  // Sends what the socket takes. `again`: the response is out and the connection is reading
+  // again, with bytes buffered (a pipelined request).
+  Next flush(Connection& c, Clock::time_point now) {
+    for (;;) {
+      iovec iov[2];
+      int n = 0;
+      size_t head = c.out_head.size();
+      if (c.out_sent < head) iov[n++] = {c.out_head.data() + c.out_sent, head - c.out_sent};
+      if (c.out_body) {
+        size_t off = c.out_sent > head ? c.out_sent - head : 0;
+        if (off < c.out_body->size())
+          iov[n++] = {const_cast<char*>(c.out_body->data()) + off, c.out_body->size() - off};
+      }
+      if (n == 0) break;
+      msghdr msg{};
+      msg.msg_iov = iov;
+      msg.msg_iovlen = static_cast<size_t>(n);
+      ssize_t sent = ::sendmsg(c.fd, &msg, MSG_NOSIGNAL);
+      if (sent < 0) {
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return Next::wait;
+        close_conn(c.fd);
+        return Next::closed;
+      }
+      c.out_sent += static_cast<size_t>(sent);
+    }
+    c.out_head = std::string();
+    c.out_body.reset();
+    c.served = true;
+    if (c.close_after || stopping) {
+      ::shutdown(c.fd, SHUT_WR);
+      c.deadline = now + s.options_.linger_timeout;
+      c.in = std::string();
+      set_phase(c, Phase::lingering);
+      return Next::wait;
+    }
+    c.head_started = false;
+    c.deadline = now + s.options_.idle_timeout;
+    set_phase(c, Phase::reading);
+    return c.in.empty() ? Next::wait : Next::again;
+  }
+
+  void on_readable(Connection& c, Clock::time_point now) {
+    char buf[kReadChunk];
+    ssize_t n;
+    do {
+      n = ::recv(c.fd, buf, sizeof buf, 0);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (n <= 0) {  // EOF or error: nothing more can be answered
+      close_conn(c.fd);
+      return;
+    }
+    if (c.phase == Phase::lingering) {
+      c.lingered += static_cast<size_t>(n);
+      if (c.lingered > kMaxLingerBytes) close_conn(c.fd);
+      return;
+    }
+    c.in.append(buf, static_cast<size_t>(n));
+    process(c, now);
+  }
+
+  void expire(Clock::time_point now) {
+    std::vector<int> due;
+    for (auto& [fd, c] : conns)
+      if (c->deadline <= now) due.push_back(fd);
+    for (int fd : due) {
+      auto& c = *conns.at(fd);
+      if (c.phase == Phase::reading && c.head_started) {
+        ++s.stats_.timeouts;
+        respond_error(c, 408, "request head not received in time", now);
+        flush(c, now);
+      } else {
+        if (c.phase != Phase::lingering) ++s.stats_.timeouts;
+        close_conn(fd);
+      }
+    }
+  }
+
+  int wait_ms(Clock::time_point now) const {
+    auto next = now + std::chrono::seconds(1);
+    for (const auto& [fd, c] : conns) next = std::min(next, c->deadline);
+    if (stopping) next = std::min(next, drain_deadline);
+    auto ms = std::chrono::ceil<std::chrono::milliseconds>(next - now).count();
+    return static_cast<int>(std::clamp<long long>(ms, 0, 1000));
+  }
+
+  void begin_stop(Clock::time_point now) {
+    if (stopping) return;
+    stopping = true;
+    drain_deadline = now + s.options_.drain_timeout;
+    ::epoll_ctl(epfd, EPOLL_CTL_DEL, s.listen_fd_, nullptr);
+    ::close(s.listen_fd_);
+    s.listen_fd_ = -1;
+    std::vector<int> idle;
+    for (auto& [fd, c] : conns)
+      if (c->phase != Phase::writing && !c->head_started) idle.push_back(fd);
+    for (int fd : idle) close_conn(fd);
+  }
+
+  void run(std::span<const int> stop_fds) {
+    epfd = ::epoll_create1(EPOLL_CLOEXEC);
+    spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    watch(s.listen_fd_, EPOLLIN, EPOLL_CTL_ADD);
+    watch(s.wake_fd_, EPOLLIN, EPOLL_CTL_ADD);
+    for (int fd : stop_fds) watch(fd, EPOLLIN, EPOLL_CTL_ADD);
+    epoll_event events[64];
+    for (;;) {
+      auto now = Clock::now();
+      if (stopping && (conns.empty() || now >= drain_deadline)) return;
+      int n = ::epoll_wait(epfd, events, 64, wait_ms(now));
+      now = Clock::now();
+      for (int i = 0; i < n; ++i) {
+        int fd = events[i].data.fd;
+        if (fd == s.listen_fd_) {
+          accept_all(now);
+        } else if (fd == s.wake_fd_ ||
+                   std::find(stop_fds.begin(), stop_fds.end(), fd) != stop_fds.end()) {
+          begin_stop(now);
+        } else if (auto it = conns.find(fd); it != conns.end()) {
+          auto& c = *it->second;
+          if (c.phase == Phase::writing) {
+            if (flush(c, now) == Next::again) process(c, now);
+          } else {
+            on_readable(c, now);
+          }
+        }
+      }
+      expire(now);
+    }
+  }
+};
+
+HttpServer::HttpServer(ServerOptions options, Handler handler)
+    : options_(std::move(options)), handler_(std::move(handler)) {}
+
+HttpServer::~HttpServer() {
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+}
+
+Result<std::unique_ptr<HttpServer>> HttpServer::bind(ServerOptions options, Handler handler) {
+  auto addr = options.listen;
+  std::unique_ptr<HttpServer> srv(new HttpServer(std::move(options), std::move(handler)));
+  sockaddr_storage ss{};
+  socklen_t len = 0;
+  if (addr.ipv6) {
+    auto* a = reinterpret_cast<sockaddr_in6*>(&ss);
+    a->sin6_family = AF_INET6;
+    a->sin6_port = htons(addr.port);
+    if (inet_pton(AF_INET6, addr.host.c_str(), &a->sin6_addr) != 1)
+      return bad_input(cat({"--listen: not an IPv6 address: ", addr.host}));
+    len = sizeof *a;
+  } else {
+    auto* a = reinterpret_cast<sockaddr_in*>(&ss);
+    a->sin_family = AF_INET;
+    a->sin_port = htons(addr.port);
+    if (inet_pton(AF_INET, addr.host.c_str(), &a->sin_addr) != 1)
+      return bad_input(cat({"--listen: not an IPv4 address: ", addr.host}));
+    len = sizeof *a;
+  }
+  int fd = ::socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return host_error(cat({"socket: ", errno_text(errno)}));
+  srv->listen_fd_ = fd;
+  int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&ss), len) != 0 || ::listen(fd, SOMAXCONN) != 0)
+    return host_error(cat({"cannot listen on ", addr.str(), ": ", errno_text(errno)}));
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0)
+    return host_error(cat({"getsockname: ", errno_text(errno)}));
+  addr.port = ntohs(addr.ipv6 ? reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port
+                              : reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
+  srv->bound_ = addr;
+  srv->wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (srv->wake_fd_ < 0) return host_error(cat({"eventfd: ", errno_text(errno)}));
+  return srv;
+}
+
+void HttpServer::run(std::span<const int> stop_fds) {
+  if (listen_fd_ < 0) return;
+  Loop loop(*this);
+  loop.run(stop_fds);
+}
+
+void HttpServer::stop() {
+  uint64_t one = 1;
+  [[maybe_unused]] auto n = ::write(wake_fd_, &one, sizeof one);
+}
+
+}  // namespace anygpu::http

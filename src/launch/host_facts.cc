@@ -1,0 +1,93 @@
+#include "launch/host_facts.h"
+
+#include <unistd.h>
+
+#include <fstream>
+
+#include "cdi/cdi.h"
+#include "contract/python_env.h"
+#include "host/paths.h"
+#include "launch/container_plan.h"
+#include "launch/etc_group.h"
+#include "util/strings.h"
+
+namespace anygpu {
+
+std::optional<std::string> find_on_path(const std::string& name, const Environment& environment) {
+  auto it = environment.find("PATH");
+  std::string path = it == environment.end() ? "/usr/local/bin:/usr/bin:/bin" : it->second;
+  for (auto dir : split(path, ':')) {
+    std::string candidate = cat({dir.empty() ? "." : dir, "/", name});
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return std::nullopt;
+}
+
+bool torchrun_needs_std_workaround(const std::string& torchrun_path,
+                                   std::vector<std::string>& notes) {
+  std::ifstream in(torchrun_path);
+  std::string first;
+  if (!in || !std::getline(in, first) || !first.starts_with("#!")) return false;
+  auto words = split(trim(std::string_view(first).substr(2)), ' ');
+  if (words.empty()) return false;
+  std::string interpreter(words.front());
+  if (interpreter.ends_with("/env") && words.size() > 1) interpreter = std::string(words[1]);
+  auto env = read_python_env(interpreter, std::chrono::seconds(10));
+  if (!env || !env->torch) return false;
+  auto major = parse_int(split(env->torch->version, '.').front());
+  std::optional<int64_t> py_minor;
+  for (const auto& p : env->sys_path) {
+    auto at = p.find("/python3.");
+    if (at == std::string::npos) continue;
+    auto rest = std::string_view(p).substr(at + 9);
+    auto end = rest.find_first_not_of("0123456789");
+    py_minor = parse_int(rest.substr(0, end));
+    if (py_minor) break;
+  }
+  bool needed = major && *major < 2 && py_minor && *py_minor >= 11;
+  if (needed)
+    notes.push_back(
+        cat({"torchrun: torch ", env->torch->version, " on Python 3.", std::to_string(*py_minor),
+             " needs --redirects 1 --tee 1 (its default 0 crashes)"}));
+  return needed;
+}
+
+HostFacts gather_host_facts(const HostRoot& host, const Selection& selection,
+                            const LaunchOptions& options, const Environment& environment,
+                            std::vector<std::string>& notes, const Registry& registry) {
+  HostFacts f;
+  if (!host.is_real_root()) {
+    f.root_prefix = host.outside("/");
+    while (f.root_prefix.size() > 1 && f.root_prefix.back() == '/') f.root_prefix.pop_back();
+  }
+  if (options.nproc_per_node && !options.image)
+    if (auto t = find_on_path("torchrun", environment))
+      f.torchrun_needs_std_workaround = torchrun_needs_std_workaround(*t, notes);
+  if (!options.image) return f;
+
+  for (const auto* e : {"podman", "docker"})
+    if (find_on_path(e, environment)) f.engines_on_path.emplace_back(e);
+  char buf[4096];
+  if (getcwd(buf, sizeof buf)) f.cwd = buf;
+  for (auto& p : container_candidate_paths(selection, registry))
+    if (host.exists(p)) f.existing_nodes.push_back(std::move(p));
+
+  if (auto text = host.read_file(paths::kLaunchGroupFile)) {
+    auto ids = parse_group_ids(*text, host.outside(paths::kLaunchGroupFile), kDeviceGroups);
+    if (ids)
+      f.group_ids = std::move(*ids);
+    else
+      notes.push_back(cat({"warning: ", ids.error().message, "; no --group-add"}));
+  }
+  if (!selection.devices.empty()) {
+    auto specs = read_cdi_specs(host);
+    if (!specs)
+      notes.push_back(cat(
+          {"warning: CDI specs unreadable (", specs.error().message, "): passing device nodes"}));
+    else
+      f.cdi_names = cdi_names_for(*specs, selection.devices, registry);
+  }
+  return f;
+}
+
+}  // namespace anygpu

@@ -1,0 +1,62 @@
+// A metrics backend samples the devices of one vendor from one source (sysfs, NVML, …).
+// Backends are listed in one table (make_backends); the collector runs each on its own worker
+// and every sample() call under a deadline, so a backend only has to be correct, not quick.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "host/host_root.h"
+#include "metrics/sample.h"
+#include "model/inventory.h"
+#include "registry/registry.h"
+#include "util/result.h"
+
+namespace anygpu {
+
+class MetricsBackend {
+ public:
+  virtual ~MetricsBackend() = default;
+  virtual const std::string& vendor() const = 0;
+  virtual const std::string& source() const = 0;
+  // The devices this backend answers for, identity only (what a never-successful backend shows).
+  virtual std::vector<DeviceSample> identities() const = 0;
+  // One sample of every device. An error means the source itself is down (library missing,
+  // init failed); a single unreadable value is absent from its device plus a warning.
+  // Never called concurrently with itself.
+  virtual Result<std::vector<DeviceSample>> sample() = 0;
+};
+
+// Identity fields of a sample, as `anygpu detect` reports the device.
+DeviceSample identity_of(const Device& device);
+
+// One backend per vendor present: NVML for NVIDIA (and NVML-compatible stacks), sysfs for
+// amdgpu-style and Intel drivers, the generic hwmon reader for every other vendor.
+std::vector<std::shared_ptr<MetricsBackend>> make_backends(const HostRoot& host,
+                                                           const Inventory& inventory,
+                                                           const Registry& registry);
+
+std::shared_ptr<MetricsBackend> make_sysfs_backend(HostRoot host, std::string vendor,
+                                                   std::string source, std::vector<Device> devices);
+// NVML (or an NVML-compatible library: `api` names the registry's library entry).
+std::shared_ptr<MetricsBackend> make_nvml_backend(HostRoot host, std::string vendor,
+                                                  const LibrarySpec& library,
+                                                  std::vector<Device> devices);
+
+namespace metrics {
+
+// What the sysfs sampler remembers between samples of one device: the energy counter, so
+// power can come from its delta where the driver publishes no power file (Intel).
+struct EnergyState {
+  std::optional<double> joules;
+  std::chrono::steady_clock::time_point at{};
+};
+
+// Reads every metric file of one PCI device that exists, into `out` (identity already set).
+void sample_sysfs_device(const HostRoot& host, const Device& device, EnergyState& state,
+                         std::chrono::steady_clock::time_point now, DeviceSample& out);
+
+}  // namespace metrics
+}  // namespace anygpu

@@ -1,0 +1,57 @@
+// The explicit table of metrics backends: which source samples which vendor.
+#include <algorithm>
+
+#include "metrics/backend.h"
+
+namespace anygpu {
+
+DeviceSample identity_of(const Device& device) {
+  DeviceSample s;
+  s.vendor = device.vendor;
+  s.index = device.index;
+  s.pci_bus_id = device.pci.address.str();
+  s.uuid = device.uuid;
+  s.name = device.name;
+  return s;
+}
+
+namespace {
+
+// Vendors whose drivers publish amdgpu-style attributes or Intel's GT files in sysfs.
+constexpr std::string_view kSysfsVendors[] = {"amd", "hygon", "intel"};
+// NVML and the libraries that export NVML's names.
+constexpr std::string_view kNvmlApis[] = {"nvml", "ixml"};
+
+const LibrarySpec* nvml_library(const Vendor& v) {
+  for (const auto& lib : v.libraries)
+    if (std::ranges::find(kNvmlApis, lib.api) != std::end(kNvmlApis)) return &lib;
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<std::shared_ptr<MetricsBackend>> make_backends(const HostRoot& host,
+                                                           const Inventory& inventory,
+                                                           const Registry& registry) {
+  std::vector<std::string> vendors;  // in inventory order
+  for (const auto& d : inventory.devices)
+    if (std::ranges::find(vendors, d.vendor) == vendors.end()) vendors.push_back(d.vendor);
+  std::vector<std::shared_ptr<MetricsBackend>> out;
+  for (const auto& id : vendors) {
+    std::vector<Device> devices;
+    for (const auto& d : inventory.devices)
+      if (d.vendor == id) devices.push_back(d);
+    const Vendor* v = registry.vendor(id);
+    if (const LibrarySpec* lib = v ? nvml_library(*v) : nullptr) {
+      out.push_back(make_nvml_backend(host, id, *lib, std::move(devices)));
+    } else if (std::ranges::find(kSysfsVendors, id) != std::end(kSysfsVendors)) {
+      out.push_back(make_sysfs_backend(host, id, "sysfs", std::move(devices)));
+    } else {
+      // No sampler for this vendor's library yet: whatever hwmon the driver registers.
+      out.push_back(make_sysfs_backend(host, id, "hwmon", std::move(devices)));
+    }
+  }
+  return out;
+}
+
+}  // namespace anygpu

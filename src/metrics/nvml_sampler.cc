@@ -1,0 +1,176 @@
+// NVIDIA metrics through NVML (and NVML-compatible libraries such as Iluvatar's libixml).
+// The library is opened and initialised on the first sample, inside the collector's deadline,
+// and kept for the life of the process: an abandoned call may still be running inside it.
+#include <map>
+
+#include "metrics/backend.h"
+#include "metrics/nvml_metrics_types.h"
+#include "util/strings.h"
+
+namespace anygpu {
+
+namespace {
+
+struct NvmlMetricsApi {
+  explicit NvmlMetricsApi(const DynamicLibrary& lib)
+      : init(lib.symbol<nvml::InitFn>({"nvmlInit_v2", "nvmlInit"})),
+        error_string(lib.symbol<nvml::ErrorStringFn>({"nvmlErrorString"})),
+        count(lib.symbol<nvml::CountFn>({"nvmlDeviceGetCount_v2", "nvmlDeviceGetCount"})),
+        by_index(lib.symbol<nvml::HandleByIndexFn>(
+            {"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex"})),
+        pci_info(
+            lib.symbol<nvml::PciInfoFn>({"nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2"})),
+        utilization(lib.symbol<nvml::UtilizationFn>({"nvmlDeviceGetUtilizationRates"})),
+        memory(lib.symbol<nvml::MemoryFn>({"nvmlDeviceGetMemoryInfo"})),
+        temperature(lib.symbol<nvml::TemperatureFn>({"nvmlDeviceGetTemperature"})),
+        power(lib.symbol<nvml::PowerFn>({"nvmlDeviceGetPowerUsage"})),
+        power_limit(lib.symbol<nvml::PowerFn>({"nvmlDeviceGetEnforcedPowerLimit"})),
+        energy(lib.symbol<nvml::EnergyFn>({"nvmlDeviceGetTotalEnergyConsumption"})),
+        clock(lib.symbol<nvml::ClockFn>({"nvmlDeviceGetClockInfo"})) {}
+
+  std::string why(nvml::Return r) const {
+    const char* s = error_string ? error_string(r) : nullptr;
+    return cat({s ? s : "error", " (", std::to_string(r), ")"});
+  }
+
+  nvml::InitFn init;
+  nvml::ErrorStringFn error_string;
+  nvml::CountFn count;
+  nvml::HandleByIndexFn by_index;
+  nvml::PciInfoFn pci_info;
+  nvml::UtilizationFn utilization;
+  nvml::MemoryFn memory;
+  nvml::TemperatureFn temperature;
+  nvml::PowerFn power, power_limit;
+  nvml::EnergyFn energy;
+  nvml::ClockFn clock;
+};
+
+class NvmlBackend final : public MetricsBackend {
+ public:
+  NvmlBackend(HostRoot host, std::string vendor, const LibrarySpec& library,
+              std::vector<Device> devices)
+      : host_(std::move(host)),
+        vendor_(std::move(vendor)),
+        source_(library.api),
+        sonames_(library.sonames.begin(), library.sonames.end()),
+        dirs_(library.dirs.begin(), library.dirs.end()),
+        devices_(std::move(devices)) {}
+
+  const std::string& vendor() const override { return vendor_; }
+  const std::string& source() const override { return source_; }
+  std::vector<DeviceSample> identities() const override {
+    std::vector<DeviceSample> out;
+    for (const auto& d : devices_) out.push_back(identity_of(d));
+    return out;
+  }
+
+  Result<std::vector<DeviceSample>> sample() override {
+    if (auto ready = initialise(); !ready) return ready.error();
+    // NVML's index order is its own: match its devices to ours by PCI address.
+    std::map<PciAddress, nvml::Device> handles;
+    unsigned count = 0;
+    if (auto r = api_->count(&count); r != nvml::kSuccess)
+      return host_error("nvmlDeviceGetCount failed: " + api_->why(r));
+    for (unsigned i = 0; i < count && i < 1024; ++i) {
+      nvml::Device dev = nullptr;
+      nvml::PciInfo pci{};
+      if (api_->by_index(i, &dev) != nvml::kSuccess || api_->pci_info(dev, &pci) != nvml::kSuccess)
+        continue;
+      handles[PciAddress{pci.domain, static_cast<uint8_t>(pci.bus),
+                         static_cast<uint8_t>(pci.device), 0}] = dev;
+    }
+    std::vector<DeviceSample> out;
+    for (const auto& d : devices_) {
+      auto s = identity_of(d);
+      auto it = handles.find(
+          PciAddress{d.pci.address.domain, d.pci.address.bus, d.pci.address.device, 0});
+      if (d.status == DeviceStatus::suspended) {
+        s.warnings.push_back("runtime-suspended: not sampled");
+      } else if (it == handles.end()) {
+        s.warnings.push_back(source_ + " does not list this device");
+      } else {
+        sample_device(it->second, s);
+      }
+      out.push_back(std::move(s));
+    }
+    return out;
+  }
+
+ private:
+  Result<bool> initialise() {
+    if (initialised_) return true;
+    if (!lib_) {
+      if (!host_.options().load_libraries)
+        return host_error("vendor libraries disabled (--no-libs)");
+      std::vector<std::string_view> sonames(sonames_.begin(), sonames_.end());
+      std::vector<std::string_view> dirs(dirs_.begin(), dirs_.end());
+      auto lib = host_.open_library(sonames, dirs);
+      if (!lib) return lib.error();
+      lib_ = *lib;
+      api_ = std::make_unique<NvmlMetricsApi>(*lib_);
+    }
+    if (!api_->init || !api_->count || !api_->by_index || !api_->pci_info)
+      return host_error(lib_->loaded_from() +
+                        ": missing nvmlInit, nvmlDeviceGetCount, nvmlDeviceGetHandleByIndex or "
+                        "nvmlDeviceGetPciInfo_v3");
+    if (auto r = api_->init(); r != nvml::kSuccess)
+      return host_error("nvmlInit failed: " + api_->why(r));
+    initialised_ = true;
+    return true;
+  }
+
+  // NOT_SUPPORTED is how NVML says "this part has no such sensor": absent, quietly.
+  bool ok(nvml::Return r, const char* what, DeviceSample& s) const {
+    if (r == nvml::kSuccess) return true;
+    if (r != nvml::kErrorNotSupported) s.warnings.push_back(cat({what, ": ", api_->why(r)}));
+    return false;
+  }
+
+  void sample_device(nvml::Device dev, DeviceSample& s) const {
+    const auto& a = *api_;
+    if (nvml::Utilization u{}; a.utilization && ok(a.utilization(dev, &u), "utilization", s)) {
+      if (u.gpu <= 100) s.utilization_ratio = u.gpu / 100.0;
+    }
+    if (nvml::Memory m{};
+        a.memory && ok(a.memory(dev, &m), "memory", s) && m.total > 0 && m.used <= m.total) {
+      s.memory_total_bytes = static_cast<double>(m.total);
+      s.memory_used_bytes = static_cast<double>(m.used);
+    }
+    if (unsigned t = 0; a.temperature &&
+                        ok(a.temperature(dev, nvml::kTemperatureGpu, &t), "temperature", s) &&
+                        t < 1000) {
+      s.temperature_celsius = t;
+      s.temperatures_celsius["gpu"] = t;
+    }
+    if (unsigned mw = 0; a.power && ok(a.power(dev, &mw), "power", s)) s.power_watts = mw / 1000.0;
+    if (unsigned mw = 0; a.power_limit && ok(a.power_limit(dev, &mw), "power limit", s) && mw > 0)
+      s.power_limit_watts = mw / 1000.0;
+    if (unsigned long long mj = 0; a.energy && ok(a.energy(dev, &mj), "energy", s))
+      s.energy_joules = static_cast<double>(mj) / 1000.0;
+    const std::pair<int, const char*> clocks[] = {
+        {nvml::kClockGraphics, "graphics"}, {nvml::kClockSm, "sm"}, {nvml::kClockMem, "memory"}};
+    for (auto [type, name] : clocks)
+      if (unsigned mhz = 0; a.clock && ok(a.clock(dev, type, &mhz), "clock", s))
+        s.clocks_hertz[name] = mhz * 1e6;
+  }
+
+  HostRoot host_;
+  std::string vendor_, source_;
+  std::vector<std::string> sonames_, dirs_;
+  std::vector<Device> devices_;
+  std::shared_ptr<DynamicLibrary> lib_;
+  std::unique_ptr<NvmlMetricsApi> api_;
+  bool initialised_ = false;
+};
+
+}  // namespace
+
+std::shared_ptr<MetricsBackend> make_nvml_backend(HostRoot host, std::string vendor,
+                                                  const LibrarySpec& library,
+                                                  std::vector<Device> devices) {
+  return std::make_shared<NvmlBackend>(std::move(host), std::move(vendor), library,
+                                       std::move(devices));
+}
+
+}  // namespace anygpu

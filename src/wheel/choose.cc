@@ -1,0 +1,424 @@
+#include "wheel/choose.h"
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <set>
+
+#include "probe/runtimes.h"
+#include "util/strings.h"
+
+namespace anygpu {
+
+namespace {
+
+// Discrete accelerators first: on a laptop or workstation the Intel iGPU is rarely the target.
+constexpr std::array<std::string_view, 12> kVendorPreference{
+    "nvidia",    "amd",      "gaudi", "ascend",  "hygon",     "mthreads",
+    "cambricon", "iluvatar", "metax", "enflame", "kunlunxin", "intel"};
+
+struct SmArch {
+  int major = 0, minor = 0;
+};
+
+std::optional<SmArch> parse_sm(std::string_view s) {
+  if (s.substr(0, 3) != "sm_") return std::nullopt;
+  auto digits = s.substr(3);
+  while (!digits.empty() && std::isalpha(static_cast<unsigned char>(digits.back())))
+    digits.remove_suffix(1);  // sm_90a, sm_100f: the arch-specific suffix does not matter here
+  auto n = parse_uint(digits);
+  if (!n || *n < 10 || *n > 9999) return std::nullopt;
+  return SmArch{static_cast<int>(*n / 10), static_cast<int>(*n % 10)};
+}
+
+std::string arch_span(const std::vector<std::string>& arches) {
+  if (arches.empty()) return "";
+  if (arches.size() == 1) return arches.front();
+  return cat({arches.front(), "…", arches.back()});
+}
+
+std::string pip_line(const std::string& pkgs, const std::string& index) {
+  return index.empty() ? cat({"pip install ", pkgs})
+                       : cat({"pip install ", pkgs, " --index-url ", index});
+}
+std::string uv_line(const std::string& pkgs, const std::string& index) {
+  return index.empty() ? cat({"uv pip install ", pkgs})
+                       : cat({"uv pip install ", pkgs, " --index-url ", index});
+}
+
+const std::string* runtime_version(const Inventory& inv, std::string_view vendor,
+                                   std::string_view component) {
+  for (const auto& r : inv.runtimes)
+    if (r.vendor == vendor && r.component == component) return &r.version;
+  return nullptr;
+}
+
+std::string device_label(const Device& d) {
+  return cat({d.name.value_or(d.vendor), " (", d.pci.address.str(), ")"});
+}
+
+struct Ctx {
+  const WheelData& data;
+  const Inventory& inv;
+  const WheelPackage& pkg;
+  const TorchRelease& rel;
+  std::string pin;  // "2.9.1"
+  std::vector<const Device*> devices;
+};
+
+void finish(const Ctx& c, WheelChoice& out, const std::string& variant) {
+  out.variant = variant;
+  out.index_url = c.data.index_for(variant);
+  auto pkgs = cat({c.pkg.name, "==", c.pin});
+  out.pip = pip_line(pkgs, out.index_url);
+  out.uv = uv_line(pkgs, out.index_url);
+}
+
+void cpu_fallback(const Ctx& c, WheelChoice& out, const std::string& why) {
+  finish(c, out, "cpu");
+  out.reason = why;
+}
+
+// A newer release that has a variant covering every device, for the hint when none does.
+std::string newer_release_hint(const Ctx& c, const std::function<bool(const WheelVariant&)>& fits) {
+  for (const auto& r : c.pkg.releases) {
+    if (compare_versions(r.version, c.rel.version).value_or(0) <= 0) continue;
+    for (const auto& v : r.variants)
+      if (fits(v)) return cat({"; ", c.pkg.name, " ", r.version, " ", v.name, " has them"});
+  }
+  return "";
+}
+
+void choose_nvidia(const Ctx& c, WheelChoice& out) {
+  std::optional<std::string> driver;
+  std::vector<std::string> unknown_arch;
+  for (const auto* d : c.devices) {
+    if (!driver && d->driver && d->driver->version) driver = d->driver->version;
+    if (!d->arch) unknown_arch.push_back(device_label(*d));
+  }
+  auto arch_ok = [&](const WheelVariant& v, std::string* missing) {
+    for (const auto* d : c.devices)
+      if (d->arch && !cuda_arch_covered(v.arches, v.ptx, *d->arch)) {
+        if (missing) *missing = cat({*d->arch, " (", d->name.value_or("GPU"), ")"});
+        return false;
+      }
+    return true;
+  };
+  auto driver_ok = [&](const WheelVariant& v) {
+    if (!driver) return true;  // cannot tell: decided by arch alone, said in the reason
+    auto floor = c.data.family_driver_min(v.cuda);
+    return floor && compare_versions(*driver, *floor).value_or(-1) >= 0;
+  };
+  std::vector<const WheelVariant*> cuda;
+  for (const auto& v : c.rel.variants)
+    if (v.kind == "cuda") cuda.push_back(&v);
+  std::sort(cuda.begin(), cuda.end(), [](const auto* a, const auto* b) {
+    return compare_versions(a->cuda, b->cuda).value_or(0) > 0;
+  });
+  if (cuda.empty()) {
+    cpu_fallback(c, out, cat({c.pkg.name, " ", c.rel.version, " has no CUDA build in the table"}));
+    return;
+  }
+  const WheelVariant* chosen = nullptr;
+  for (const auto* v : cuda)
+    if (!chosen && driver_ok(*v) && arch_ok(*v, nullptr)) chosen = v;
+  for (const auto* v : cuda) {
+    if (v == chosen) continue;
+    WheelAlternative a{v->name, c.data.index_for(v->name), false, ""};
+    std::string missing;
+    if (!driver_ok(*v))
+      a.note = cat({"needs driver >= ", *c.data.family_driver_min(v->cuda), " (CUDA ",
+                    v->cuda.substr(0, v->cuda.find('.')), ".x); host has ", *driver});
+    else if (!arch_ok(*v, &missing))
+      a.note = cat({"no kernels for ", missing, "; has ", arch_span(v->arches)});
+    else {
+      a.fits = true;
+      a.note = cat({"also fits (CUDA ", v->cuda, ")"});
+    }
+    out.alternatives.push_back(std::move(a));
+  }
+  if (!chosen) {
+    std::string missing;
+    bool any_arch =
+        std::any_of(cuda.begin(), cuda.end(), [&](const auto* v) { return arch_ok(*v, &missing); });
+    if (!any_arch) {
+      arch_ok(*cuda.front(), &missing);
+      cpu_fallback(
+          c, out,
+          cat({"no CUDA build of ", c.pkg.name, " ", c.rel.version, " has kernels for ", missing,
+               newer_release_hint(c,
+                                  [&](const WheelVariant& v) {
+                                    return v.kind == "cuda" && driver_ok(v) && arch_ok(v, nullptr);
+                                  }),
+               "; the CPU build runs meanwhile"}));
+    } else {
+      cpu_fallback(
+          c, out,
+          cat({"driver ", *driver, " is older than every CUDA build of ", c.pkg.name, " ",
+               c.rel.version, " needs (oldest floor ", *c.data.family_driver_min(cuda.back()->cuda),
+               "); upgrade the NVIDIA driver, the CPU build runs meanwhile"}));
+    }
+    return;
+  }
+  finish(c, out, chosen->name);
+  std::set<std::string> arches;
+  for (const auto* d : c.devices)
+    if (d->arch) arches.insert(*d->arch);
+  std::string why = cat({"newest CUDA build of ", c.pkg.name, " ", c.rel.version});
+  if (driver)
+    why += cat({" the driver supports (", *driver, " >= ", *c.data.family_driver_min(chosen->cuda),
+                " for CUDA ", chosen->cuda.substr(0, chosen->cuda.find('.')), ".x)"});
+  else
+    why += cat({"; the driver version is unknown: CUDA ", chosen->cuda,
+                " needs >= ", *c.data.family_driver_min(chosen->cuda)});
+  if (!arches.empty())
+    why += cat({" with kernels for ",
+                join(std::vector<std::string>(arches.begin(), arches.end()), ", "), " (",
+                chosen->name, ": ", arch_span(chosen->arches),
+                chosen->ptx ? cat({" + PTX ", *chosen->ptx}) : std::string(), ")"});
+  if (!unknown_arch.empty())
+    why += cat({"; architecture unknown for ", join(unknown_arch, ", "), ", not checked"});
+  if (driver) {
+    auto tk = c.data.toolkit_driver_min(chosen->cuda);
+    if (tk && compare_versions(*driver, *tk).value_or(0) < 0)
+      why += cat({"; below CUDA ", chosen->cuda, "'s own ", *tk,
+                  " it runs under minor version compatibility (no JIT of newer PTX)"});
+  }
+  out.reason = why;
+}
+
+void choose_amd(const Ctx& c, WheelChoice& out) {
+  std::set<std::string> gfx;
+  for (const auto* d : c.devices)
+    if (d->arch) gfx.insert(*d->arch);
+  const std::string* host_rocm = runtime_version(c.inv, "amd", "rocm");
+  auto covers = [&](const WheelVariant& v) {
+    return std::all_of(gfx.begin(), gfx.end(), [&](const std::string& g) {
+      return std::find(v.gfx.begin(), v.gfx.end(), g) != v.gfx.end();
+    });
+  };
+  std::vector<const WheelVariant*> rocm;
+  for (const auto& v : c.rel.variants)
+    if (v.kind == "rocm") rocm.push_back(&v);
+  std::sort(rocm.begin(), rocm.end(), [](const auto* a, const auto* b) {
+    return compare_versions(a->rocm, b->rocm).value_or(0) > 0;
+  });
+  auto not_newer = [&](const WheelVariant& v) {
+    return host_rocm && compare_versions(v.rocm, *host_rocm).value_or(1) <= 0;
+  };
+  const WheelVariant* chosen = nullptr;
+  for (const auto* v : rocm)
+    if (!chosen && covers(*v) && not_newer(*v)) chosen = v;
+  bool newer_than_host = false;
+  if (!chosen)
+    for (const auto* v : rocm)
+      if (!chosen && covers(*v)) chosen = v, newer_than_host = host_rocm != nullptr;
+  for (const auto* v : rocm) {
+    if (v == chosen) continue;
+    WheelAlternative a{v->name, c.data.index_for(v->name), covers(*v), ""};
+    a.note =
+        a.fits ? cat({"also covers ", join(std::vector<std::string>(gfx.begin(), gfx.end()), ", ")})
+               : cat({"no kernels for every GPU; targets ", join(v->gfx, " ")});
+    out.alternatives.push_back(std::move(a));
+  }
+  auto targets = join(std::vector<std::string>(gfx.begin(), gfx.end()), ", ");
+  if (!chosen) {
+    cpu_fallback(c, out,
+                 cat({"no ROCm build of ", c.pkg.name, " ", c.rel.version, " targets ",
+                      targets.empty() ? std::string("the GPU (architecture unknown)") : targets,
+                      newer_release_hint(c,
+                                         [&](const WheelVariant& v) {
+                                           return v.kind == "rocm" && !gfx.empty() && covers(v);
+                                         }),
+                      "; the CPU build runs meanwhile"}));
+    return;
+  }
+  finish(c, out, chosen->name);
+  std::string why =
+      cat({"ROCm build of ", c.pkg.name, " ", c.rel.version, " with kernels for ",
+           targets.empty() ? std::string("(architecture unknown, not checked)") : targets});
+  if (!host_rocm)
+    why +=
+        "; no ROCm found on the host (the wheel brings its own ROCm user space; the amdgpu "
+        "kernel driver is what the host needs)";
+  else if (newer_than_host)
+    why += cat({"; newer than the host's ROCm ", *host_rocm,
+                " (no covering build is older; the wheel brings its own user space)"});
+  else
+    why += cat({", not newer than the host's ROCm ", *host_rocm});
+  out.reason = why;
+}
+
+void choose_intel(const Ctx& c, WheelChoice& out) {
+  if (c.rel.variant("xpu")) {
+    finish(c, out, "xpu");
+    out.reason = cat({"Intel GPU: the xpu build of ", c.pkg.name, " ", c.rel.version,
+                      " (torch.xpu; needs the Intel GPU driver and Level Zero on the host)"});
+  } else {
+    std::string first;
+    for (const auto& r : c.pkg.releases)
+      if (first.empty() && r.variant("xpu")) first = r.version;
+    cpu_fallback(c, out,
+                 cat({c.pkg.name, " ", c.rel.version, " has no xpu build",
+                      first.empty() ? std::string() : cat({" (xpu builds start at ", first, ")"}),
+                      "; the CPU build runs on this Intel host"}));
+  }
+  for (const auto& v : c.rel.variants)
+    if (v.name != out.variant && (v.kind == "xpu" || v.kind == "cpu"))
+      out.alternatives.push_back({v.name, c.data.index_for(v.name), true, "also runs here"});
+}
+
+void choose_plugin(const Ctx& c, const VendorPlugin& p, WheelChoice& out, bool version_given) {
+  out.variant = p.package;
+  const std::string* cann = runtime_version(c.inv, p.vendor, "cann");
+  const PluginPair* best = nullptr;
+  auto same_release = [&](const PluginPair& pr) { return c.pkg.release(pr.torch) == &c.rel; };
+  for (const auto& pr : p.pairs) {
+    bool rel_ok = !version_given || same_release(pr);
+    bool cann_ok = !cann || pr.cann.empty() || pr.cann == *cann;
+    if (!rel_ok || !cann_ok) continue;
+    if (!best || compare_versions(pr.torch, best->torch).value_or(0) > 0 ||
+        (pr.torch == best->torch && pr.plugin > best->plugin))
+      best = &pr;
+  }
+  if (p.pairs.empty()) {
+    out.reason = cat({p.note.empty() ? cat({p.package, " comes from the vendor"}) : p.note,
+                      p.source.empty() ? std::string() : cat({" (", p.source, ")"})});
+    return;
+  }
+  if (!best) {
+    out.reason = cat({p.package, " has no pairing with ", c.pkg.name, " ", c.rel.version,
+                      cann ? cat({" for CANN ", *cann}) : std::string(), " in the table",
+                      p.source.empty() ? std::string() : cat({"; see ", p.source})});
+    for (const auto& pr : p.pairs)
+      out.alternatives.push_back(
+          {cat({p.package, "==", pr.plugin}), p.index_url, false,
+           cat({"pairs with ", c.pkg.name, " ", pr.torch,
+                pr.cann.empty() ? std::string() : cat({", CANN ", pr.cann})})});
+    return;
+  }
+  out.version = best->torch;
+  out.index_url = p.index_url;
+  auto pkgs = cat({c.pkg.name, "==", best->torch, " ", p.package, "==", best->plugin});
+  out.pip = pip_line(pkgs, p.index_url);
+  out.uv = uv_line(pkgs, p.index_url);
+  out.reason =
+      cat({p.vendor, " devices run ", c.pkg.name, " through the ", p.package, " plugin; ",
+           p.package, " ", best->plugin, " pairs with ", c.pkg.name, " ", best->torch,
+           best->cann.empty() ? std::string() : cat({" on CANN ", best->cann}),
+           cann ? cat({" (host CANN ", *cann, ")"}) : std::string(" (host CANN unknown)")});
+}
+
+}  // namespace
+
+bool cuda_arch_covered(const std::vector<std::string>& arches,
+                       const std::optional<std::string>& ptx, const std::string& arch) {
+  auto dev = parse_sm(arch);
+  if (!dev) return false;
+  for (const auto& a : arches) {
+    auto b = parse_sm(a);
+    if (b && b->major == dev->major && b->minor <= dev->minor) return true;
+  }
+  if (ptx) {
+    auto p = parse_sm(*ptx);
+    if (p && (p->major < dev->major || (p->major == dev->major && p->minor <= dev->minor)))
+      return true;
+  }
+  return false;
+}
+
+std::string variant_of_build(const std::string& version, const std::optional<std::string>& cuda,
+                             const std::optional<std::string>& hip,
+                             const std::optional<std::string>& xpu) {
+  auto plus = version.find('+');
+  if (plus != std::string::npos) {
+    auto local = to_lower(std::string_view(version).substr(plus + 1));
+    if (!local.empty()) return local;
+  }
+  if (cuda) {
+    std::string digits;
+    for (char ch : *cuda)
+      if (ch != '.') digits += ch;
+    return "cu" + digits;
+  }
+  if (hip) {
+    auto parts = split(*hip, '.');
+    if (parts.size() >= 2) return cat({"rocm", parts[0], ".", parts[1]});
+  }
+  if (xpu) return "xpu";
+  return "cpu";
+}
+
+std::string primary_vendor(const Inventory& inventory) {
+  for (auto v : kVendorPreference)
+    if (!inventory.of_vendor(v).empty()) return std::string(v);
+  if (!inventory.devices.empty()) return inventory.devices.front().vendor;
+  return "none";
+}
+
+Result<WheelChoice> choose_wheel(const WheelData& data, const Inventory& inventory,
+                                 const WheelRequest& request) {
+  std::string pkg_name = to_lower(request.package);
+  if (pkg_name == "pytorch") pkg_name = "torch";
+  const auto* pkg = data.package(pkg_name);
+  if (!pkg) {
+    std::vector<std::string> known;
+    for (const auto& p : data.packages) known.push_back(p.name);
+    return bad_input(cat({request.package, ": not in the wheel table ", data.file,
+                          " (known: ", join(known, ", "), ")"}));
+  }
+  if (pkg->releases.empty())
+    return bad_input(cat({data.file, ": ", pkg->name, " lists no releases"}));
+  const TorchRelease* rel = &pkg->releases.back();
+  std::string pin = rel->latest;
+  if (request.version) {
+    auto v = request.version->substr(0, request.version->find('+'));
+    rel = pkg->release(v);
+    auto parts = split(v, '.');
+    bool numeric =
+        parts.size() >= 2 && parts.size() <= 3 &&
+        std::all_of(parts.begin(), parts.end(), [](auto p) { return parse_uint(p).has_value(); });
+    if (!rel || !numeric)
+      return bad_input(cat({pkg->name, " ", *request.version, ": unknown version; known: ",
+                            pkg->known_versions(), " (a newer table: --data FILE)"}));
+    pin = parts.size() == 3 ? v : rel->latest;
+  }
+  WheelChoice out;
+  out.package = pkg->name;
+  out.version = pin;
+  out.vendor = request.vendor ? *request.vendor : primary_vendor(inventory);
+  Ctx c{data, inventory, *pkg, *rel, pin, inventory.of_vendor(out.vendor)};
+  if (request.vendor && out.vendor != "none" && c.devices.empty())
+    return host_error(cat({"no ", out.vendor, " device on this host"}));
+
+  if (out.vendor == "nvidia") {
+    choose_nvidia(c, out);
+  } else if (out.vendor == "amd") {
+    choose_amd(c, out);
+  } else if (out.vendor == "intel") {
+    choose_intel(c, out);
+  } else if (const auto* plugin = data.plugin(out.vendor)) {
+    choose_plugin(c, *plugin, out, request.version.has_value());
+  } else if (out.vendor == "none") {
+    cpu_fallback(c, out, "no accelerator found: the CPU build");
+  } else {
+    cpu_fallback(c, out,
+                 cat({"no build for ", out.vendor, " devices in the wheel table; the CPU build"}));
+  }
+  // Other vendors' devices on a mixed host: say what they would take.
+  if (!request.vendor)
+    for (const auto& d : inventory.devices)
+      if (d.vendor != out.vendor &&
+          std::none_of(out.alternatives.begin(), out.alternatives.end(), [&](const auto& a) {
+            return a.note.find("--vendor " + d.vendor) != std::string::npos;
+          }))
+        out.alternatives.push_back(
+            {"", "", false,
+             cat({"this host also has ", d.vendor, " devices: anygpu wheel --vendor ", d.vendor})});
+  if (out.variant != "cpu" && rel->variant("cpu"))
+    out.alternatives.push_back(
+        {"cpu", data.index_for("cpu"), true, "runs anywhere, without acceleration"});
+  return out;
+}
+
+}  // namespace anygpu

@@ -1,0 +1,43 @@
+# `anygpu exporter`: the HTTP server (unit), and the exporter against a real Prometheus, a hung
+# vendor library, load and hostile clients, and the shipped deploy files (end to end).
+list(APPEND ANYGPU_UNIT_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_http_request_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_listen_address_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_server_test.cc
+)
+
+set(_exporter_e2e ${CMAKE_CURRENT_LIST_DIR}/../e2e)
+set(_exporter_hosts ${CMAKE_CURRENT_LIST_DIR}/../hosts)
+set(_exporter_py /usr/bin/python3)
+
+# Prometheus 2.x scrapes the exporter and answers queries; promtool lints the exposition.
+add_test(NAME exporter_prometheus
+  COMMAND ${_exporter_py} ${_exporter_e2e}/exporter_prometheus_test.py $<TARGET_FILE:anygpu>
+          ${_exporter_hosts}/mi300x-8x ${CMAKE_SOURCE_DIR}/deploy/grafana/anygpu-dashboard.json)
+set_tests_properties(exporter_prometheus PROPERTIES LABELS system TIMEOUT 180)
+
+# 10,000 scrapes at concurrency 16, resident memory flat.
+add_test(NAME exporter_load
+  COMMAND ${_exporter_py} ${_exporter_e2e}/exporter_load_test.py $<TARGET_FILE:anygpu>
+          ${_exporter_hosts}/mi300x-8x)
+set_tests_properties(exporter_load PROPERTIES LABELS system TIMEOUT 300 RUN_SERIAL TRUE)
+
+# Malformed, oversized, slow and excess clients; the CLI's exit codes.
+add_test(NAME exporter_faults
+  COMMAND ${_exporter_py} ${_exporter_e2e}/exporter_faults_test.py $<TARGET_FILE:anygpu>
+          ${_exporter_hosts}/mi300x-8x)
+set_tests_properties(exporter_faults PROPERTIES TIMEOUT 120)
+
+# Alert rules (promtool), dashboard, systemd unit (systemd-analyze), DaemonSet.
+add_test(NAME exporter_deploy
+  COMMAND ${_exporter_py} ${_exporter_e2e}/exporter_deploy_test.py $<TARGET_FILE:anygpu>
+          ${CMAKE_SOURCE_DIR}/deploy)
+set_tests_properties(exporter_deploy PROPERTIES LABELS system TIMEOUT 120)
+
+# A hung NVML (the metrics mock with a "hang" switch) never hangs a scrape.
+if(nvml_metrics IN_LIST ANYGPU_MOCKS)
+  add_test(NAME exporter_nvml_hang
+    COMMAND ${_exporter_py} ${_exporter_e2e}/exporter_nvml_hang_test.py $<TARGET_FILE:anygpu>
+            ${_exporter_hosts}/h100-8x $<TARGET_FILE:mock_nvml_metrics>)
+  set_tests_properties(exporter_nvml_hang PROPERTIES TIMEOUT 120)
+endif()

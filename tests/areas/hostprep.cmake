@@ -1,0 +1,10 @@
+# `anygpu host-init` and `anygpu init`.
+list(APPEND ANYGPU_UNIT_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/hostprep_host_init_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/hostprep_scaffold_test.cc)
+add_test(NAME e2e_hostprep COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/hostprep_cli_test.sh
+         $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts)
+# The scaffolded Dockerfile builds offline with Podman against a local BusyBox base.
+add_test(NAME e2e_hostprep_image COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/hostprep_image_test.sh
+         $<TARGET_FILE:anygpu> $<TARGET_FILE:anygpu_shared> ${CMAKE_SOURCE_DIR})
+set_tests_properties(e2e_hostprep_image PROPERTIES LABELS system RESOURCE_LOCK podman TIMEOUT 600)

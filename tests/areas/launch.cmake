@@ -1,0 +1,18 @@
+# `anygpu run`: planner unit tests per fixture host, the executor with the real binary, Podman
+# and torchrun end to end.
+list(APPEND ANYGPU_UNIT_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/launch_planner_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/launch_torchrun_slurm_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/launch_text_test.cc)
+
+add_test(NAME launch_native COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/launch_native.sh
+         $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts)
+set_tests_properties(launch_native PROPERTIES TIMEOUT 120)
+
+add_test(NAME launch_podman COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/launch_podman.sh
+         $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts)
+set_tests_properties(launch_podman PROPERTIES LABELS system RESOURCE_LOCK podman TIMEOUT 600)
+
+add_test(NAME launch_torchrun COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/launch_torchrun.sh
+         $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts)
+set_tests_properties(launch_torchrun PROPERTIES LABELS system TIMEOUT 600)

@@ -1,0 +1,111 @@
+#!/bin/bash
+# End to end with a real Slurm on localhost: `anygpu slurm gres` writes gres.conf for a copied
+# fixture host, slurmctld and slurmd start with it (auth/none, private ports, temp state),
+# the node must come up idle with the Gres, a --gres step must see the devices Slurm gives
+# it, and `srun -n 2 anygpu run --no-check -- env` must show each task its rank.
+# Usage: cluster_slurm_test.sh ANYGPU_BINARY FIXTURE_HOSTS_DIR
+set -u
+anygpu=${1:?usage: cluster_slurm_test.sh ANYGPU FIXTURE_HOSTS_DIR}
+hosts=${2:?usage: cluster_slurm_test.sh ANYGPU FIXTURE_HOSTS_DIR}
+case $anygpu in /*) ;; *) anygpu=$PWD/$anygpu ;; esac
+fail() { echo "FAIL: $*"; for f in "$tmp"/slurmctld.log "$tmp"/slurmd.log; do
+  [ -f "$f" ] && { echo "--- $f"; tail -n 30 "$f"; }; done; exit 1; }
+for tool in slurmctld slurmd srun scontrol sinfo; do
+  command -v "$tool" >/dev/null || { echo "FAIL: $tool not installed (Debian slurm-wlm)"; exit 1; }
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/anygpu-slurm.XXXXXX")
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# A copy of the fixture; gres.conf names its nodes there. slurmd checks that every File= is
+# a character or block device ("is not a valid character or block device, fix your
+# gres.conf") and only then hands the devices to jobs, so the two render nodes become real
+# DRM character nodes (major 226) in the copy: nothing opens them.
+cp -a "$hosts/hygon-dcu" "$tmp/host"
+for minor in 128 129; do
+  rm -f "$tmp/host/dev/dri/renderD$minor"
+  mknod "$tmp/host/dev/dri/renderD$minor" c 226 "$minor" ||
+    { echo "FAIL: mknod needs root (CAP_MKNOD): slurmd accepts only device nodes in File="; exit 1; }
+done
+"$anygpu" --root "$tmp/host" slurm gres --output "$tmp/gres.conf" || fail "slurm gres"
+grep -q "^AutoDetect=off$" "$tmp/gres.conf" || fail "no AutoDetect=off in gres.conf"
+lines=$(grep -c "^Name=gpu Type=k100_ai File=$tmp/host/dev/dri/renderD12[89]$" "$tmp/gres.conf")
+[ "$lines" = 2 ] || { cat "$tmp/gres.conf"; fail "expected two K100 lines"; }
+
+free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+node=$(hostname -s)
+ctld_port=$(free_port)
+slurmd_port=$(free_port)
+while [ "$slurmd_port" = "$ctld_port" ]; do slurmd_port=$(free_port); done
+mkdir -p "$tmp/state" "$tmp/spool"
+cat >"$tmp/slurm.conf" <<CONF
+ClusterName=anygpu-test
+SlurmctldHost=$node(127.0.0.1)
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
+SlurmUser=$(id -un)
+AuthType=auth/none
+CredType=cred/none
+StateSaveLocation=$tmp/state
+SlurmdSpoolDir=$tmp/spool
+SlurmctldPidFile=$tmp/slurmctld.pid
+SlurmdPidFile=$tmp/slurmd.pid
+SlurmctldLogFile=$tmp/slurmctld.log
+SlurmdLogFile=$tmp/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SchedulerType=sched/builtin
+MpiDefault=none
+ReturnToService=2
+JobCompType=jobcomp/none
+AccountingStorageType=accounting_storage/none
+GresTypes=gpu
+NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) Gres=gpu:k100_ai:2 State=UNKNOWN
+PartitionName=anygpu Nodes=$node Default=YES MaxTime=INFINITE State=UP
+CONF
+cp "$tmp/gres.conf" "$tmp/gres.conf.generated"
+export SLURM_CONF=$tmp/slurm.conf
+unset SLURM_JOB_ID SLURM_JOBID
+
+slurmctld -D -i -f "$SLURM_CONF" >"$tmp/slurmctld.out" 2>&1 &
+pids+=($!)
+slurmd -D -N "$node" -f "$SLURM_CONF" >"$tmp/slurmd.out" 2>&1 &
+pids+=($!)
+
+state=""
+for _ in $(seq 1 60); do
+  state=$(sinfo -h -N -n "$node" -o '%T' 2>/dev/null)
+  case $state in idle*) break ;; esac
+  sleep 1
+done
+case $state in idle*) ;; *) fail "node state '$state', expected idle (gres.conf rejected?)" ;; esac
+show=$(scontrol show node "$node") || fail "scontrol show node"
+echo "$show" | grep -q "Gres=gpu:k100_ai:2" || { echo "$show"; fail "node lacks Gres=gpu:k100_ai:2"; }
+echo "$show" | grep -qi "drain" && { echo "$show"; fail "node drained"; }
+grep -q "not a valid character or block device" "$tmp/slurmd.log" && fail "slurmd rejected a File="
+
+# Slurm hands a --gres step the devices and says which (SLURM_STEP_GPUS / visible devices).
+gpus=$(timeout 60 srun -n 1 --gres=gpu:2 env 2>"$tmp/srun-gres.err" | sed -n 's/^SLURM_STEP_GPUS=//p') ||
+  { cat "$tmp/srun-gres.err"; fail "srun --gres=gpu:2"; }
+[ "$gpus" = "0,1" ] || fail "SLURM_STEP_GPUS='$gpus', expected 0,1"
+
+# Two tasks of one step: anygpu run derives the torch.distributed environment from Slurm's.
+out=$(timeout 120 srun -n 2 "$anygpu" run --no-check -- env 2>"$tmp/srun.err") ||
+  { cat "$tmp/srun.err"; fail "srun -n 2 anygpu run"; }
+for want in "RANK=0" "RANK=1" "LOCAL_RANK=0" "LOCAL_RANK=1"; do
+  echo "$out" | grep -qx "$want" || { echo "$out" | grep -E 'RANK|WORLD|MASTER'; fail "no $want"; }
+done
+[ "$(echo "$out" | grep -cx 'WORLD_SIZE=2')" = 2 ] || fail "WORLD_SIZE=2 not in both tasks"
+[ "$(echo "$out" | grep -cx "MASTER_ADDR=$node")" = 2 ] || fail "MASTER_ADDR=$node not in both tasks"
+port=$(echo "$out" | sed -n 's/^MASTER_PORT=//p' | sort -u)
+[ "$(echo "$port" | wc -l)" = 1 ] && [ "$port" -ge 20000 ] && [ "$port" -lt 30000 ] ||
+  fail "MASTER_PORT '$port' not one value in 20000-29999"
+echo "PASS: slurmd accepted the generated gres.conf; srun tasks got RANK 0/1, WORLD_SIZE=2, MASTER_ADDR=$node, MASTER_PORT=$port"

@@ -1,0 +1,224 @@
+#!/usr/bin/python3
+"""What ships with `anygpu exporter` under deploy/ is valid for the tools that consume it.
+
+- Prometheus rules: `promtool check rules`, and `promtool test rules` with the unit tests.
+- Grafana dashboard: JSON with unique panel ids, vendor/instance variables, and every panel
+  query valid PromQL (checked by promtool as a recording rule) over anygpu's metric names.
+- systemd unit: `systemd-analyze verify`, the hardening directives, and an exposure score of
+  at most 2.0 from `systemd-analyze security --offline`.
+- Kubernetes: a DaemonSet that runs non-root with a read-only root file system, no
+  capabilities, /sys read-only from the host and Prometheus scrape annotations that match the
+  port the exporter is told to listen on.
+
+usage: exporter_deploy_test.py ANYGPU DEPLOY_DIR
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from exporter_common import check, require_tool  # noqa: E402
+
+METRICS = {
+    "anygpu_gpu_utilization_ratio", "anygpu_gpu_memory_used_bytes",
+    "anygpu_gpu_memory_total_bytes", "anygpu_gpu_temperature_celsius", "anygpu_gpu_power_watts",
+    "anygpu_gpu_energy_joules_total", "anygpu_gpu_clock_hertz", "anygpu_gpu_info",
+    "anygpu_sample_age_seconds", "anygpu_backend_up", "anygpu_gpu_sensor_temperature_celsius",
+}
+
+
+def run(cmd, cwd=None):
+    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stdout}{r.stderr}")
+    return r.stdout
+
+
+def metric_names(expr):
+    return {m for m in re.findall(r"\b(anygpu_[a-z_]+)\b", expr)}
+
+
+def test_rules(deploy, work):
+    promtool = require_tool("promtool")
+    prom = os.path.join(deploy, "prometheus")
+    run([promtool, "check", "rules", "anygpu-rules.yml"], cwd=prom)
+    out = run([promtool, "test", "rules", "anygpu-rules.test.yml"], cwd=prom)
+    check("SUCCESS" in out, f"promtool test rules: {out}")
+    with open(os.path.join(prom, "anygpu-rules.yml")) as f:
+        rules = yaml.safe_load(f)
+    alerts = {r["alert"]: r for g in rules["groups"] for r in g["rules"] if "alert" in r}
+    check(set(alerts) >= {"AnyGPUAMDTemperatureHigh", "AnyGPUMemoryAlmostFull",
+                          "AnyGPUSamplesStale", "AnyGPUBackendDown"}, f"alerts: {set(alerts)}")
+    check('vendor="amd"' in alerts["AnyGPUAMDTemperatureHigh"]["expr"], "AMD rule not by vendor")
+    for name, r in alerts.items():
+        check(metric_names(r["expr"]) <= METRICS, f"{name} uses unknown metrics")
+        check("severity" in r.get("labels", {}), f"{name} has no severity")
+    # A broken rule file must be caught by the same check (the check can fail).
+    broken = os.path.join(work, "broken.yml")
+    with open(broken, "w") as f:
+        f.write("groups:\n- name: x\n  rules:\n  - alert: X\n    expr: anygpu_backend_up ==\n")
+    r = subprocess.run([promtool, "check", "rules", broken], capture_output=True)
+    check(r.returncode != 0, "promtool accepted a broken rule")
+
+
+def test_dashboard(deploy, work):
+    with open(os.path.join(deploy, "grafana", "anygpu-dashboard.json")) as f:
+        dash = json.load(f)
+    for key in ("title", "uid", "panels", "templating", "schemaVersion"):
+        check(key in dash, f"dashboard without {key}")
+    variables = {v["name"]: v for v in dash["templating"]["list"]}
+    check({"datasource", "vendor", "instance"} <= set(variables), f"variables: {set(variables)}")
+    check("vendor" in variables["vendor"]["definition"], "vendor variable query")
+    ids = [p["id"] for p in dash["panels"]]
+    check(len(ids) == len(set(ids)), "duplicate panel ids")
+    exprs, used = [], set()
+    for p in dash["panels"]:
+        check(p.get("targets"), f"panel {p['title']} has no query")
+        check({"x", "y", "w", "h"} <= set(p["gridPos"]), f"panel {p['title']} gridPos")
+        for t in p["targets"]:
+            e = t["expr"]
+            check("$vendor" in e and "$instance" in e, f"{p['title']}: ignores the variables")
+            names = metric_names(e)
+            check(names and names <= METRICS, f"{p['title']}: metrics {names}")
+            used |= names
+            for k, v in {"$vendor": ".*", "$instance": ".*", "$__rate_interval": "1m",
+                         "$__range": "5m"}.items():
+                e = e.replace(k, v)
+            exprs.append(e)
+    for m in ("anygpu_gpu_utilization_ratio", "anygpu_gpu_memory_used_bytes",
+              "anygpu_gpu_temperature_celsius", "anygpu_gpu_power_watts",
+              "anygpu_gpu_energy_joules_total", "anygpu_gpu_clock_hertz",
+              "anygpu_sample_age_seconds", "anygpu_backend_up", "anygpu_gpu_info"):
+        check(m in used, f"no panel shows {m}")
+    rules = {"groups": [{"name": "dashboard", "rules": [
+        {"record": f"dashboard:query:{i}", "expr": e} for i, e in enumerate(exprs)]}]}
+    path = os.path.join(work, "dashboard-queries.yml")
+    with open(path, "w") as f:
+        yaml.safe_dump(rules, f)
+    run([require_tool("promtool"), "check", "rules", path])
+
+
+def test_systemd(binary, deploy, work):
+    analyze = require_tool("systemd-analyze")
+    src = os.path.join(deploy, "systemd", "anygpu-exporter.service")
+    # systemd repeats keys (DeviceAllow=): read them all.
+    values = {}
+    section = None
+    with open(src) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            if line.startswith("["):
+                section = line.strip("[]")
+                continue
+            k, _, v = line.partition("=")
+            values.setdefault((section, k), []).append(v)
+
+    def one(key):
+        return values.get(("Service", key), [None])[-1]
+
+    want = {"DynamicUser": "yes", "ProtectSystem": "strict", "ProtectHome": "yes",
+            "PrivateTmp": "yes", "NoNewPrivileges": "yes", "CapabilityBoundingSet": "",
+            "RestrictAddressFamilies": "AF_INET AF_INET6 AF_UNIX",
+            "MemoryDenyWriteExecute": "yes", "ReadOnlyPaths": "/sys", "DevicePolicy": "closed"}
+    for k, v in want.items():
+        check(one(k) == v, f"{k}={one(k)!r}, expected {v!r}")
+    check("video render" == one("SupplementaryGroups"), "SupplementaryGroups")
+    check("@system-service" in values[("Service", "SystemCallFilter")], "SystemCallFilter")
+    allowed = " ".join(values[("Service", "DeviceAllow")])
+    for dev in ("char-drm", "/dev/kfd", "char-nvidia-frontend"):
+        check(dev in allowed, f"DeviceAllow lacks {dev}")
+    exec_start = one("ExecStart")
+    check(exec_start.split()[1:3] == ["exporter", "--listen"] and "127.0.0.1:" in exec_start,
+          f"ExecStart: {exec_start}")
+
+    # verify resolves ExecStart: point it at the binary under test.
+    unit = os.path.join(work, "anygpu-exporter.service")
+    with open(src) as f, open(unit, "w") as out:
+        out.write(f.read().replace("/usr/bin/anygpu", os.path.abspath(binary)))
+    out = subprocess.run([analyze, "verify", "--man=no", unit], capture_output=True, text=True)
+    check(out.returncode == 0 and "anygpu-exporter.service" not in out.stderr,
+          f"systemd-analyze verify:\n{out.stdout}{out.stderr}")
+    sec = subprocess.run([analyze, "security", "--offline=yes", "--threshold=20", unit],
+                         capture_output=True, text=True)
+    score = re.search(r"Overall exposure level for \S+: ([0-9.]+)", sec.stdout)
+    check(sec.returncode == 0 and score, f"systemd-analyze security:\n{sec.stdout}{sec.stderr}")
+    print(f"systemd exposure level: {score.group(1)}")
+    # The binary accepts the unit's command line (the flags exist and parse).
+    args = exec_start.split()[1:] + ["--help"]
+    run([binary, *args])
+
+
+def test_kubernetes(deploy):
+    with open(os.path.join(deploy, "kubernetes", "anygpu-exporter.yaml")) as f:
+        docs = [d for d in yaml.safe_load_all(f) if d]
+    kinds = {d["kind"]: d for d in docs}
+    check("DaemonSet" in kinds, f"kinds: {list(kinds)}")
+    ds = kinds["DaemonSet"]
+    check(ds["apiVersion"] == "apps/v1", "apiVersion")
+    spec = ds["spec"]
+    tmpl = spec["template"]
+    check(spec["selector"]["matchLabels"].items() <= tmpl["metadata"]["labels"].items(),
+          "selector does not match the pod labels")
+    pod = tmpl["spec"]
+    check(not pod.get("hostNetwork") and not pod.get("hostPID") and not pod.get("hostIPC"),
+          "host namespaces")
+    check(pod.get("automountServiceAccountToken") is False, "service account token mounted")
+    psc = pod["securityContext"]
+    check(psc.get("runAsNonRoot") is True and psc.get("runAsUser", 0) != 0, "runs as root")
+    check(psc.get("seccompProfile", {}).get("type") == "RuntimeDefault", "seccomp")
+    (c,) = pod["containers"]
+    sc = c["securityContext"]
+    check(sc.get("readOnlyRootFilesystem") is True, "readOnlyRootFilesystem")
+    check(sc.get("allowPrivilegeEscalation") is False, "allowPrivilegeEscalation")
+    check(sc.get("privileged", False) is False, "privileged")
+    check(sc.get("capabilities", {}).get("drop") == ["ALL"], "capabilities not dropped")
+    check(not sc.get("capabilities", {}).get("add"), "capabilities added")
+    check("limits" in c.get("resources", {}), "no resource limits")
+    mounts = {m["name"]: m for m in c["volumeMounts"]}
+    vols = {v["name"]: v for v in pod["volumes"]}
+    sys_vol = [n for n, v in vols.items() if v.get("hostPath", {}).get("path") == "/sys"]
+    check(len(sys_vol) == 1 and mounts[sys_vol[0]].get("readOnly") is True,
+          "/sys must come from the host, read-only")
+    for n, v in vols.items():
+        if "hostPath" in v:
+            check(mounts[n].get("readOnly") is True, f"hostPath {n} writable")
+    args = c["args"]
+    check(args[0] == "exporter", f"args: {args}")
+    listen = args[args.index("--listen") + 1]
+    port = int(listen.rpartition(":")[2])
+    ports = {p["containerPort"] for p in c["ports"]}
+    ann = tmpl["metadata"]["annotations"]
+    check(ann.get("prometheus.io/scrape") == "true", "scrape annotation")
+    check(int(ann.get("prometheus.io/port", 0)) == port and port in ports,
+          f"port mismatch: listen {listen}, annotation {ann.get('prometheus.io/port')}, "
+          f"containerPort {ports}")
+    check(ann.get("prometheus.io/path") == "/metrics", "path annotation")
+    for probe in ("livenessProbe", "readinessProbe"):
+        check(c[probe]["httpGet"]["path"] in ("/healthz", "/metrics"), probe)
+    tolerations = pod.get("tolerations", [])
+    check(any(t.get("operator") == "Exists" for t in tolerations), "no toleration for GPU taints")
+
+
+def main():
+    binary, deploy = sys.argv[1:3]
+    work = tempfile.mkdtemp(prefix="anygpu-exporter-deploy-")
+    try:
+        test_rules(deploy, work)
+        test_dashboard(deploy, work)
+        test_systemd(binary, deploy, work)
+        test_kubernetes(deploy)
+    finally:
+        shutil.rmtree(work)
+    print("PASS: deploy")
+
+
+if __name__ == "__main__":
+    main()

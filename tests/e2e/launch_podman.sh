@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# `anygpu run --container` with real Podman: an offline busybox image, a copy of the 8×H100
+# fixture whose device nodes are real character devices, two of eight GPUs selected. The
+# container must see exactly the selected nodes, the renumbered variable, uid 1001, /workspace,
+# and the argv intact.
+set -u
+bin=$(realpath "$1")
+hosts=$(realpath "$2")
+image=localhost/anygpu-test-launch:latest
+fail=0
+for tool in podman mknod tar; do
+  command -v "$tool" >/dev/null || { echo "FAIL: $tool is required for this test"; exit 1; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+check() {
+  if [ "$2" != "$3" ]; then echo "FAIL $1: exit $3, expected $2"; fail=1; else echo "ok   $1"; fi
+}
+expect_in() {
+  if grep -qxF -- "$3" "$2"; then echo "ok   $1"; else echo "FAIL $1: line '$3' not in:"; cat "$2"; fail=1; fi
+}
+expect_not_in() {
+  if grep -qF -- "$3" "$2"; then echo "FAIL $1: '$3' present:"; cat "$2"; fail=1; else echo "ok   $1"; fi
+}
+
+# Podman on this kind of machine needs runc and explicit ulimits; kept out of product defaults.
+cat >"$tmp/containers.conf" <<'CONF'
+[containers]
+default_ulimits = ["nofile=1024:1024", "nproc=1000:1000"]
+[engine]
+runtime = "runc"
+CONF
+export CONTAINERS_CONF="$tmp/containers.conf"
+
+# Offline image: a static busybox rootfs.
+mkdir -p "$tmp/rootfs/bin" "$tmp/rootfs/workspace" "$tmp/rootfs/tmp" "$tmp/rootfs/data"
+chmod 755 "$tmp/rootfs/data"
+cp /bin/busybox "$tmp/rootfs/bin/busybox"
+for app in sh env id ls cat printf pwd stat test true touch; do ln -s busybox "$tmp/rootfs/bin/$app"; done
+tar -C "$tmp/rootfs" -cf "$tmp/rootfs.tar" .
+podman rmi -f "$image" >/dev/null 2>&1
+podman import "$tmp/rootfs.tar" "$image" >/dev/null || { echo "FAIL: podman import"; exit 1; }
+
+# The fixture's nodes become real character devices (the /dev/null numbers: harmless to open).
+cp -a "$hosts/h100-8x" "$tmp/host"
+for n in "$tmp"/host/dev/nvidia[0-9]* "$tmp/host/dev/nvidiactl" "$tmp/host/dev/nvidia-uvm" \
+         "$tmp/host/dev/nvidia-uvm-tools" "$tmp/host/dev/nvidia-modeset"; do
+  rm -f "$n" && mknod "$n" c 1 3 || { echo "FAIL: mknod $n"; exit 1; }
+done
+mkdir -p "$tmp/work"
+chmod 755 "$tmp/work"
+printf 'devices: [0, 3]\n' >"$tmp/work/accelerator-config.yaml"
+cd "$tmp/work" || exit 1
+
+run() {
+  "$bin" --root "$tmp/host" --no-libs run --no-check --container "$image" --engine podman "$@"
+}
+run -- sh -c 'id -u; id -g; pwd; ls /dev; env' >"$tmp/out" 2>"$tmp/err"
+check "container run" 0 $?
+cat "$tmp/err"
+expect_in "uid 1001" "$tmp/out" "1001"
+expect_in "/workspace" "$tmp/out" "/workspace"
+for n in nvidia0 nvidia3 nvidiactl nvidia-uvm nvidia-uvm-tools; do
+  expect_in "node $n present" "$tmp/out" "$n"
+done
+for n in nvidia1 nvidia2 nvidia4 nvidia5 nvidia6 nvidia7 nvidia-modeset; do
+  if grep -qx "$n" "$tmp/out"; then echo "FAIL: $n passed into the container"; fail=1; else echo "ok   $n not passed"; fi
+done
+expect_in "renumbered CUDA_VISIBLE_DEVICES" "$tmp/out" "CUDA_VISIBLE_DEVICES=0,1"
+expect_in "ANYGPU_VENDOR" "$tmp/out" "ANYGPU_VENDOR=nvidia"
+expect_in "PYTHONUNBUFFERED" "$tmp/out" "PYTHONUNBUFFERED=1"
+expect_in "NVIDIA hook off" "$tmp/out" "NVIDIA_VISIBLE_DEVICES=void"
+
+# The device is a character device the (non-root) user may use.
+run -- stat -c '%F %t:%T' /dev/nvidia3 >"$tmp/stat"
+expect_in "real character device" "$tmp/stat" "character special file 1:3"
+
+# argv intact through the engine.
+args=('a b' "it's" '"dq"' ';' '$(id)' '*' '' '[1,2]' '{}' '--x=1' '-v')
+run -- printf '%s\n' "${args[@]}" >"$tmp/got"
+check "tricky argv status" 0 $?
+printf '%s\n' "${args[@]}" >"$tmp/want"
+cmp -s "$tmp/want" "$tmp/got" && echo "ok   argv byte for byte in the container" || { echo "FAIL argv differs"; diff "$tmp/want" "$tmp/got"; fail=1; }
+
+# Exit status passes through the engine.
+run -- sh -c 'exit 3'
+check "container exit status" 3 $?
+
+# Engine arguments go before the image; --user and --read-only apply.
+run --user 1234:1234 --engine-arg=--network=none -- sh -c 'id -u; ls /sys/class/net' >"$tmp/opts"
+expect_in "--user" "$tmp/opts" "1234"
+expect_not_in "--network=none (no eth0)" "$tmp/opts" "eth0"
+# As the image's owner (uid 0) only a read-only root filesystem refuses the write.
+run --user 0:0 -- sh -c 'touch /data/x 2>/dev/null && echo writable || echo readonly' >"$tmp/rw"
+expect_in "writable without --read-only" "$tmp/rw" "writable"
+run --user 0:0 --read-only -- sh -c 'touch /data/x 2>/dev/null && echo writable || echo readonly' >"$tmp/ro"
+expect_in "--read-only" "$tmp/ro" "readonly"
+
+podman rmi -f "$image" >/dev/null 2>&1
+exit $fail

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# `anygpu wheel` end to end: fixture hosts, JSON and human output, unknown versions, a broken
+# and an updated table given with --data.
+set -u
+bin=$1
+hosts=$2
+fail=0
+py=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+check() {  # check NAME EXPECTED_RC ACTUAL_RC
+  if [ "$2" != "$3" ]; then echo "FAIL $1: exit $3, expected $2"; fail=1; else echo "ok   $1"; fi
+}
+field() {  # field FILE KEY
+  "$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
+}
+expect_field() {  # expect_field NAME FILE KEY VALUE
+  local got
+  got=$(field "$2" "$3" 2>&1)
+  if [ "$got" != "$4" ]; then echo "FAIL $1: $3 is '$got', expected '$4'"; fail=1; else echo "ok   $1"; fi
+}
+[ -x "$py" ] || { echo "FAIL: $py is required"; exit 1; }
+
+for case in "h100-8x cu128" "mi300x-8x rocm7.2" "intel-max-arc xpu" "cloud-vm-none cpu" \
+            "workstation-mixed cu128"; do
+  set -- $case
+  "$bin" --root "$hosts/$1" --no-libs wheel --json >"$tmp/$1.json" 2>"$tmp/$1.err"
+  check "wheel $1" 0 $?
+  expect_field "wheel $1 variant" "$tmp/$1.json" variant "$2"
+  expect_field "wheel $1 schema" "$tmp/$1.json" schema anygpu.wheel/v1
+done
+"$bin" --root "$hosts/mi300x-8x" --no-libs wheel torch==2.7.1 --json >"$tmp/mi.json"
+expect_field "mi300x torch 2.7.1 (host ROCm 6.2.4)" "$tmp/mi.json" variant rocm6.2.4
+expect_field "mi300x pip" "$tmp/mi.json" pip \
+  "pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/rocm6.2.4"
+"$bin" --root "$hosts/ascend-910b-8x" --no-libs wheel torch==2.1 --json >"$tmp/npu.json"
+expect_field "ascend plugin" "$tmp/npu.json" variant torch-npu
+
+# Human output: the commands and the reason.
+"$bin" --root "$hosts/h100-8x" --no-libs wheel torch==2.5 >"$tmp/h.txt"
+check "human output" 0 $?
+grep -q "pip: pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/cu124" "$tmp/h.txt" \
+  || { echo "FAIL human pip line"; cat "$tmp/h.txt"; fail=1; }
+grep -q "uv:  uv pip install torch==2.5.1" "$tmp/h.txt" || { echo "FAIL human uv line"; fail=1; }
+grep -q "why: " "$tmp/h.txt" || { echo "FAIL human reason"; fail=1; }
+
+# Bad input: exit 2 with the known versions / the location.
+"$bin" --root "$hosts/h100-8x" --no-libs wheel torch==9.9 2>"$tmp/err" >/dev/null
+check "unknown version" 2 $?
+grep -q "known: 2.1, 2.2" "$tmp/err" || { echo "FAIL unknown version message"; cat "$tmp/err"; fail=1; }
+"$bin" --root "$hosts/h100-8x" --no-libs wheel 'torch>=2' 2>/dev/null >/dev/null
+check "specifier other than ==" 2 $?
+"$bin" --root "$hosts/h100-8x" --no-libs wheel --vendor nvidai 2>/dev/null >/dev/null
+check "unknown vendor" 2 $?
+"$bin" --root "$hosts/h100-8x" --no-libs wheel --vendor amd 2>/dev/null >/dev/null
+check "vendor without devices" 3 $?
+printf 'schema: anygpu.wheels/v1\nindex_url: x/{variant}\ncuda_families:\n  - {cuda: "12", driver_min: "525.60.13"}\npackages:\n  - name: torch\n    releases:\n      - version: "2.5"\n        latest: "2.5.1"\n        variants:\n          - {name: cu124, cuda: "12.4", arches: [sm80]}\n' >"$tmp/broken.yaml"
+"$bin" --root "$hosts/h100-8x" --no-libs wheel --data "$tmp/broken.yaml" 2>"$tmp/err" >/dev/null
+check "broken --data" 2 $?
+grep -q "broken.yaml:11:50: arches: expected sm_XY, got 'sm80'" "$tmp/err" \
+  || { echo "FAIL broken --data message"; cat "$tmp/err"; fail=1; }
+"$bin" --root "$hosts/h100-8x" --no-libs wheel --data "$tmp/missing.yaml" 2>/dev/null >/dev/null
+check "missing --data" 2 $?
+
+# An updated table without a rebuild: a release the built-in copy does not know.
+sed 's/^packages:$/packages:/' "$(dirname "$0")/../../data/wheels.yaml" >"$tmp/new.yaml"
+"$py" - "$tmp/new.yaml" <<'PYEOF'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+anchor = '      - version: "2.11"\n'
+new = ('      - version: "2.12"\n        latest: "2.12.0"\n        variants:\n'
+       '          - {name: cu132, cuda: "13.2", arches: [sm_75, sm_80, sm_90, sm_100, sm_120]}\n'
+       '          - {name: cpu}\n')
+open(p, "w").write(s.replace(anchor, new + anchor))
+PYEOF
+"$bin" --root "$hosts/h100-8x" --no-libs wheel torch==2.12 --data "$tmp/new.yaml" --json >"$tmp/new.json"
+check "updated --data" 0 $?
+expect_field "updated table: driver 550 cannot run cu132" "$tmp/new.json" variant cpu
+exit $fail

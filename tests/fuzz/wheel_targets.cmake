@@ -1,0 +1,2 @@
+# `anygpu wheel`: the wheel table parser (data/wheels.yaml, --data FILE).
+set(ANYGPU_WHEEL_FUZZ_TARGETS wheel_data)

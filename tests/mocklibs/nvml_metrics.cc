@@ -1,0 +1,139 @@
+// Mock NVML with the metric entry points: the h100-8x GPUs of mock_nvml_common.h, whose
+// utilization, temperature, power, energy and clocks come from a file the test writes and
+// rewrites (path in MOCK_NVML_METRICS_FILE; read on every call, so a change shows at the next
+// sample). One line per GPU:
+//
+//   <index> <util %> <temp °C> <power mW> <energy mJ> <graphics MHz> <sm MHz> <mem MHz>
+//
+// A field "-" answers NVML_ERROR_NOT_SUPPORTED. A line "hang" makes every metric call block
+// until the line is removed, like NVML on a GPU that stopped answering. Without the file (or
+// the GPU's line) every metric answers NOT_SUPPORTED.
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "metrics/nvml_metrics_types.h"
+#include "mock_nvml_common.h"
+
+MOCK_NVML_EXPORT anygpu::nvml::Return nvmlInit_v2() {
+  mock_nvml::mark_initialized();
+  return anygpu::nvml::kSuccess;
+}
+
+namespace {
+
+using anygpu::nvml::Return;
+constexpr int kFields = 7;
+
+struct Row {
+  bool hang = false;
+  bool found = false;
+  long long value[kFields] = {};
+  bool present[kFields] = {};
+};
+
+// The file's row for GPU `index`, and whether the file says to hang.
+Row read_row(unsigned index) {
+  Row row;
+  const char* path = std::getenv("MOCK_NVML_METRICS_FILE");
+  if (!path) return row;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("hang", 0) == 0) row.hang = true;
+    std::istringstream fields(line);
+    unsigned i = 0;
+    if (!(fields >> i) || i != index) continue;
+    row.found = true;
+    for (int f = 0; f < kFields; ++f) {
+      std::string tok;
+      if (!(fields >> tok) || tok == "-") continue;
+      row.value[f] = std::stoll(tok);
+      row.present[f] = true;
+    }
+  }
+  return row;
+}
+
+// Field `f` of the device's row, after waiting out a "hang".
+Return field(anygpu::nvml::Device dev, int f, long long* out) {
+  using namespace mock_nvml;
+  if (!initialized()) return anygpu::nvml::kErrorUninitialized;
+  if (!valid(dev) || !out) return kErrorInvalidArgument;
+  Row row = read_row(dev->index);
+  while (row.hang) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    row = read_row(dev->index);
+  }
+  if (!row.present[f]) return anygpu::nvml::kErrorNotSupported;
+  *out = row.value[f];
+  return anygpu::nvml::kSuccess;
+}
+
+template <class T>
+Return field_as(anygpu::nvml::Device dev, int f, T* out) {
+  long long v = 0;
+  Return r = field(dev, f, &v);
+  if (r == anygpu::nvml::kSuccess) *out = static_cast<T>(v);
+  return r;
+}
+
+}  // namespace
+
+MOCK_NVML_EXPORT Return nvmlDeviceGetUtilizationRates(anygpu::nvml::Device dev,
+                                                      anygpu::nvml::Utilization* u) {
+  if (!u) return mock_nvml::kErrorInvalidArgument;
+  unsigned gpu = 0;
+  Return r = field_as(dev, 0, &gpu);
+  if (r == anygpu::nvml::kSuccess) *u = {gpu, gpu / 2};
+  return r;
+}
+
+MOCK_NVML_EXPORT Return nvmlDeviceGetTemperature(anygpu::nvml::Device dev, int sensor,
+                                                 unsigned int* temp) {
+  if (sensor != anygpu::nvml::kTemperatureGpu) return mock_nvml::kErrorInvalidArgument;
+  return field_as(dev, 1, temp);
+}
+
+MOCK_NVML_EXPORT Return nvmlDeviceGetPowerUsage(anygpu::nvml::Device dev, unsigned int* mw) {
+  return field_as(dev, 2, mw);
+}
+
+MOCK_NVML_EXPORT Return nvmlDeviceGetEnforcedPowerLimit(anygpu::nvml::Device dev,
+                                                        unsigned int* mw) {
+  using namespace mock_nvml;
+  if (!initialized()) return anygpu::nvml::kErrorUninitialized;
+  if (!valid(dev) || !mw) return kErrorInvalidArgument;
+  *mw = 700000;  // H100 SXM: 700 W
+  return anygpu::nvml::kSuccess;
+}
+
+MOCK_NVML_EXPORT Return nvmlDeviceGetTotalEnergyConsumption(anygpu::nvml::Device dev,
+                                                            unsigned long long* mj) {
+  return field_as(dev, 3, mj);
+}
+
+MOCK_NVML_EXPORT Return nvmlDeviceGetClockInfo(anygpu::nvml::Device dev, int type,
+                                               unsigned int* mhz) {
+  switch (type) {
+    case anygpu::nvml::kClockGraphics:
+      return field_as(dev, 4, mhz);
+    case anygpu::nvml::kClockSm:
+      return field_as(dev, 5, mhz);
+    case anygpu::nvml::kClockMem:
+      return field_as(dev, 6, mhz);
+    default:
+      return anygpu::nvml::kErrorNotSupported;
+  }
+}
+
+static_assert(
+    std::is_same_v<decltype(&nvmlDeviceGetUtilizationRates), anygpu::nvml::UtilizationFn>);
+static_assert(std::is_same_v<decltype(&nvmlDeviceGetTemperature), anygpu::nvml::TemperatureFn>);
+static_assert(std::is_same_v<decltype(&nvmlDeviceGetPowerUsage), anygpu::nvml::PowerFn>);
+static_assert(
+    std::is_same_v<decltype(&nvmlDeviceGetTotalEnergyConsumption), anygpu::nvml::EnergyFn>);
+static_assert(std::is_same_v<decltype(&nvmlDeviceGetClockInfo), anygpu::nvml::ClockFn>);

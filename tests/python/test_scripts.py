@@ -1,0 +1,37 @@
+"""The scripts that cannot run here in full (no GPU) are at least valid, lint-clean, and fail
+with a clear message and exit code 2 where their prerequisite is missing."""
+import os
+import py_compile
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import REPO, clean_env
+
+SCRIPTS = ["bench/gpu/check.sh", "bench/python.sh", "scripts/demo.sh"]
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_shell_syntax_and_shellcheck(script):
+    path = os.path.join(REPO, script)
+    assert os.access(path, os.X_OK), f"{script} is not executable"
+    subprocess.run(["bash", "-n", path], check=True)
+    shellcheck = shutil.which("shellcheck")
+    assert shellcheck, "shellcheck is required for this test (apt-get install shellcheck)"
+    proc = subprocess.run([shellcheck, "-x", path], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout
+
+
+def test_gpu_check_without_a_gpu_says_what_is_missing(tmp_path):
+    if shutil.which("nvidia-smi"):
+        pytest.fail("this host has nvidia-smi: run bench/gpu/check.sh itself instead")
+    proc = subprocess.run([os.path.join(REPO, "bench/gpu/check.sh")], capture_output=True,
+                          text=True, env=clean_env(OUT=tmp_path), timeout=60)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "missing prerequisite: nvidia-smi" in proc.stdout
+
+
+def test_plain_loop_compiles(tmp_path):
+    py_compile.compile(os.path.join(REPO, "bench/gpu/train_plain.py"), doraise=True,
+                       cfile=str(tmp_path / "train_plain.pyc"))

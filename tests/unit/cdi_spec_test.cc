@@ -1,0 +1,278 @@
+// CDI: generated specs parse back (ours and yaml-cpp's view), the version rules, names for
+// discovered devices, and malformed spec files ending in clear errors.
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <set>
+
+#include "cdi/cdi.h"
+#include "cdi/cdi_version.h"
+#include "test_support.h"
+
+namespace anygpu {
+
+namespace {
+
+CdiGenerateOptions on_fixture(const std::string& root, bool prefix) {
+  CdiGenerateOptions o;
+  if (prefix) o.host_prefix = root;
+  o.exists = [root](const std::string& p) { return ::access((root + p).c_str(), F_OK) == 0; };
+  return o;
+}
+
+std::string generate(const std::string& fixture, const std::string& vendor, bool prefix = false) {
+  auto root = test::fixture_host(fixture);
+  auto spec = generate_cdi_spec(test::fixture_inventory(fixture), vendor, on_fixture(root, prefix));
+  EXPECT_TRUE(spec) << spec.error().message;
+  return spec ? *spec : std::string();
+}
+
+const CdiDevice* device(const CdiSpec& s, const std::string& name) {
+  for (const auto& d : s.devices)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(CdiGenerate, NvidiaSpecParsesBackWithEveryName) {
+  auto text = generate("h100-8x", "nvidia");
+  auto spec = parse_cdi_spec(text, "gen.yaml");
+  ASSERT_TRUE(spec) << spec.error().message << "\n" << text;
+  EXPECT_EQ(spec->kind, "nvidia.com/gpu");
+  // Names start with a digit and nothing newer is used: 0.5.0 is the minimum.
+  EXPECT_EQ(spec->cdi_version, "0.5.0");
+  EXPECT_EQ(spec->minimum_version, "0.5.0");
+  EXPECT_EQ(spec->devices.size(), 8u * 3 + 1);  // index, bus id, uuid per GPU, and "all"
+  const auto* d0 = device(*spec, "0");
+  ASSERT_NE(d0, nullptr);
+  EXPECT_EQ(d0->device_paths,
+            (std::vector<std::string>{"/dev/nvidia0", "/dev/dri/card1", "/dev/dri/renderD128"}));
+  const auto* by_bus = device(*spec, "0000:18:00.0");
+  ASSERT_NE(by_bus, nullptr);
+  EXPECT_EQ(by_bus->device_paths, d0->device_paths);
+  ASSERT_NE(device(*spec, "GPU-445d2601-9853-a7c7-c87c-e2ff0e3d2f08"), nullptr);
+  EXPECT_EQ(device(*spec, "all")->device_paths.size(), 8u * 3);
+  EXPECT_EQ(spec->common_device_paths,
+            (std::vector<std::string>{"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
+                                      "/dev/nvidia-modeset"}));
+
+  // Any YAML reader sees the same document: "0" stays a string, permissions exclude mknod.
+  auto doc = YAML::Load(text);
+  EXPECT_EQ(doc["devices"][0]["name"].Scalar(), "0");
+  EXPECT_EQ(doc["devices"][0]["containerEdits"]["deviceNodes"][0]["permissions"].Scalar(), "rw");
+  EXPECT_EQ(doc["containerEdits"]["env"][0].Scalar(), "NVIDIA_VISIBLE_DEVICES=void");
+  EXPECT_FALSE(doc["devices"][0]["containerEdits"]["deviceNodes"][0]["hostPath"]);
+}
+
+TEST(CdiGenerate, SimulatedHostPrefixesHostPaths) {
+  auto root = test::fixture_host("mi300x-8x");
+  auto text = generate("mi300x-8x", "amd", true);
+  auto spec = parse_cdi_spec(text, "gen.yaml");
+  ASSERT_TRUE(spec) << spec.error().message;
+  EXPECT_EQ(spec->kind, "amd.com/gpu");
+  const auto* d = device(*spec, "0");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->device_paths, (std::vector<std::string>{"/dev/dri/card1", "/dev/dri/renderD128"}));
+  EXPECT_EQ(d->host_paths,
+            (std::vector<std::string>{root + "/dev/dri/card1", root + "/dev/dri/renderD128"}));
+  EXPECT_EQ(spec->common_device_paths, (std::vector<std::string>{"/dev/kfd"}));
+}
+
+TEST(CdiGenerate, EveryVendorOfEveryFixture) {
+  for (const auto* fixture : {"h100-8x", "mi300x-8x", "ascend-910b-8x", "intel-max-arc",
+                              "hygon-dcu", "workstation-mixed", "laptop-hybrid"}) {
+    const auto& inv = test::fixture_inventory(fixture);
+    std::set<std::string> vendors;
+    for (const auto& d : inv.devices) vendors.insert(d.vendor);
+    for (const auto& v : vendors) {
+      auto text = generate(fixture, v, true);
+      auto spec = parse_cdi_spec(text, std::string(fixture) + ".yaml");
+      ASSERT_TRUE(spec) << fixture << " " << v << ": " << spec.error().message << "\n" << text;
+      EXPECT_EQ(spec->kind, std::string(Registry::builtin().vendor(v)->cdi_kind));
+      EXPECT_EQ(spec->cdi_version, spec->minimum_version);
+    }
+  }
+}
+
+TEST(CdiGenerate, AscendSharedNodesAndDriverMounts) {
+  auto text = generate("ascend-910b-8x", "ascend");
+  auto spec = parse_cdi_spec(text, "gen.yaml");
+  ASSERT_TRUE(spec) << spec.error().message;
+  EXPECT_EQ(spec->kind, "huawei.com/npu");
+  EXPECT_EQ(spec->common_device_paths,
+            (std::vector<std::string>{"/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc"}));
+  // Device 0 in PCI order is the NPU with physical id 4.
+  EXPECT_EQ(device(*spec, "0")->device_paths, (std::vector<std::string>{"/dev/davinci4"}));
+  auto doc = YAML::Load(text);
+  bool version_info = false;
+  for (const auto& m : doc["containerEdits"]["mounts"]) {
+    EXPECT_EQ(m["options"][0].Scalar(), "ro");
+    if (m["containerPath"].Scalar() == "/usr/local/Ascend/driver/version.info") version_info = true;
+  }
+  EXPECT_TRUE(version_info) << text;
+}
+
+TEST(CdiGenerate, NoDevicesIsAHostError) {
+  auto r = generate_cdi_spec(test::fixture_inventory("h100-8x"), "amd", {});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, ErrorKind::host);
+  auto u = generate_cdi_spec(test::fixture_inventory("h100-8x"), "nosuch", {});
+  ASSERT_FALSE(u);
+  EXPECT_EQ(u.error().kind, ErrorKind::bad_input);
+}
+
+TEST(CdiVersion, MinimumFollowsTheReferenceRules) {
+  EXPECT_EQ(minimum_cdi_version({}), "0.3.0");
+  CdiFeatures f;
+  f.mount_type = true;
+  EXPECT_EQ(minimum_cdi_version(f), "0.4.0");
+  f.host_path = true;
+  EXPECT_EQ(minimum_cdi_version(f), "0.5.0");
+  f.class_with_dot = true;
+  EXPECT_EQ(minimum_cdi_version(f), "0.6.0");
+  f.additional_gids = true;
+  EXPECT_EQ(minimum_cdi_version(f), "0.7.0");
+  EXPECT_TRUE(is_known_cdi_version("0.8.0"));
+  EXPECT_FALSE(is_known_cdi_version("0.9.0"));
+  EXPECT_LT(compare_cdi_versions("0.4.0", "0.5.0"), 0);
+}
+
+TEST(CdiRead, FindsSpecsAndNamesForDevicesUnderARoot) {
+  test::TempDir tmp;
+  auto root = tmp / "host";
+  test::copy_tree(test::fixture_host("h100-8x"), root);
+  auto inv = test::probe_root(root);
+  // Shared control nodes: only those the host has (a runtime refuses a missing node).
+  ASSERT_EQ(::unlink((root + "/dev/nvidia-modeset").c_str()), 0);
+  auto spec = generate_cdi_spec(inv, "nvidia", on_fixture(root, true));
+  ASSERT_TRUE(spec);
+  EXPECT_EQ(spec->find("nvidia-modeset"), std::string::npos);
+  test::write_file(root + "/etc/cdi/anygpu-nvidia.yaml", *spec);
+  // A vendor spec in the runtime directory for a different kind is ignored for names.
+  test::write_file(root + "/var/run/cdi/other.json",
+                   R"({"cdiVersion":"0.3.0","kind":"example.com/fpga","devices":[)"
+                   R"({"name":"f0","containerEdits":{"deviceNodes":[{"path":"/dev/fpga0"}]}}]})");
+  HostOptions o;
+  o.root = root;
+  HostRoot host(o);
+  auto specs = read_cdi_specs(host);
+  ASSERT_TRUE(specs) << specs.error().message;
+  ASSERT_EQ(specs->size(), 2u);
+  EXPECT_EQ((*specs)[0].file, "/etc/cdi/anygpu-nvidia.yaml");
+  EXPECT_EQ((*specs)[1].priority, 1);
+  // Host paths are reported as the host sees them.
+  EXPECT_EQ((*specs)[0].devices[0].host_paths[0], "/dev/nvidia0");
+
+  std::vector<Device> chosen{inv.devices[2], inv.devices[5]};
+  auto names = cdi_names_for(*specs, chosen);
+  ASSERT_TRUE(names);
+  EXPECT_EQ(*names, (std::vector<std::string>{"nvidia.com/gpu=2", "nvidia.com/gpu=5"}));
+
+  // A device the spec does not describe: no names, so the caller falls back to nodes.
+  auto stranger = inv.devices[0];
+  stranger.device_nodes = {"/dev/nvidia42"};
+  EXPECT_FALSE(cdi_names_for(*specs, {stranger}));
+  EXPECT_FALSE(cdi_names_for(*specs, {}));
+}
+
+TEST(CdiRead, AbsentDirectoriesAreNoSpecs) {
+  test::TempDir tmp;
+  HostOptions o;
+  o.root = tmp.path();
+  auto specs = read_cdi_specs(HostRoot(o));
+  ASSERT_TRUE(specs);
+  EXPECT_TRUE(specs->empty());
+}
+
+TEST(CdiRead, OneBadFileDoesNotHideTheOthersInAScan) {
+  test::TempDir tmp;
+  test::write_file(tmp / "etc/cdi/good.yaml",
+                   "cdiVersion: 0.3.0\nkind: a.com/b\ndevices:\n- name: x\n");
+  test::write_file(tmp / "etc/cdi/bad.json", "{\"cdiVersion\": \"0.3.0\",\n \"kind\": }\n");
+  test::write_file(tmp / "etc/cdi/notes.txt", "not a spec");
+  HostOptions o;
+  o.root = tmp.path();
+  HostRoot host(o);
+  auto scan = scan_cdi_specs(host);
+  ASSERT_EQ(scan.specs.size(), 1u);
+  ASSERT_EQ(scan.errors.size(), 1u);
+  EXPECT_NE(scan.errors[0].message.find("/etc/cdi/bad.json:2:10: invalid JSON"), std::string::npos)
+      << scan.errors[0].message;
+  auto strict = read_cdi_specs(host);
+  ASSERT_FALSE(strict);
+  EXPECT_EQ(strict.error().kind, ErrorKind::bad_input);
+}
+
+TEST(CdiParse, MalformedSpecsEndInClearErrors) {
+  const std::string ok_device = "devices:\n- name: gpu0\n";
+  struct Case {
+    std::string file, text, fragment;
+  };
+  std::vector<Case> cases = {
+      {"t.json", "{\"cdiVersion\": \"0.5.0\", \"kind\": \"a.com/b\", \"devices\": [", "t.json:1:"},
+      {"t.json", "{\"cdiVersion\": 0.5.0.1}", "t.json:1:"},
+      {"t.yaml", "cdiVersion: [\n", "t.yaml:"},
+      {"t.yaml", "\x01\x02garbage", "t.yaml"},
+      {"t.yaml", "- just\n- a list\n", "t.yaml:1:1: CDI spec: expected a mapping"},
+      {"t.yaml", "kind: a.com/b\n" + ok_device, "missing key 'cdiVersion'"},
+      {"t.yaml", "cdiVersion: 0.3.0\n" + ok_device, "missing key 'kind'"},
+      {"t.yaml", "cdiVersion: 0.3.0\nkind: a.com/b\n", "missing key 'devices'"},
+      {"t.yaml", "cdiVersion: 0.3.0\nkind: a.com/b\ndevices: []\n", "at least one device"},
+      {"t.yaml", "cdiVersion: 0.3.0\nkind: a.com/b\nkindd: x\n" + ok_device,
+       "t.yaml:3:1: unknown key 'kindd'"},
+      {"t.yaml", "cdiVersion: 0.3.0\nkind: nvidia\n" + ok_device, "t.yaml:2:7: kind \"nvidia\""},
+      {"t.yaml", "cdiVersion: 0.3.0\nkind: a.com/-b\n" + ok_device, "kind class \"-b\""},
+      {"t.yaml", "cdiVersion: 0.5.0\nkind: a.com/b\ndevices:\n- name: gpu/0\n",
+       "t.yaml:4:9: device name \"gpu/0\""},
+      {"t.yaml", "cdiVersion: 0.3.0\nkind: a.com/b\ndevices:\n- name: x\n- name: x\n",
+       "t.yaml:5:9: device name 'x' appears twice"},
+      {"t.yaml", "cdiVersion: 0.3.0\nkind: a.com/b\ndevices:\n- name: \"0\"\n",
+       "t.yaml:1:13: cdiVersion 0.3.0 is too old for this content, which needs 0.5.0"},
+      {"t.yaml", "cdiVersion: 9.0.0\nkind: a.com/b\n" + ok_device, "not a released CDI version"},
+      {"t.yaml",
+       "cdiVersion: 0.3.0\nkind: a.com/b\ndevices:\n- name: x\n  containerEdits:\n"
+       "    deviceNodes:\n    - path: dev/x\n",
+       "t.yaml:7:13: path: \"dev/x\" is not absolute"},
+      {"t.yaml",
+       "cdiVersion: 0.3.0\nkind: a.com/b\ndevices:\n- name: x\n  containerEdits:\n"
+       "    deviceNodes:\n    - hostPath: /dev/x\n",
+       "missing key 'path'"},
+      {"t.yaml",
+       "cdiVersion: 0.3.0\nkind: a.com/b\ndevices:\n- name: x\n  containerEdits:\n"
+       "    env: [NOEQUALS]\n",
+       "\"NOEQUALS\" is not NAME=VALUE"},
+      {"t.yaml",
+       "cdiVersion: 0.3.0\nkind: a.com/b\ndevices:\n- name: x\n  containerEdits:\n"
+       "    deviceNodes:\n    - {path: /dev/x, major: -1}\n",
+       "major: expected a whole number"},
+      {"t.yaml", std::string("cdiVersion: 0.3.0\0", 18), "NUL bytes"},
+      {"t.yaml", std::string(5 << 20, '#'), "larger than 4 MiB"},
+  };
+  for (const auto& c : cases) {
+    auto r = parse_cdi_spec(c.text, c.file);
+    ASSERT_FALSE(r) << c.text;
+    EXPECT_EQ(r.error().kind, ErrorKind::bad_input);
+    EXPECT_NE(r.error().message.find(c.fragment), std::string::npos)
+        << "want: " << c.fragment << "\ngot:  " << r.error().message;
+  }
+}
+
+TEST(CdiParse, AcceptsWhatRuntimesAccept) {
+  // nvidia-ctk style: hooks, mounts without type, an unqualified-looking uuid name.
+  auto r = parse_cdi_spec(R"({
+  "cdiVersion": "0.5.0", "kind": "nvidia.com/gpu",
+  "devices": [{"name": "GPU-1f8e", "containerEdits": {"deviceNodes": [{"path": "/dev/nvidia0"}]}}],
+  "containerEdits": {"env": ["NVIDIA_VISIBLE_DEVICES=void"],
+    "hooks": [{"hookName": "createContainer", "path": "/usr/bin/nvidia-cdi-hook", "args": ["x"]}],
+    "mounts": [{"hostPath": "/usr/lib/libcuda.so.1", "containerPath": "/usr/lib/libcuda.so.1",
+                "options": ["ro", "nosuid", "nodev", "bind"]}]}
+})",
+                          "nvidia.json");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->minimum_version, "0.3.0");
+  EXPECT_EQ(r->devices[0].host_paths, (std::vector<std::string>{"/dev/nvidia0"}));
+}
+
+}  // namespace anygpu

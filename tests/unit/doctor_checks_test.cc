@@ -1,0 +1,250 @@
+// The host checks on damaged copies of the fixture hosts: driver not bound, device nodes this
+// user cannot open, missing or stale container support, a kernel older than ROCm supports, a
+// low open-file limit — and the healthy fixtures produce none of them.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "doctor/checks.h"
+#include "doctor/doctor.h"
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+
+namespace anygpu {
+namespace {
+
+using test::TempDir;
+
+struct Host {
+  TempDir tmp;
+  std::string root;
+  explicit Host(const std::string& fixture) : root(tmp / "root") {
+    test::copy_tree(test::fixture_host(fixture), root);
+  }
+  std::vector<Finding> run(std::vector<Finding> (*check)(const DoctorContext&), uid_t uid = 0,
+                           std::vector<gid_t> gids = {},
+                           std::optional<uint64_t> nofile = std::nullopt) {
+    HostOptions o;
+    o.root = root;
+    o.load_libraries = false;
+    HostRoot host(o);
+    inv = test::probe_root(root);
+    DoctorContext ctx(host, inv);
+    ctx.uid = uid;
+    ctx.gids = std::move(gids);
+    ctx.nofile_soft = nofile;
+    return check(ctx);
+  }
+  Inventory inv;
+};
+
+std::vector<Finding> with_id(const std::vector<Finding>& fs, const std::string& id) {
+  std::vector<Finding> out;
+  for (const auto& f : fs)
+    if (f.id == id) out.push_back(f);
+  return out;
+}
+
+std::string dump(const std::vector<Finding>& fs) {
+  std::string s;
+  for (const auto& f : fs)
+    s += f.id + ": " + f.title + "\n  " + f.detail + "\n  fix: " + f.fix + "\n";
+  return s;
+}
+
+TEST(DoctorDriver, UnboundDeviceIsAnErrorWithTheModuleToLoad) {
+  Host h("h100-8x");
+  EXPECT_TRUE(with_id(h.run(check_drivers), "driver.not-loaded").empty());
+  fs::remove(h.root + "/sys/bus/pci/devices/0000:18:00.0/driver");
+  auto f = with_id(h.run(check_drivers), "driver.not-loaded");
+  ASSERT_EQ(f.size(), 1u) << dump(f);
+  EXPECT_EQ(f[0].severity, Severity::error);
+  EXPECT_NE(f[0].detail.find("0000:18:00.0"), std::string::npos) << f[0].detail;
+  EXPECT_NE(f[0].fix.find("sudo modprobe nvidia"), std::string::npos);
+}
+
+TEST(DoctorDriver, ForeignDriverAndUnreadableVersion) {
+  Host h("mi300x-8x");
+  EXPECT_TRUE(with_id(h.run(check_drivers), "driver.foreign").empty());
+  // Rebind the first GPU to vfio-pci: a passthrough host.
+  std::string bus;
+  for (const auto& d : h.inv.devices)
+    if (d.vendor == "amd" && bus.empty()) bus = d.pci.address.str();
+  ASSERT_FALSE(bus.empty());
+  auto link = h.root + "/sys/bus/pci/devices/" + bus + "/driver";
+  fs::remove(link);
+  fs::create_directories(h.root + "/sys/bus/pci/drivers/vfio-pci");
+  test::make_symlink("../../../bus/pci/drivers/vfio-pci", link);
+  auto found = h.run(check_drivers);
+  auto foreign = with_id(found, "driver.foreign");
+  ASSERT_EQ(foreign.size(), 1u) << dump(found);
+  EXPECT_NE(foreign[0].title.find("vfio-pci"), std::string::npos);
+  // The amdgpu version file gone: the version cannot be read.
+  fs::remove(h.root + "/sys/module/amdgpu/version");
+  auto nov = with_id(h.run(check_drivers), "driver.version-unreadable");
+  ASSERT_EQ(nov.size(), 1u);
+  EXPECT_NE(nov[0].detail.find("/sys/module/amdgpu/version"), std::string::npos) << nov[0].detail;
+}
+
+TEST(DoctorDeviceAccess, RenderGroupNamedWithTheUsermodFix) {
+  Host h("mi300x-8x");
+  gid_t gid = ::getgid() == 0 ? 4242 : ::getgid();
+  // Nodes rw for their group only, owned by a "render" group this user is not in.
+  for (auto& e : fs::recursive_directory_iterator(h.root + "/dev")) {
+    if (!e.is_regular_file()) continue;
+    ASSERT_EQ(::chmod(e.path().c_str(), 0660), 0);
+    if (::getuid() == 0) {
+      ASSERT_EQ(::chown(e.path().c_str(), 0, gid), 0);
+    }
+  }
+  test::write_file(h.root + "/etc/group",
+                   "root:x:0:\nvideo:x:44:\nrender:x:" + std::to_string(gid) + ":\n");
+  auto found = h.run(check_device_access, 12345, {12345});
+  auto denied = with_id(found, "devices.no-access");
+  ASSERT_EQ(denied.size(), 1u) << dump(found);
+  EXPECT_EQ(denied[0].severity, Severity::error);
+  EXPECT_NE(denied[0].detail.find("/dev/kfd"), std::string::npos) << denied[0].detail;
+  EXPECT_NE(denied[0].detail.find("/dev/dri/renderD128"), std::string::npos);
+  EXPECT_EQ(denied[0].fix.rfind("sudo usermod -aG render $USER", 0), 0u) << denied[0].fix;
+  // In the group: fine. Root: fine.
+  EXPECT_TRUE(
+      with_id(h.run(check_device_access, 12345, {12345, gid}), "devices.no-access").empty());
+  EXPECT_TRUE(with_id(h.run(check_device_access, 0, {}), "devices.no-access").empty());
+  // 0600 nodes: no group grants access, the fix is a udev rule.
+  for (auto& e : fs::recursive_directory_iterator(h.root + "/dev"))
+    if (e.is_regular_file()) ::chmod(e.path().c_str(), 0600);
+  denied = with_id(h.run(check_device_access, 12345, {12345, gid}), "devices.no-access");
+  ASSERT_EQ(denied.size(), 1u);
+  EXPECT_NE(denied[0].fix.find("udev"), std::string::npos) << denied[0].fix;
+}
+
+TEST(DoctorDeviceAccess, AscendNodesNameHwHiAiUser) {
+  Host h("ascend-910b-8x");
+  size_t changed = 0;
+  for (auto& e : fs::recursive_directory_iterator(h.root + "/dev"))
+    if (e.is_regular_file()) ::chmod(e.path().c_str(), 0660), ++changed;
+  ASSERT_GT(changed, 0u);
+  auto denied = with_id(h.run(check_device_access, 12345, {12345}), "devices.no-access");
+  ASSERT_EQ(denied.size(), 1u) << dump(denied);
+  EXPECT_NE(denied[0].fix.find("usermod -aG HwHiAiUser"), std::string::npos) << denied[0].fix;
+}
+
+TEST(DoctorDeviceAccess, MissingUvmNodeIsAnError) {
+  Host h("h100-8x");
+  EXPECT_TRUE(with_id(h.run(check_device_access), "devices.node-missing").empty());
+  fs::remove(h.root + "/dev/nvidia-uvm");
+  auto f = with_id(h.run(check_device_access), "devices.node-missing");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].title.find("/dev/nvidia-uvm"), std::string::npos);
+  EXPECT_NE(f[0].fix.find("nvidia-modprobe"), std::string::npos);
+}
+
+TEST(DoctorContainers, ToolkitAndCdiSpecMissing) {
+  Host nv("h100-8x");
+  auto f = with_id(nv.run(check_containers), "containers.toolkit-missing");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].fix.find("nvidia-container-toolkit"), std::string::npos);
+  fs::create_directories(nv.root + "/etc/nvidia-container-runtime");
+  EXPECT_TRUE(with_id(nv.run(check_containers), "containers.toolkit-missing").empty());
+
+  Host amd("mi300x-8x");
+  auto c = with_id(amd.run(check_containers), "containers.cdi-missing");
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_NE(c[0].title.find("amd.com/gpu"), std::string::npos);
+  // Without a container engine on the host it is only worth knowing; with one, a warning.
+  EXPECT_EQ(c[0].severity, Severity::info);
+  test::write_file(amd.root + "/usr/bin/podman", "");
+  c = with_id(amd.run(check_containers), "containers.cdi-missing");
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].severity, Severity::warning);
+}
+
+// These need read_cdi_specs (src/cdi): they pass once it reads /etc/cdi.
+TEST(DoctorContainers, CdiSpecCoveringTheVendorAndAStaleOne) {
+  Host amd("mi300x-8x");
+  test::write_file(amd.root + "/etc/cdi/amd.json",
+                   R"({"cdiVersion": "0.5.0", "kind": "amd.com/gpu", "devices": [
+  {"name": "0", "containerEdits": {"deviceNodes": [{"path": "/dev/dri/renderD128"}]}},
+  {"name": "9", "containerEdits": {"deviceNodes": [{"path": "/dev/dri/renderD200"}]}}],
+ "containerEdits": {"deviceNodes": [{"path": "/dev/kfd"}]}})");
+  auto found = amd.run(check_containers);
+  EXPECT_TRUE(with_id(found, "containers.cdi-missing").empty()) << dump(found);
+  auto stale = with_id(found, "containers.cdi-stale");
+  ASSERT_EQ(stale.size(), 1u) << dump(found);
+  EXPECT_EQ(stale[0].severity, Severity::error);
+  EXPECT_NE(stale[0].detail.find("amd.com/gpu=9: /dev/dri/renderD200"), std::string::npos)
+      << stale[0].detail;
+  EXPECT_EQ(stale[0].detail.find("renderD128"), std::string::npos) << "present nodes are fine";
+}
+
+TEST(DoctorContainers, BrokenSpecIsAnErrorAndDoesNotHideTheOthers) {
+  Host amd("mi300x-8x");
+  test::write_file(amd.root + "/etc/cdi/broken.json", "{\"cdiVersion\": \"0.5.0\", \"kind\": ");
+  test::write_file(amd.root + "/etc/cdi/amd.json",
+                   R"({"cdiVersion": "0.5.0", "kind": "amd.com/gpu", "devices": [
+  {"name": "0", "containerEdits": {"deviceNodes": [{"path": "/dev/dri/renderD128"}]}}]})");
+  auto found = amd.run(check_containers);
+  auto bad = with_id(found, "containers.cdi-unreadable");
+  ASSERT_EQ(bad.size(), 1u) << dump(found);
+  EXPECT_NE(bad[0].detail.find("/etc/cdi/broken.json"), std::string::npos) << bad[0].detail;
+  EXPECT_TRUE(with_id(found, "containers.cdi-missing").empty()) << dump(found);
+}
+
+TEST(DoctorKernel, OlderThanRocmSupports) {
+  Host h("mi300x-8x");
+  EXPECT_TRUE(h.run(check_kernel_for_rocm).empty());  // 5.15 with ROCm 6.2.4
+  test::write_file(h.root + "/proc/sys/kernel/osrelease", "4.15.0-213-generic\n");
+  auto f = h.run(check_kernel_for_rocm);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].id, "kernel.too-old-for-rocm");
+  EXPECT_EQ(f[0].severity, Severity::error);
+  EXPECT_NE(f[0].detail.find("from 4.18"), std::string::npos) << f[0].detail;
+  test::write_file(h.root + "/opt/rocm/.info/version", "7.0.1-42\n");
+  test::write_file(h.root + "/proc/sys/kernel/osrelease", "5.4.0-200-generic\n");
+  f = h.run(check_kernel_for_rocm);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].detail.find("from 5.14"), std::string::npos) << f[0].detail;
+  // No ROCm: nothing to compare.
+  Host nv("h100-8x");
+  test::write_file(nv.root + "/proc/sys/kernel/osrelease", "3.10.0\n");
+  EXPECT_TRUE(nv.run(check_kernel_for_rocm).empty());
+}
+
+TEST(DoctorOpenFiles, LowSoftLimitIsAWarning) {
+  Host h("cloud-vm-none");
+  auto f = h.run(check_open_files, 0, {}, 1024);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].id, "limits.nofile-low");
+  EXPECT_EQ(f[0].severity, Severity::warning);
+  EXPECT_NE(f[0].fix.find("ulimit -n 65536"), std::string::npos);
+  EXPECT_TRUE(h.run(check_open_files, 0, {}, 65536).empty());
+  EXPECT_TRUE(h.run(check_open_files, 0, {}, std::nullopt).empty());  // unlimited
+}
+
+TEST(DoctorReport, JsonSchemaSummaryAndTextGrouping) {
+  std::vector<Finding> fs = {{"a.info", Severity::info, "I", "d", ""},
+                             {"b.err", Severity::error, "E", "line1\nline2", "do this"},
+                             {"c.warn", Severity::warning, "W", "d", "fix w"}};
+  auto j = findings_to_json(fs);
+  EXPECT_EQ(j["schema"], "anygpu.doctor/v1");
+  EXPECT_EQ(j["summary"]["errors"], 1);
+  EXPECT_EQ(j["summary"]["warnings"], 1);
+  EXPECT_EQ(j["summary"]["infos"], 1);
+  EXPECT_EQ(j["findings"][1]["severity"], "error");
+  EXPECT_EQ(j["findings"][1]["fix"], "do this");
+  auto text = findings_to_text(fs, false);
+  EXPECT_LT(text.find("Errors"), text.find("Warnings"));
+  EXPECT_LT(text.find("Warnings"), text.find("Info"));
+  EXPECT_NE(text.find("      line2\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find('\033'), std::string::npos) << "no colour when asked for none";
+  EXPECT_NE(findings_to_text(fs, true).find("\033[1;31m"), std::string::npos);
+  EXPECT_TRUE(has_errors(fs));
+  fs.erase(fs.begin() + 1);
+  EXPECT_FALSE(has_errors(fs));
+}
+
+}  // namespace
+}  // namespace anygpu

@@ -1,0 +1,211 @@
+// torchrun argv, --nproc-per-node, and the Slurm mapping (synthesized allocations).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "cluster/slurm_env.h"
+#include "launch/plan.h"
+#include "launch/slurm_map.h"
+#include "launch/torchrun_plan.h"
+#include "select/accelerator_config.h"
+#include "select/select.h"
+#include "test_support.h"
+
+namespace anygpu {
+namespace {
+
+Selection select_on(const std::string& host, const std::string& config_text,
+                    std::optional<int> nproc = std::nullopt) {
+  auto cfg = parse_accelerator_config(config_text, "accelerator-config.yaml");
+  EXPECT_TRUE(cfg.ok());
+  SelectInputs in;
+  in.processes_per_node = nproc;
+  return *select_devices(test::fixture_inventory(host), *cfg, in);
+}
+
+bool has_env(const LaunchPlan& p, const std::string& k, const std::string& v) {
+  return std::find(p.env.begin(), p.env.end(), EnvVar{k, v}) != p.env.end();
+}
+bool sets(const LaunchPlan& p, const std::string& k) {
+  return std::any_of(p.env.begin(), p.env.end(), [&](const EnvVar& e) { return e.first == k; });
+}
+
+TEST(LaunchNproc, ParsesAutoAndCountsRejectsZero) {
+  EXPECT_FALSE(parse_nproc_per_node("auto")->has_value());
+  EXPECT_EQ(**parse_nproc_per_node("4"), 4);
+  for (const char* bad : {"0", "-1", "x", "", "99999999999", "4x"}) {
+    auto r = parse_nproc_per_node(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.error().message.find("--nproc-per-node"), std::string::npos);
+  }
+}
+
+TEST(LaunchTorchrun, AutoIsOnePerSelectedDeviceAndNoPythonForBinaries) {
+  auto sel = select_on("h100-8x", "devices: [0, 3]\n");
+  LaunchOptions o;
+  o.command = {"./bench", "--steps", "3"};
+  o.nproc_per_node = "auto";
+  auto plan = plan_launch(sel, o, {}, {}, std::nullopt);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->mode, "torchrun");
+  EXPECT_EQ(plan->argv, (std::vector<std::string>{"torchrun", "--nproc_per_node", "2",
+                                                  "--no_python", "./bench", "--steps", "3"}));
+  EXPECT_TRUE(has_env(*plan, "ANYGPU_DIST_BACKEND", "nccl"));
+}
+
+TEST(LaunchTorchrun, CpuAutoIsOneAndScriptsRunUnderPython) {
+  auto sel = select_on("cloud-vm-none", "");
+  LaunchOptions o;
+  o.command = {"train.py", "--lr", "0.1"};
+  o.nproc_per_node = "auto";
+  o.nnodes = 2;
+  o.node_rank = 1;
+  o.master_addr = "10.0.0.1";
+  o.master_port = 29501;
+  HostFacts f;
+  f.torchrun_needs_std_workaround = true;
+  auto plan = plan_launch(sel, o, f, {}, std::nullopt);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->argv, (std::vector<std::string>{
+                            "torchrun", "--nproc_per_node", "1", "--nnodes", "2", "--node_rank",
+                            "1", "--master_addr", "10.0.0.1", "--master_port", "29501",
+                            "--redirects", "1", "--tee", "1", "train.py", "--lr", "0.1"}));
+  EXPECT_TRUE(has_env(*plan, "ANYGPU_DIST_BACKEND", "gloo"));
+}
+
+TEST(LaunchTorchrun, BadValuesAreErrors) {
+  auto sel = select_on("cloud-vm-none", "");
+  LaunchOptions o;
+  o.command = {"x"};
+  o.nproc_per_node = "0";
+  EXPECT_FALSE(plan_launch(sel, o, {}, {}, std::nullopt).ok());
+  o.nproc_per_node = "2";
+  o.nnodes = 2;
+  o.node_rank = 2;
+  auto r = plan_launch(sel, o, {}, {}, std::nullopt);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("--node-rank 2"), std::string::npos);
+  LaunchOptions no_torchrun;
+  no_torchrun.command = {"x"};
+  no_torchrun.master_port = 1234;
+  EXPECT_FALSE(plan_launch(sel, no_torchrun, {}, {}, std::nullopt).ok());
+}
+
+TEST(LaunchTorchrun, NprocDividesWorkers) {
+  auto one = select_on("h100-8x", "devices: [0, 1]\n", 1);
+  auto four = select_on("h100-8x", "devices: [0, 1]\n", 4);
+  EXPECT_GT(one.num_workers, 1);
+  EXPECT_EQ(four.num_workers, std::max(1, one.num_workers / 4));
+}
+
+SlurmContext two_node_job() {
+  SlurmContext s;
+  s.job_id = "4242";
+  s.nodes = {"gpu01", "gpu02"};
+  s.master_addr = "gpu01";
+  s.master_port = 17342;
+  s.rank = 5;
+  s.world_size = 8;
+  s.local_rank = 1;
+  s.local_world_size = 4;
+  s.node_rank = 1;
+  s.nnodes = 2;
+  s.gpus = std::vector<std::string>{"2", "3"};
+  return s;
+}
+
+TEST(LaunchSlurm, GpusBecomeTheDeviceList) {
+  auto cfg = *parse_accelerator_config("devices: 1\n", "c.yaml");
+  std::vector<std::string> notes;
+  ASSERT_TRUE(*apply_slurm_gpus(two_node_job(), cfg, notes));
+  ASSERT_EQ(cfg.list.size(), 2u);
+  EXPECT_EQ(cfg.list[1].index, 3);
+  EXPECT_FALSE(cfg.count);
+  auto bad = two_node_job();
+  bad.gpus = std::vector<std::string>{"0", "gpu:a100"};
+  auto r = apply_slurm_gpus(bad, cfg, notes);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("gpu:a100"), std::string::npos);
+}
+
+TEST(LaunchSlurm, RanksAndSlurmsOwnCudaVariableKept) {
+  auto sel = select_on("h100-8x", "devices: [2, 3]\n");
+  LaunchOptions o;
+  o.command = {"./train"};
+  Environment env = {{"SLURM_JOB_ID", "4242"}, {"CUDA_VISIBLE_DEVICES", "0,1"}};
+  auto plan = plan_launch(sel, o, {}, env, two_node_job());
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_FALSE(sets(*plan, "CUDA_VISIBLE_DEVICES"));  // Slurm's (cgroup-relative) value stays
+  EXPECT_TRUE(has_env(*plan, "MASTER_ADDR", "gpu01"));
+  EXPECT_TRUE(has_env(*plan, "MASTER_PORT", "17342"));
+  EXPECT_TRUE(has_env(*plan, "RANK", "5"));
+  EXPECT_TRUE(has_env(*plan, "WORLD_SIZE", "8"));
+  EXPECT_TRUE(has_env(*plan, "LOCAL_RANK", "1"));
+  EXPECT_TRUE(has_env(*plan, "LOCAL_WORLD_SIZE", "4"));
+  EXPECT_TRUE(has_env(*plan, "NODE_RANK", "1"));
+}
+
+TEST(LaunchSlurm, AscendVariableDerivedBecauseSlurmSetsNone) {
+  auto sel = select_on("ascend-910b-8x", "devices: [2, 3]\n");
+  LaunchOptions o;
+  o.command = {"./train"};
+  auto plan = plan_launch(sel, o, {}, {{"SLURM_JOB_ID", "4242"}}, two_node_job());
+  ASSERT_TRUE(plan.ok());
+  EXPECT_TRUE(has_env(*plan, "ASCEND_RT_VISIBLE_DEVICES", "2,3"));
+  EXPECT_TRUE(has_env(*plan, "ANYGPU_DIST_BACKEND", "hccl"));
+}
+
+TEST(LaunchSlurm, RocrFromSlurmSuppressesHip) {
+  auto sel = select_on("mi300x-8x", "devices: [2, 3]\n");
+  LaunchOptions o;
+  o.command = {"./train"};
+  auto plan = plan_launch(sel, o, {}, {{"ROCR_VISIBLE_DEVICES", "0,1"}}, two_node_job());
+  ASSERT_TRUE(plan.ok());
+  EXPECT_FALSE(sets(*plan, "HIP_VISIBLE_DEVICES"));
+  EXPECT_TRUE(plan->unset_env.empty());
+}
+
+TEST(LaunchSlurm, TorchrunTakesNodesFromTheAllocation) {
+  auto sel = select_on("h100-8x", "devices: [2, 3]\n");
+  LaunchOptions o;
+  o.command = {"train.py"};
+  o.nproc_per_node = "auto";
+  auto plan = plan_launch(sel, o, {}, {}, two_node_job());
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->argv, (std::vector<std::string>{"torchrun", "--nproc_per_node", "2", "--nnodes",
+                                                  "2", "--node_rank", "1", "--master_addr", "gpu01",
+                                                  "--master_port", "17342", "train.py"}));
+  EXPECT_FALSE(sets(*plan, "RANK"));  // torchrun sets the per-process ranks itself
+  EXPECT_TRUE(has_env(*plan, "MASTER_ADDR", "gpu01"));
+}
+
+// Through the cluster library's parser: a real-looking environment in, the context out.
+TEST(LaunchSlurm, ContextFromEnvironment) {
+  Environment env = {{"SLURM_JOB_ID", "77"},     {"SLURM_JOB_NODELIST", "gpu[01-02,07]"},
+                     {"SLURM_PROCID", "3"},      {"SLURM_NTASKS", "6"},
+                     {"SLURM_LOCALID", "1"},     {"SLURM_NODEID", "1"},
+                     {"SLURM_NNODES", "3"},      {"SLURM_TASKS_PER_NODE", "2(x3)"},
+                     {"SLURM_STEP_GPUS", "4,5"}, {"SLURM_JOB_GPUS", "4,5,6"}};
+  auto ctx = slurm_context(env);
+  ASSERT_TRUE(ctx.ok()) << ctx.error().message;
+  ASSERT_TRUE(ctx->has_value());
+  const auto& s = **ctx;
+  EXPECT_EQ(s.master_addr, "gpu01");
+  EXPECT_EQ(s.nodes, (std::vector<std::string>{"gpu01", "gpu02", "gpu07"}));
+  EXPECT_EQ(s.rank, 3);
+  EXPECT_EQ(s.world_size, 6);
+  EXPECT_EQ(s.gpus, (std::vector<std::string>{"4", "5"}));
+  EXPECT_GE(s.master_port, 1024);
+}
+
+TEST(LaunchSlurm, MalformedNodelistIsBadInput) {
+  Environment env = {{"SLURM_JOB_ID", "77"}, {"SLURM_JOB_NODELIST", "gpu[01-"}};
+  auto ctx = slurm_context(env);
+  ASSERT_FALSE(ctx.ok());
+  EXPECT_EQ(ctx.error().kind, ErrorKind::bad_input);
+  EXPECT_NE(ctx.error().message.find("SLURM_JOB_NODELIST"), std::string::npos)
+      << ctx.error().message;
+}
+
+}  // namespace
+}  // namespace anygpu

@@ -1,0 +1,266 @@
+// `anygpu wheel`'s decision on fixture hosts and modified copies of them: driver floors, GPU
+// architecture coverage, ROCm gfx targets, Intel xpu, plugin vendors, no accelerator.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "test_support.h"
+#include "wheel/choose.h"
+
+namespace anygpu {
+namespace {
+
+namespace fs = std::filesystem;
+using test::TempDir;
+
+const WheelData& data() {
+  const auto& d = builtin_wheel_data();
+  EXPECT_FALSE(d.packages.empty()) << "the built-in data/wheels.yaml did not parse";
+  return d;
+}
+
+WheelChoice choose(const Inventory& inv, std::optional<std::string> version = std::nullopt,
+                   std::optional<std::string> vendor = std::nullopt) {
+  WheelRequest req;
+  req.version = std::move(version);
+  req.vendor = std::move(vendor);
+  auto c = choose_wheel(data(), inv, req);
+  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
+  return c.ok() ? *c : WheelChoice{};
+}
+
+// A copy of the h100-8x fixture with another NVIDIA driver and, optionally, other GPUs.
+std::string nvidia_host(const TempDir& tmp, const std::string& driver,
+                        const std::string& device_id = "", const std::string& model = "") {
+  auto root = tmp / "host";
+  test::copy_tree(test::fixture_host("h100-8x"), root);
+  test::write_file(root + "/proc/driver/nvidia/version",
+                   "NVRM version: NVIDIA UNIX x86_64 Kernel Module  " + driver +
+                       "  Fri May 31 09:35:42 UTC 2024\nGCC version:  gcc version 12.3.0\n");
+  test::write_file(root + "/sys/module/nvidia/version", driver + "\n");
+  if (!device_id.empty())
+    for (const auto& e : fs::directory_iterator(root + "/proc/driver/nvidia/gpus")) {
+      auto bus = e.path().filename().string();
+      test::write_file(root + "/sys/bus/pci/devices/" + bus + "/device", device_id + "\n");
+      auto info = e.path() / "information";
+      std::ifstream in(info);
+      std::string text((std::istreambuf_iterator<char>(in)), {});
+      auto eol = text.find('\n');
+      test::write_file(info.string(), "Model: \t\t " + model + text.substr(eol));
+    }
+  return root;
+}
+
+TEST(WheelChoose, H100NewestCudaTheDriverAllows) {
+  auto c = choose(test::fixture_inventory("h100-8x"));
+  // 550.90.07 meets the CUDA 12.x floor, not 13.x (580): cu128 is the newest 12.x of 2.11.
+  EXPECT_EQ(c.variant, "cu128");
+  EXPECT_EQ(c.index_url, "https://download.pytorch.org/whl/cu128");
+  EXPECT_EQ(c.pip, "pip install torch==2.11.0 --index-url https://download.pytorch.org/whl/cu128");
+  EXPECT_EQ(c.uv,
+            "uv pip install torch==2.11.0 --index-url https://download.pytorch.org/whl/cu128");
+  EXPECT_NE(c.reason.find("550.90.07 >= 525.60.13"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("minor version compatibility"), std::string::npos) << c.reason;
+  bool saw_cu130 = false;
+  for (const auto& a : c.alternatives)
+    if (a.variant == "cu130") {
+      saw_cu130 = true;
+      EXPECT_FALSE(a.fits);
+      EXPECT_NE(a.note.find("580"), std::string::npos);
+    }
+  EXPECT_TRUE(saw_cu130);
+}
+
+TEST(WheelChoose, PinnedVersionPicksThatReleasesVariants) {
+  auto c = choose(test::fixture_inventory("h100-8x"), "2.5.1");
+  EXPECT_EQ(c.variant, "cu124");
+  EXPECT_EQ(c.version, "2.5.1");
+  auto d = choose(test::fixture_inventory("h100-8x"), "2.5");
+  EXPECT_EQ(d.version, "2.5.1");  // major.minor: the release's newest patch
+  auto e = choose(test::fixture_inventory("h100-8x"), "2.1.0+cu118");
+  EXPECT_EQ(e.variant, "cu121");
+  EXPECT_EQ(e.version, "2.1.0");
+}
+
+TEST(WheelChoose, DriverBoundaryOfTheCuda12Family) {
+  {
+    TempDir tmp;
+    auto c = choose(test::probe_root(nvidia_host(tmp, "525.60.13")), "2.4");
+    EXPECT_EQ(c.variant, "cu124") << c.reason;  // exactly the 12.x floor
+  }
+  {
+    TempDir tmp;
+    auto c = choose(test::probe_root(nvidia_host(tmp, "525.60.12")), "2.4");
+    EXPECT_EQ(c.variant, "cu118") << c.reason;  // one below: only 11.x remains
+    for (const auto& a : c.alternatives) {
+      if (a.variant != "cu121") continue;
+      EXPECT_NE(a.note.find("needs driver >= 525.60.13"), std::string::npos);
+    }
+  }
+  {
+    TempDir tmp;  // torch 2.8 has no 11.x build: a 12.x-incapable driver gets the CPU build
+    auto c = choose(test::probe_root(nvidia_host(tmp, "520.61.05")), "2.8");
+    EXPECT_EQ(c.variant, "cpu");
+    EXPECT_NE(c.reason.find("upgrade the NVIDIA driver"), std::string::npos) << c.reason;
+  }
+  {
+    TempDir tmp;
+    auto c = choose(test::probe_root(nvidia_host(tmp, "580.65.06")), "2.9");
+    EXPECT_EQ(c.variant, "cu130");
+  }
+}
+
+TEST(WheelChoose, BlackwellOnlyVariantsWithSm120) {
+  TempDir tmp;
+  auto inv = test::probe_root(nvidia_host(tmp, "570.133.07", "0x2b85", "NVIDIA GeForce RTX 5090"));
+  ASSERT_FALSE(inv.devices.empty());
+  ASSERT_EQ(inv.devices[0].arch.value_or(""), "sm_120");
+  auto c = choose(inv, "2.7");
+  EXPECT_EQ(c.variant, "cu128");
+  for (const auto& a : c.alternatives) {
+    if (a.variant == "cu126" || a.variant == "cu118") {
+      EXPECT_FALSE(a.fits);
+      EXPECT_NE(a.note.find("no kernels for sm_120"), std::string::npos) << a.note;
+    }
+  }
+  // torch 2.6 has no Blackwell build at all: CPU, and the hint names the first that has one.
+  auto old = choose(inv, "2.6");
+  EXPECT_EQ(old.variant, "cpu");
+  EXPECT_NE(old.reason.find("sm_120"), std::string::npos);
+  EXPECT_NE(old.reason.find("2.7 cu128"), std::string::npos) << old.reason;
+  // 2.9 on a 570 driver: cu128 (cu130 needs 580) even though cu130 also has sm_120.
+  EXPECT_EQ(choose(inv, "2.9").variant, "cu128");
+}
+
+TEST(WheelChoose, Mi300xRocmNotNewerThanTheHost) {
+  const auto& inv = test::fixture_inventory("mi300x-8x");  // gfx942, ROCm 6.2.4
+  auto c = choose(inv, "2.7");
+  EXPECT_EQ(c.variant, "rocm6.2.4");
+  EXPECT_NE(c.reason.find("gfx942"), std::string::npos);
+  EXPECT_NE(c.reason.find("6.2.4"), std::string::npos);
+  // 2.8 only has 6.3 and 6.4: both newer than the host, so the newest covering one, said so.
+  auto n = choose(inv, "2.8");
+  EXPECT_EQ(n.variant, "rocm6.4");
+  EXPECT_NE(n.reason.find("newer than the host's ROCm 6.2.4"), std::string::npos) << n.reason;
+}
+
+TEST(WheelChoose, IntelGetsXpuWhereTheReleaseHasIt) {
+  const auto& inv = test::fixture_inventory("intel-max-arc");
+  EXPECT_EQ(choose(inv, "2.5").variant, "xpu");
+  auto old = choose(inv, "2.4");
+  EXPECT_EQ(old.variant, "cpu");
+  EXPECT_NE(old.reason.find("xpu builds start at 2.5"), std::string::npos) << old.reason;
+}
+
+TEST(WheelChoose, AscendPluginPairedWithTheHostsCann) {
+  const auto& inv = test::fixture_inventory("ascend-910b-8x");  // CANN 8.0.RC2
+  auto c = choose(inv, "2.1");
+  EXPECT_EQ(c.vendor, "ascend");
+  EXPECT_EQ(c.variant, "torch-npu");
+  EXPECT_EQ(c.pip,
+            "pip install torch==2.1.0 torch-npu==2.1.0.post6 --index-url https://pypi.org/simple");
+  auto newest = choose(inv);  // no version: the newest pair for CANN 8.0.RC2
+  EXPECT_EQ(newest.version, "2.3.1");
+  WheelRequest req;
+  req.version = "2.9";
+  auto none = choose_wheel(data(), inv, req);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->pip.empty());
+  EXPECT_NE(none->reason.find("no pairing"), std::string::npos);
+}
+
+TEST(WheelChoose, HygonHasNoPublicIndex) {
+  auto c = choose(test::fixture_inventory("hygon-dcu"));
+  EXPECT_EQ(c.vendor, "hygon");
+  EXPECT_TRUE(c.pip.empty());
+  EXPECT_NE(c.reason.find("DTK"), std::string::npos) << c.reason;
+}
+
+TEST(WheelChoose, NoAcceleratorIsCpu) {
+  auto c = choose(test::fixture_inventory("cloud-vm-none"));
+  EXPECT_EQ(c.vendor, "none");
+  EXPECT_EQ(c.variant, "cpu");
+  EXPECT_EQ(c.index_url, "https://download.pytorch.org/whl/cpu");
+}
+
+TEST(WheelChoose, MixedHostDecidesForTheDiscreteGpuAndNamesTheOther) {
+  const auto& inv = test::fixture_inventory("workstation-mixed");  // RTX 4090 + RX 7900 XTX
+  auto c = choose(inv, "2.6");
+  EXPECT_EQ(c.vendor, "nvidia");
+  EXPECT_EQ(c.variant, "cu126");  // sm_89 runs sm_86 cubins
+  bool names_amd = false;
+  for (const auto& a : c.alternatives)
+    names_amd |= a.note.find("--vendor amd") != std::string::npos;
+  EXPECT_TRUE(names_amd);
+  auto amd = choose(inv, "2.6", "amd");
+  EXPECT_EQ(amd.variant, "rocm6.2.4");  // gfx1100; no host ROCm found
+  WheelRequest req;
+  req.vendor = "intel";
+  auto err = choose_wheel(data(), inv, req);
+  ASSERT_FALSE(err.ok());
+  EXPECT_EQ(err.error().kind, ErrorKind::host);
+}
+
+TEST(WheelChoose, UnknownVersionListsTheKnownOnes) {
+  WheelRequest req;
+  req.version = "3.0";
+  auto c = choose_wheel(data(), test::fixture_inventory("h100-8x"), req);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().kind, ErrorKind::bad_input);
+  EXPECT_NE(c.error().message.find("known: 2.1, 2.2"), std::string::npos) << c.error().message;
+  req.version = "2.x";
+  EXPECT_FALSE(choose_wheel(data(), test::fixture_inventory("h100-8x"), req).ok());
+  req.version.reset();
+  req.package = "tensorflow";
+  auto p = choose_wheel(data(), test::fixture_inventory("h100-8x"), req);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error().message.find("known: torch"), std::string::npos);
+}
+
+TEST(WheelChoose, TableWithoutCudaBuildsGivesCpu) {
+  auto d = parse_wheel_data(R"(schema: anygpu.wheels/v1
+index_url: https://example.org/{variant}
+cuda_families: []
+packages:
+  - name: torch
+    releases:
+      - {version: "2.5", latest: "2.5.1", variants: [{name: cpu}]}
+)",
+                            "t.yaml");
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  auto c = choose_wheel(*d, test::fixture_inventory("h100-8x"), {});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->variant, "cpu");
+  EXPECT_EQ(c->index_url, "https://example.org/cpu");
+  auto amd = choose_wheel(*d, test::fixture_inventory("mi300x-8x"), {});
+  ASSERT_TRUE(amd.ok());
+  EXPECT_EQ(amd->variant, "cpu");
+}
+
+TEST(WheelArch, CoverageFollowsCudaBinaryCompatibility) {
+  std::vector<std::string> hopper{"sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"};
+  EXPECT_TRUE(cuda_arch_covered(hopper, std::nullopt, "sm_89"));  // same major, newer minor
+  EXPECT_TRUE(cuda_arch_covered(hopper, std::nullopt, "sm_90"));
+  EXPECT_FALSE(cuda_arch_covered(hopper, std::nullopt, "sm_100"));  // other major
+  EXPECT_FALSE(cuda_arch_covered(hopper, std::nullopt, "sm_120"));
+  EXPECT_FALSE(cuda_arch_covered({"sm_75", "sm_80"}, std::nullopt, "sm_70"));  // older GPU
+  EXPECT_TRUE(cuda_arch_covered({"sm_90"}, std::string("sm_90"), "sm_120"));   // PTX JIT
+  EXPECT_TRUE(cuda_arch_covered({"sm_120"}, std::nullopt, "sm_121"));
+  EXPECT_FALSE(cuda_arch_covered(hopper, std::nullopt, "gfx942"));
+  EXPECT_FALSE(cuda_arch_covered(hopper, std::nullopt, "sm_"));
+}
+
+TEST(WheelArch, VariantOfAnInstalledBuild) {
+  EXPECT_EQ(variant_of_build("2.5.1+cu124", std::string("12.4"), std::nullopt, std::nullopt),
+            "cu124");
+  EXPECT_EQ(variant_of_build("2.5.1", std::string("12.4"), std::nullopt, std::nullopt), "cu124");
+  EXPECT_EQ(
+      variant_of_build("2.4.0", std::nullopt, std::string("6.1.40091-a8dbc0c19"), std::nullopt),
+      "rocm6.1");
+  EXPECT_EQ(variant_of_build("2.5.0+xpu", std::nullopt, std::nullopt, std::nullopt), "xpu");
+  EXPECT_EQ(variant_of_build("2.5.0", std::nullopt, std::nullopt, std::nullopt), "cpu");
+}
+
+}  // namespace
+}  // namespace anygpu

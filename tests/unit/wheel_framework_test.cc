@@ -1,0 +1,156 @@
+// The installed torch build against the host, read from fake site-packages trees (the files a
+// real wheel installs: torch/version.py and torch-*.dist-info/METADATA); torch is never imported.
+#include <gtest/gtest.h>
+
+#include "test_support.h"
+#include "wheel/framework_check.h"
+
+namespace anygpu {
+namespace {
+
+using test::TempDir;
+
+// A site-packages directory with the given torch build; returns its environment.
+PythonEnv site_packages(const TempDir& tmp, const std::string& version, const std::string& cuda,
+                        const std::string& hip = "None", const std::string& xpu = "None") {
+  auto sp = tmp / "site-packages";
+  auto lit = [](const std::string& v) { return v == "None" ? v : "'" + v + "'"; };
+  test::write_file(sp + "/torch/__init__.py", "");
+  test::write_file(sp + "/torch/version.py",
+                   "from typing import Optional\n\n__all__ = ['__version__', 'debug', 'cuda', "
+                   "'git_version', 'hip', 'xpu']\n__version__ = '" +
+                       version + "'\ndebug = False\ncuda: Optional[str] = " + lit(cuda) +
+                       "\ngit_version = 'a8d6afb511a69687bbb2b7e88a3cf67917e1697e'\nhip: "
+                       "Optional[str] = " +
+                       lit(hip) + "\nxpu: Optional[str] = " + lit(xpu) + "\n");
+  test::write_file(sp + "/torch-" + version + ".dist-info/METADATA",
+                   "Metadata-Version: 2.1\nName: torch\nVersion: " + version +
+                       "\nSummary: Tensors and Dynamic neural networks in Python\n\n");
+  return read_site_packages({sp});
+}
+
+std::vector<std::string> ids(const std::vector<Finding>& f) {
+  std::vector<std::string> out;
+  for (const auto& x : f) out.push_back(x.id);
+  return out;
+}
+
+const WheelData& data() {
+  return builtin_wheel_data();
+}
+
+TEST(FrameworkBuild, MatchingCudaBuildHasNoFindings) {
+  TempDir tmp;
+  auto env = site_packages(tmp, "2.5.1+cu121", "12.1");
+  ASSERT_TRUE(env.torch);
+  EXPECT_TRUE(framework_build_findings(env, test::fixture_inventory("h100-8x"), data()).empty());
+}
+
+TEST(FrameworkBuild, Cu130OnADriverForCuda124) {
+  TempDir tmp;
+  auto env = site_packages(tmp, "2.9.0+cu130", "13.0");
+  auto f = framework_build_findings(env, test::fixture_inventory("h100-8x"), data());
+  ASSERT_EQ(ids(f), std::vector<std::string>{"torch.cuda-too-new"});
+  EXPECT_EQ(f[0].severity, Severity::error);
+  EXPECT_EQ(f[0].title, "cu130 wheel on a driver that supports CUDA 12.4");
+  EXPECT_NE(f[0].detail.find("needs driver >= 580"), std::string::npos) << f[0].detail;
+  EXPECT_NE(
+      f[0].fix.find("pip install torch==2.9.0 --index-url https://download.pytorch.org/whl/cu128"),
+      std::string::npos)
+      << f[0].fix;
+}
+
+TEST(FrameworkBuild, CudaBuildOnAnAmdHost) {
+  TempDir tmp;
+  auto env = site_packages(tmp, "2.5.1+cu121", "12.1");
+  auto f = framework_build_findings(env, test::fixture_inventory("mi300x-8x"), data());
+  ASSERT_EQ(ids(f), std::vector<std::string>{"torch.vendor-mismatch"});
+  EXPECT_NE(f[0].detail.find("amd"), std::string::npos);
+  EXPECT_NE(f[0].fix.find("whl/rocm6.2"), std::string::npos) << f[0].fix;
+}
+
+TEST(FrameworkBuild, CudaBuildOnAnIntelHost) {
+  TempDir tmp;
+  auto env = site_packages(tmp, "2.5.1+cu121", "12.1");
+  auto f = framework_build_findings(env, test::fixture_inventory("intel-max-arc"), data());
+  ASSERT_EQ(ids(f), std::vector<std::string>{"torch.vendor-mismatch"});
+  EXPECT_NE(f[0].fix.find("whl/xpu"), std::string::npos) << f[0].fix;
+}
+
+TEST(FrameworkBuild, RocmBuildOnNvidiaAndOnItsOwnHost) {
+  TempDir tmp;
+  auto env = site_packages(tmp, "2.4.1+rocm6.1", "None", "6.1.40091-a8dbc0c19");
+  auto f = framework_build_findings(env, test::fixture_inventory("h100-8x"), data());
+  ASSERT_EQ(ids(f), std::vector<std::string>{"torch.vendor-mismatch"});
+  EXPECT_NE(f[0].title.find("ROCm build"), std::string::npos);
+  EXPECT_TRUE(framework_build_findings(env, test::fixture_inventory("mi300x-8x"), data()).empty());
+}
+
+TEST(FrameworkBuild, GpuArchNotInTheWheelsList) {
+  TempDir tmp;
+  auto host = tmp / "host";
+  test::copy_tree(test::fixture_host("h100-8x"), host);
+  for (const char* bus : {"0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0", "0000:5d:00.0",
+                          "0000:9a:00.0", "0000:ab:00.0", "0000:ba:00.0", "0000:db:00.0"})
+    test::write_file(host + "/sys/bus/pci/devices/" + bus + "/device", "0x2b85\n");  // RTX 5090
+  auto inv = test::probe_root(host);
+  ASSERT_EQ(inv.devices.at(0).arch.value_or(""), "sm_120");
+  auto env = site_packages(tmp, "2.6.0+cu126", "12.6");
+  auto f = framework_build_findings(env, inv, data());
+  // Driver 550 is below CUDA 12.6's own 560.28.03: an info finding besides the arch error.
+  ASSERT_EQ(ids(f),
+            (std::vector<std::string>{"torch.cuda-minor-compat", "torch.arch-unsupported"}));
+  EXPECT_EQ(f[0].severity, Severity::info);
+  EXPECT_NE(f[1].title.find("no kernels for sm_120"), std::string::npos) << f[1].title;
+  EXPECT_NE(f[1].detail.find("no kernel image is available"), std::string::npos);
+}
+
+TEST(FrameworkBuild, RocmBuildWithoutTheGfxTarget) {
+  TempDir tmp;  // torch 2.1 ROCm 5.6 builds predate gfx942 (MI300X)
+  auto env = site_packages(tmp, "2.1.2+rocm5.6", "None", "5.6.31061-8c743ae5d");
+  auto f = framework_build_findings(env, test::fixture_inventory("mi300x-8x"), data());
+  ASSERT_EQ(ids(f), std::vector<std::string>{"torch.arch-unsupported"});
+  EXPECT_NE(f[0].title.find("gfx942"), std::string::npos);
+}
+
+TEST(FrameworkBuild, CpuBuildOnAGpuHostAndOnACpuHost) {
+  TempDir tmp;
+  auto env = site_packages(tmp, "2.5.1+cpu", "None");
+  auto f = framework_build_findings(env, test::fixture_inventory("h100-8x"), data());
+  ASSERT_EQ(ids(f), std::vector<std::string>{"torch.cpu-build"});
+  EXPECT_EQ(f[0].severity, Severity::warning);
+  EXPECT_TRUE(
+      framework_build_findings(env, test::fixture_inventory("cloud-vm-none"), data()).empty());
+  // Under a vendor plugin (torch_npu) the CPU build of torch is the right one.
+  EXPECT_TRUE(
+      framework_build_findings(env, test::fixture_inventory("ascend-910b-8x"), data()).empty());
+}
+
+TEST(FrameworkBuild, XpuBuildOffIntel) {
+  TempDir tmp;
+  auto env = site_packages(tmp, "2.5.1+xpu", "None", "None", "20240100");
+  EXPECT_TRUE(
+      framework_build_findings(env, test::fixture_inventory("intel-max-arc"), data()).empty());
+  auto f = framework_build_findings(env, test::fixture_inventory("h100-8x"), data());
+  ASSERT_EQ(ids(f), std::vector<std::string>{"torch.vendor-mismatch"});
+}
+
+TEST(FrameworkBuild, NoTorchNoFindings) {
+  TempDir tmp;
+  test::write_file(tmp / "site-packages/numpy-1.26.4.dist-info/METADATA",
+                   "Metadata-Version: 2.1\nName: numpy\nVersion: 1.26.4\n\n");
+  auto env = read_site_packages({tmp / "site-packages"});
+  EXPECT_TRUE(framework_build_findings(env, test::fixture_inventory("h100-8x"), data()).empty());
+}
+
+TEST(FrameworkBuild, ThroughAnInterpreter) {
+  // The real entry point asks an interpreter for sys.path; a missing one is an info finding.
+  HostRoot host(HostOptions{});
+  auto f =
+      framework_build_findings(host, test::fixture_inventory("h100-8x"), "/nonexistent/python3");
+  ASSERT_EQ(ids(f), std::vector<std::string>{"torch.env-unreadable"});
+  EXPECT_EQ(f[0].severity, Severity::info);
+}
+
+}  // namespace
+}  // namespace anygpu
