@@ -59,8 +59,17 @@ std::vector<Finding> run_doctor(const DoctorContext& ctx, bool framework) {
   add(check_kernel_for_rocm(ctx));
   add(check_open_files(ctx));
   add(check_library_shadowing(ctx));
-  if (framework && !ctx.python.empty())
-    add(framework_build_findings(ctx.host, ctx.inventory, ctx.python));
+  if (framework && !ctx.python.empty()) {
+    if (ctx.python_sys_path.empty()) {
+      add(framework_build_findings(ctx.host, ctx.inventory, ctx.python));
+    } else {
+      // The interpreter already answered for the library check: starting it again would
+      // double doctor's run time.
+      PythonEnv env = read_site_packages(ctx.python_sys_path);
+      env.python = ctx.python;
+      add(framework_build_findings(env, ctx.inventory, builtin_wheel_data()));
+    }
+  }
   std::stable_sort(all.begin(), all.end(), [](const Finding& a, const Finding& b) {
     return static_cast<int>(a.severity) < static_cast<int>(b.severity);
   });
