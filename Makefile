@@ -61,8 +61,11 @@ fuzz: deps $(FUZZ_BUILD)/build.ninja
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
 	./tests/fuzz/run_all.sh $(FUZZ_BUILD)/tests/fuzz $(FUZZ_SECONDS)
 
+BENCHES := launch exporter doctor python metrics cluster wheel
+
 bench: build
 	./bench/run.sh $(BUILD)
+	@for b in $(BENCHES); do echo; echo "## $$b"; ./bench/$$b.sh $(BUILD) || exit 1; done
 
 format:
 	find src include tools tests bench -name '*.cc' -o -name '*.h' | xargs clang-format -i
