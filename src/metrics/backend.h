@@ -25,7 +25,8 @@ class MetricsBackend {
   virtual std::vector<DeviceSample> identities() const = 0;
   // One sample of every device. An error means the source itself is down (library missing,
   // init failed); a single unreadable value is absent from its device plus a warning.
-  // Never called concurrently with itself.
+  // Never called concurrently with itself. source() is read again after every successful
+  // sample, so a backend may name a source that joined (e.g. "sysfs+level-zero").
   virtual Result<std::vector<DeviceSample>> sample() = 0;
 };
 
@@ -33,7 +34,8 @@ class MetricsBackend {
 DeviceSample identity_of(const Device& device);
 
 // One backend per vendor present: NVML for NVIDIA (and NVML-compatible stacks), sysfs for
-// amdgpu-style and Intel drivers, the generic hwmon reader for every other vendor.
+// amdgpu-style drivers, sysfs plus Level Zero Sysman for Intel, hwmon plus DCMI for Ascend, the
+// generic hwmon reader for every other vendor.
 std::vector<std::shared_ptr<MetricsBackend>> make_backends(const HostRoot& host,
                                                            const Inventory& inventory,
                                                            const Registry& registry);
@@ -43,6 +45,14 @@ std::shared_ptr<MetricsBackend> make_sysfs_backend(HostRoot host, std::string ve
 // NVML (or an NVML-compatible library: `api` names the registry's library entry).
 std::shared_ptr<MetricsBackend> make_nvml_backend(HostRoot host, std::string vendor,
                                                   const LibrarySpec& library,
+                                                  std::vector<Device> devices);
+// Intel: sysfs/hwmon plus Level Zero Sysman (utilization, memory) when `level_zero` loads.
+std::shared_ptr<MetricsBackend> make_intel_backend(HostRoot host, std::string vendor,
+                                                   const LibrarySpec* level_zero,
+                                                   std::vector<Device> devices);
+// Ascend: DCMI (libdcmi.so) when it loads, else the hwmon reader's identity-only samples.
+std::shared_ptr<MetricsBackend> make_dcmi_backend(HostRoot host, std::string vendor,
+                                                  const LibrarySpec& dcmi,
                                                   std::vector<Device> devices);
 
 namespace metrics {

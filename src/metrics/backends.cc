@@ -28,6 +28,13 @@ const LibrarySpec* nvml_library(const Vendor& v) {
   return nullptr;
 }
 
+const LibrarySpec* library(const Vendor* v, std::string_view api) {
+  if (v)
+    for (const auto& lib : v->libraries)
+      if (lib.api == api) return &lib;
+  return nullptr;
+}
+
 }  // namespace
 
 std::vector<std::shared_ptr<MetricsBackend>> make_backends(const HostRoot& host,
@@ -44,6 +51,10 @@ std::vector<std::shared_ptr<MetricsBackend>> make_backends(const HostRoot& host,
     const Vendor* v = registry.vendor(id);
     if (const LibrarySpec* lib = v ? nvml_library(*v) : nullptr) {
       out.push_back(make_nvml_backend(host, id, *lib, std::move(devices)));
+    } else if (id == "intel") {
+      out.push_back(make_intel_backend(host, id, library(v, "level-zero"), std::move(devices)));
+    } else if (const LibrarySpec* dcmi = library(v, "dcmi")) {
+      out.push_back(make_dcmi_backend(host, id, *dcmi, std::move(devices)));
     } else if (std::ranges::find(kSysfsVendors, id) != std::end(kSysfsVendors)) {
       out.push_back(make_sysfs_backend(host, id, "sysfs", std::move(devices)));
     } else {

@@ -72,6 +72,7 @@ void finish_call(Call& call, Clock::time_point deadline, std::chrono::millisecon
   }
   slot.devices = std::move(**result);
   st.up = true;
+  st.source = slot.backend->source();
   st.error.reset();
   st.last_success = std::chrono::system_clock::now();
 }

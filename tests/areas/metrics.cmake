@@ -5,8 +5,10 @@ list(APPEND ANYGPU_UNIT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../unit/metrics_nvml_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/metrics_collector_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/metrics_render_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/metrics_level_zero_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/metrics_dcmi_test.cc
 )
-list(APPEND ANYGPU_MOCKS nvml_metrics)
+list(APPEND ANYGPU_MOCKS nvml_metrics ze_metrics dcmi_metrics)
 
 add_test(NAME e2e_metrics_cli
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/metrics_cli.sh $<TARGET_FILE:anygpu>

@@ -74,4 +74,42 @@ using DeviceGetFn = Result (*)(Driver, uint32_t*, Device*);
 using DevicePropertiesFn = Result (*)(Device, DeviceProperties*);
 using PciPropertiesFn = Result (*)(Device, PciProperties*);
 
+// Metrics: engine activity and memory state (zes_api.h "Engine" and "Memory" sections).
+// Appended for the metrics sampler; layouts checked in tests/unit/metrics_level_zero_test.cc.
+inline constexpr int kStructureTypeEngineProperties = 0x5;  // ZES_STRUCTURE_TYPE_ENGINE_PROPERTIES
+inline constexpr int kStructureTypeMemState = 0x1e;         // ZES_STRUCTURE_TYPE_MEM_STATE
+inline constexpr int kEngineGroupAll = 0;                   // ZES_ENGINE_GROUP_ALL
+inline constexpr int kEngineGroupComputeAll = 1;            // ZES_ENGINE_GROUP_COMPUTE_ALL
+inline constexpr int kEngineGroupRenderAll = 12;            // ZES_ENGINE_GROUP_RENDER_ALL
+
+struct EngineSt;
+struct MemSt;
+using Engine = EngineSt*;  // zes_engine_handle_t
+using Mem = MemSt*;        // zes_mem_handle_t
+
+struct EngineProperties {  // zes_engine_properties_t
+  int stype;
+  void* pNext;
+  int type;  // zes_engine_group_t
+  uint8_t onSubdevice;
+  uint32_t subdeviceId;
+};
+struct EngineStats {  // zes_engine_stats_t: both monotonic, in microseconds
+  uint64_t activeTime;
+  uint64_t timestamp;
+};
+struct MemState {  // zes_mem_state_t
+  int stype;
+  const void* pNext;
+  int health;  // zes_mem_health_t
+  uint64_t free;
+  uint64_t size;
+};
+
+using EnumEnginesFn = Result (*)(Device, uint32_t*, Engine*);
+using EnginePropertiesFn = Result (*)(Engine, EngineProperties*);
+using EngineActivityFn = Result (*)(Engine, EngineStats*);
+using EnumMemoryFn = Result (*)(Device, uint32_t*, Mem*);
+using MemoryStateFn = Result (*)(Mem, MemState*);
+
 }  // namespace anygpu::ze

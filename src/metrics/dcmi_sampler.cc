@@ -1,0 +1,166 @@
+// Huawei Ascend metrics through DCMI (libdcmi.so, beneath the root in the registry's library
+// dirs), on top of whatever hwmon the driver registers. Without the library the backend is the
+// hwmon reader it always was; with it, AI Core utilization, temperature, power and HBM join.
+// Opened on the first sample, inside the collector's deadline, and kept (like NVML).
+#include <atomic>
+#include <map>
+#include <tuple>
+
+#include "metrics/backend.h"
+#include "metrics/dcmi_types.h"
+#include "util/strings.h"
+
+namespace anygpu {
+
+namespace {
+
+using BusKey = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>;  // domain, bus, dev, fn
+
+struct DcmiApi {
+  explicit DcmiApi(const DynamicLibrary& lib)
+      : init(lib.symbol<dcmi::InitFn>({"dcmi_init"})),
+        cards(lib.symbol<dcmi::CardListFn>({"dcmi_get_card_list", "dcmi_get_card_num_list"})),
+        devices(lib.symbol<dcmi::DeviceNumFn>({"dcmi_get_device_num_in_card"})),
+        utilization(lib.symbol<dcmi::UtilizationFn>({"dcmi_get_device_utilization_rate"})),
+        temperature(lib.symbol<dcmi::TemperatureFn>({"dcmi_get_device_temperature"})),
+        power(lib.symbol<dcmi::PowerFn>({"dcmi_get_device_power_info"})),
+        hbm(lib.symbol<dcmi::HbmFn>({"dcmi_get_device_hbm_info"})),
+        pcie_all(lib.symbol<dcmi::PcieAllFn>({"dcmi_get_device_pcie_info_v2"})),
+        pcie(lib.symbol<dcmi::PcieFn>({"dcmi_get_device_pcie_info"})) {}
+  dcmi::InitFn init;
+  dcmi::CardListFn cards;
+  dcmi::DeviceNumFn devices;
+  dcmi::UtilizationFn utilization;
+  dcmi::TemperatureFn temperature;
+  dcmi::PowerFn power;
+  dcmi::HbmFn hbm;
+  dcmi::PcieAllFn pcie_all;
+  dcmi::PcieFn pcie;
+};
+
+class DcmiBackend final : public MetricsBackend {
+ public:
+  DcmiBackend(HostRoot host, std::string vendor, const LibrarySpec& library,
+              std::vector<Device> devices)
+      : host_(host),
+        vendor_(vendor),
+        devices_(devices),
+        sonames_(library.sonames.begin(), library.sonames.end()),
+        dirs_(library.dirs.begin(), library.dirs.end()) {
+    hwmon_ = make_sysfs_backend(std::move(host), std::move(vendor), kHwmon, std::move(devices));
+  }
+
+  const std::string& vendor() const override { return vendor_; }
+  // "hwmon" until DCMI has answered once, then "hwmon+dcmi".
+  const std::string& source() const override { return dcmi_up_ ? kCombined : kHwmon; }
+  std::vector<DeviceSample> identities() const override { return hwmon_->identities(); }
+
+  Result<std::vector<DeviceSample>> sample() override {
+    auto out = hwmon_->sample();
+    if (!out || !initialise()) return out;
+    std::map<BusKey, std::pair<int, int>> chips;  // bus id -> (card, device)
+    int ncards = 0;
+    int cards[64] = {};
+    if (api_->cards(&ncards, cards, 64) != dcmi::kOk || ncards < 0) ncards = 0;
+    for (int c = 0; c < std::min(ncards, 64); ++c) {
+      int ndev = 0;
+      if (api_->devices(cards[c], &ndev) != dcmi::kOk || ndev < 0) continue;
+      for (int d = 0; d < std::min(ndev, 64); ++d)
+        if (auto key = bus_of(cards[c], d)) chips[*key] = {cards[c], d};
+    }
+    dcmi_up_ = true;
+    for (size_t i = 0; i < devices_.size() && i < out->size(); ++i) {
+      const auto& a = devices_[i].pci.address;
+      auto& s = (*out)[i];
+      if (devices_[i].status == DeviceStatus::suspended) continue;
+      auto it = chips.find({a.domain, a.bus, a.device, a.function});
+      if (it == chips.end()) {
+        s.warnings.push_back("dcmi does not list this device");
+        continue;
+      }
+      sample_chip(it->second.first, it->second.second, s);
+    }
+    return out;
+  }
+
+ private:
+  // False when DCMI is not usable: the backend then answers from hwmon alone. Tried once.
+  bool initialise() {
+    if (api_) return true;
+    if (tried_ || !host_.options().load_libraries) return false;
+    tried_ = true;
+    std::vector<std::string_view> sonames(sonames_.begin(), sonames_.end());
+    std::vector<std::string_view> dirs(dirs_.begin(), dirs_.end());
+    auto lib = host_.open_library(sonames, dirs);
+    if (!lib) return false;
+    auto api = std::make_unique<DcmiApi>(**lib);
+    if (!api->init || !api->cards || !api->devices || !(api->pcie_all || api->pcie)) return false;
+    if (api->init() != dcmi::kOk) return false;
+    lib_ = *lib;
+    api_ = std::move(api);
+    return true;
+  }
+
+  // The chip's PCI address: dcmi_get_device_pcie_info_v2 (with domain), else the older call
+  // (domain 0: the only domain the drivers without _v2 support).
+  std::optional<BusKey> bus_of(int card, int device) const {
+    if (dcmi::PcieInfoAll p{}; api_->pcie_all && api_->pcie_all(card, device, &p) == dcmi::kOk) {
+      if (p.domain < 0) return std::nullopt;
+      return BusKey{static_cast<uint32_t>(p.domain), p.bdf_busid, p.bdf_deviceid, p.bdf_funcid};
+    }
+    if (dcmi::PcieInfo p{}; api_->pcie && api_->pcie(card, device, &p) == dcmi::kOk)
+      return BusKey{0, p.bdf_busid, p.bdf_deviceid, p.bdf_funcid};
+    return std::nullopt;
+  }
+
+  static bool ok(int r, const char* what, DeviceSample& s) {
+    if (r == dcmi::kOk) return true;
+    s.warnings.push_back(cat({what, ": error ", std::to_string(r)}));
+    return false;
+  }
+
+  void sample_chip(int card, int device, DeviceSample& s) const {
+    const auto& a = *api_;
+    if (unsigned pct = 0;
+        a.utilization &&
+        ok(a.utilization(card, device, dcmi::kUtilizationAiCore, &pct), "utilization", s) &&
+        pct <= 100)
+      s.utilization_ratio = pct / 100.0;
+    if (int t = 0; a.temperature && ok(a.temperature(card, device, &t), "temperature", s) &&
+                   t > -100 && t < 1000) {
+      s.temperature_celsius = t;
+      s.temperatures_celsius["npu"] = t;
+    }
+    if (int p = 0; a.power && ok(a.power(card, device, &p), "power", s) && p >= 0)
+      s.power_watts = p / 10.0;
+    if (dcmi::HbmInfo h{}; a.hbm && ok(a.hbm(card, device, &h), "hbm", s) && h.memory_size > 0 &&
+                           h.memory_usage <= h.memory_size && h.memory_size < (1ull << 40)) {
+      constexpr double kMiB = 1024.0 * 1024.0;
+      s.memory_total_bytes = static_cast<double>(h.memory_size) * kMiB;
+      s.memory_used_bytes = static_cast<double>(h.memory_usage) * kMiB;
+      if (h.temp > -100 && h.temp < 1000) s.temperatures_celsius["hbm"] = h.temp;
+    }
+  }
+
+  inline static const std::string kHwmon = "hwmon", kCombined = "hwmon+dcmi";
+  HostRoot host_;
+  std::string vendor_;
+  std::vector<Device> devices_;
+  std::vector<std::string> sonames_, dirs_;
+  std::shared_ptr<MetricsBackend> hwmon_;
+  bool tried_ = false;
+  std::atomic<bool> dcmi_up_{false};
+  std::shared_ptr<DynamicLibrary> lib_;
+  std::unique_ptr<DcmiApi> api_;
+};
+
+}  // namespace
+
+std::shared_ptr<MetricsBackend> make_dcmi_backend(HostRoot host, std::string vendor,
+                                                  const LibrarySpec& dcmi,
+                                                  std::vector<Device> devices) {
+  return std::make_shared<DcmiBackend>(std::move(host), std::move(vendor), dcmi,
+                                       std::move(devices));
+}
+
+}  // namespace anygpu

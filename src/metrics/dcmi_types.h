@@ -1,0 +1,50 @@
+// The DCMI entry points (Huawei Ascend, libdcmi.so) the metrics sampler calls, declared here so
+// no driver package is needed to build. Shared with the mock DCMI the metrics tests build.
+//
+// Source: dcmi_interface_api.h as shipped with the Ascend driver and copied into public
+// projects (MindX DL / ascend-common, npu-exporter); the prototypes and struct layouts below
+// match those copies. Unit conventions that the header does not spell out are marked
+// "unverified" and are also listed in docs/metrics.md.
+#pragma once
+
+namespace anygpu::dcmi {
+
+inline constexpr int kOk = 0;
+// dcmi_get_device_utilization_rate input_type: 2 = AI Core (DCMI_UTILIZATION_RATE_AICORE in
+// the header copies; unverified against a shipped driver).
+inline constexpr int kUtilizationAiCore = 2;
+
+struct HbmInfo {                    // struct dcmi_hbm_info
+  unsigned long long memory_size;   // MB
+  unsigned int freq;                // MHz
+  unsigned long long memory_usage;  // MB
+  int temp;                         // °C
+  unsigned int bandwith_util_rate;  // %  (sic)
+};
+
+struct PcieInfoAll {  // struct dcmi_pcie_info_all (64 bytes)
+  unsigned int venderid, subvenderid, deviceid, subdeviceid;
+  int domain;
+  unsigned int bdf_busid, bdf_deviceid, bdf_funcid;
+  unsigned char reserve[32];
+};
+static_assert(sizeof(PcieInfoAll) == 64, "the header states dcmi_pcie_info_all is 64 bytes");
+
+struct PcieInfo {  // struct dcmi_pcie_info (older drivers: no domain, field order differs)
+  unsigned int deviceid, venderid, subvenderid, subdeviceid;
+  unsigned int bdf_deviceid, bdf_busid, bdf_funcid;
+};
+
+using InitFn = int (*)();
+// dcmi_get_card_list (DCMI v2 headers) / dcmi_get_card_num_list (older): same signature.
+using CardListFn = int (*)(int* card_num, int* card_list, int list_len);
+using DeviceNumFn = int (*)(int card_id, int* device_num);
+using UtilizationFn = int (*)(int card_id, int device_id, int input_type, unsigned int* rate);
+using TemperatureFn = int (*)(int card_id, int device_id, int* celsius);
+// Power in units of 0.1 W (npu-exporter scales it by 0.1; unverified in the header).
+using PowerFn = int (*)(int card_id, int device_id, int* power);
+using HbmFn = int (*)(int card_id, int device_id, HbmInfo*);
+using PcieAllFn = int (*)(int card_id, int device_id, PcieInfoAll*);
+using PcieFn = int (*)(int card_id, int device_id, PcieInfo*);
+
+}  // namespace anygpu::dcmi

@@ -1,0 +1,222 @@
+// Intel metrics: the kernel's files (sysfs_sampler.cc) plus Level Zero Sysman where the loader
+// loads (libze_loader with zesInit, spec >= 1.5). Sysman adds what sysfs lacks: engine
+// utilization (from two activity snapshots) and device memory. Opened on the first sample,
+// inside the collector's deadline, and kept for the life of the process like NVML.
+#include <atomic>
+#include <map>
+#include <tuple>
+
+#include "metrics/backend.h"
+#include "probe/libs/level_zero_types.h"
+#include "util/strings.h"
+
+namespace anygpu {
+
+namespace {
+
+using BusKey = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>;  // domain, bus, dev, fn
+
+struct SysmanApi {
+  explicit SysmanApi(const DynamicLibrary& lib)
+      : init(lib.symbol<ze::InitFn>({"zesInit"})),
+        drivers(lib.symbol<ze::DriverGetFn>({"zesDriverGet"})),
+        devices(lib.symbol<ze::DeviceGetFn>({"zesDeviceGet"})),
+        pci(lib.symbol<ze::PciPropertiesFn>({"zesDevicePciGetProperties"})),
+        engines(lib.symbol<ze::EnumEnginesFn>({"zesDeviceEnumEngineGroups"})),
+        engine_props(lib.symbol<ze::EnginePropertiesFn>({"zesEngineGetProperties"})),
+        activity(lib.symbol<ze::EngineActivityFn>({"zesEngineGetActivity"})),
+        memories(lib.symbol<ze::EnumMemoryFn>({"zesDeviceEnumMemoryModules"})),
+        mem_state(lib.symbol<ze::MemoryStateFn>({"zesMemoryGetState"})) {}
+  ze::InitFn init;
+  ze::DriverGetFn drivers;
+  ze::DeviceGetFn devices;
+  ze::PciPropertiesFn pci;
+  ze::EnumEnginesFn engines;
+  ze::EnginePropertiesFn engine_props;
+  ze::EngineActivityFn activity;
+  ze::EnumMemoryFn memories;
+  ze::MemoryStateFn mem_state;
+};
+
+std::string why(ze::Result r) {
+  return "error " + hex(static_cast<uint32_t>(r), 8);
+}
+
+// Level Zero's two-call enumeration: the count, then the handles (bounded against garbage).
+template <class H, class Fn, class P>
+std::vector<H> enumerate(Fn fn, P parent) {
+  uint32_t n = 0;
+  if (!fn || fn(parent, &n, nullptr) != ze::kSuccess || n == 0 || n > 4096) return {};
+  std::vector<H> out(n);
+  if (fn(parent, &n, out.data()) != ze::kSuccess) return {};
+  out.resize(std::min<size_t>(n, out.size()));
+  return out;
+}
+
+class IntelBackend final : public MetricsBackend {
+ public:
+  IntelBackend(HostRoot host, std::string vendor, const LibrarySpec* library,
+               std::vector<Device> devices)
+      : host_(host), vendor_(vendor), devices_(devices) {
+    sysfs_ = make_sysfs_backend(std::move(host), std::move(vendor), kSysfs, std::move(devices));
+    if (library) {
+      sonames_.assign(library->sonames.begin(), library->sonames.end());
+      dirs_.assign(library->dirs.begin(), library->dirs.end());
+    }
+  }
+
+  const std::string& vendor() const override { return vendor_; }
+  // "sysfs" until Sysman has answered once, then "sysfs+level-zero".
+  const std::string& source() const override { return sysman_up_ ? kCombined : kSysfs; }
+  std::vector<DeviceSample> identities() const override { return sysfs_->identities(); }
+
+  Result<std::vector<DeviceSample>> sample() override {
+    auto out = sysfs_->sample();
+    if (!out || !initialise()) return out;
+    std::map<BusKey, ze::Device> sysman;
+    for (auto drv : drivers())
+      for (auto dev : enumerate<ze::Device>(api_->devices, drv)) {
+        ze::PciProperties p{};
+        p.stype = ze::kStructureTypePciProperties;
+        if (api_->pci(dev, &p) != ze::kSuccess) continue;
+        sysman[{p.address.domain, p.address.bus, p.address.device, p.address.function}] = dev;
+      }
+    sysman_up_ = true;
+    for (size_t i = 0; i < devices_.size() && i < out->size(); ++i) {
+      const auto& d = devices_[i];
+      auto& s = (*out)[i];
+      if (d.status == DeviceStatus::suspended) continue;  // never wake it to look at it
+      auto it = sysman.find(
+          {d.pci.address.domain, d.pci.address.bus, d.pci.address.device, d.pci.address.function});
+      if (it == sysman.end()) {
+        s.warnings.push_back("level-zero does not list this device");
+        continue;
+      }
+      sample_utilization(it->first, it->second, s);
+      sample_memory(it->second, s);
+    }
+    return out;
+  }
+
+ private:
+  // False when Sysman is not usable: the backend then answers from sysfs alone, as it does on
+  // hosts without the loader. Tried once; a loader that fails to load will not load later.
+  bool initialise() {
+    if (api_) return true;
+    if (tried_ || sonames_.empty() || !host_.options().load_libraries) return false;
+    tried_ = true;
+    std::vector<std::string_view> sonames(sonames_.begin(), sonames_.end());
+    std::vector<std::string_view> dirs(dirs_.begin(), dirs_.end());
+    auto lib = host_.open_library(sonames, dirs);
+    if (!lib) return false;
+    auto api = std::make_unique<SysmanApi>(**lib);
+    // No zesInit: a loader older than spec 1.5, whose Sysman needs ZES_ENABLE_SYSMAN=1 set
+    // before zeInit — not ours to set in the host process.
+    if (!api->init || !api->drivers || !api->devices || !api->pci) return false;
+    if (api->init(0) != ze::kSuccess) return false;
+    lib_ = *lib;
+    api_ = std::move(api);
+    return true;
+  }
+
+  std::vector<ze::Driver> drivers() const {
+    uint32_t n = 0;
+    if (api_->drivers(&n, nullptr) != ze::kSuccess || n == 0 || n > 64) return {};
+    std::vector<ze::Driver> out(n);
+    if (api_->drivers(&n, out.data()) != ze::kSuccess) return {};
+    out.resize(std::min<size_t>(n, out.size()));
+    return out;
+  }
+
+  // The busiest-level aggregate Sysman offers: all engines, else all compute, else all render.
+  // Several such groups (one per tile) are pooled: sum of busy time over sum of elapsed time.
+  void sample_utilization(const BusKey& key, ze::Device dev, DeviceSample& s) {
+    if (!api_->engines || !api_->engine_props || !api_->activity) return;
+    std::map<int, std::vector<ze::Engine>> groups;
+    for (auto e : enumerate<ze::Engine>(api_->engines, dev)) {
+      ze::EngineProperties p{};
+      p.stype = ze::kStructureTypeEngineProperties;
+      if (api_->engine_props(e, &p) == ze::kSuccess) groups[p.type].push_back(e);
+    }
+    const std::vector<ze::Engine>* chosen = nullptr;
+    for (int type : {ze::kEngineGroupAll, ze::kEngineGroupComputeAll, ze::kEngineGroupRenderAll})
+      if (!chosen && groups.count(type)) chosen = &groups[type];
+    if (!chosen) return;
+    auto& previous = activity_[key];
+    std::vector<ze::EngineStats> now;
+    for (auto e : *chosen) {
+      ze::EngineStats st{};
+      if (auto r = api_->activity(e, &st); r != ze::kSuccess) {
+        s.warnings.push_back("zesEngineGetActivity: " + why(r));
+        previous.clear();
+        return;
+      }
+      now.push_back(st);
+    }
+    // The first snapshot only starts the interval; a counter that went back (driver reload)
+    // restarts it.
+    if (previous.size() == now.size()) {
+      uint64_t busy = 0, elapsed = 0;
+      bool monotonic = true;
+      for (size_t i = 0; i < now.size(); ++i) {
+        if (now[i].activeTime < previous[i].activeTime ||
+            now[i].timestamp < previous[i].timestamp) {
+          monotonic = false;
+          break;
+        }
+        busy += now[i].activeTime - previous[i].activeTime;
+        elapsed += now[i].timestamp - previous[i].timestamp;
+      }
+      if (monotonic && elapsed > 0)
+        s.utilization_ratio = std::min(1.0, static_cast<double>(busy) / elapsed);
+    }
+    previous = std::move(now);
+  }
+
+  // Every memory module Sysman lists for the device, summed (one per HBM stack or tile).
+  void sample_memory(ze::Device dev, DeviceSample& s) {
+    if (!api_->memories || !api_->mem_state || s.memory_total_bytes) return;
+    uint64_t size = 0, free = 0;
+    auto modules = enumerate<ze::Mem>(api_->memories, dev);
+    for (auto m : modules) {
+      ze::MemState st{};
+      st.stype = ze::kStructureTypeMemState;
+      if (auto r = api_->mem_state(m, &st); r != ze::kSuccess) {
+        s.warnings.push_back("zesMemoryGetState: " + why(r));
+        return;
+      }
+      if (st.free > st.size) {
+        s.warnings.push_back("zesMemoryGetState: free exceeds size");
+        return;
+      }
+      size += st.size;
+      free += st.free;
+    }
+    if (modules.empty() || size == 0) return;
+    s.memory_total_bytes = static_cast<double>(size);
+    s.memory_used_bytes = static_cast<double>(size - free);
+  }
+
+  inline static const std::string kSysfs = "sysfs", kCombined = "sysfs+level-zero";
+  HostRoot host_;
+  std::string vendor_;
+  std::vector<Device> devices_;
+  std::shared_ptr<MetricsBackend> sysfs_;
+  std::vector<std::string> sonames_, dirs_;
+  bool tried_ = false;
+  std::atomic<bool> sysman_up_{false};
+  std::shared_ptr<DynamicLibrary> lib_;
+  std::unique_ptr<SysmanApi> api_;
+  std::map<BusKey, std::vector<ze::EngineStats>> activity_;
+};
+
+}  // namespace
+
+std::shared_ptr<MetricsBackend> make_intel_backend(HostRoot host, std::string vendor,
+                                                   const LibrarySpec* level_zero,
+                                                   std::vector<Device> devices) {
+  return std::make_shared<IntelBackend>(std::move(host), std::move(vendor), level_zero,
+                                        std::move(devices));
+}
+
+}  // namespace anygpu

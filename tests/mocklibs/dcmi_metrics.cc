@@ -1,0 +1,113 @@
+// Mock DCMI (libdcmi.so) for the ascend-910b-8x fixture: eight cards with one NPU each, at the
+// fixture's PCI addresses. Values come from a file the test writes (path in
+// MOCK_DCMI_METRICS_FILE; read on every call). One line per card:
+//
+//   <card> <AI Core util %> <temp °C> <power 0.1 W> <HBM total MB> <HBM used MB>
+//
+// Without the card's line every metric call fails with -8255, standing in for a chip that does
+// not support the call (the code npu-exporter treats as "not supported"; unverified here).
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "metrics/dcmi_types.h"
+
+#define MOCK_DCMI_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+using namespace anygpu;
+
+constexpr int kNotSupported = -8255;
+constexpr int kInvalidParameter = -8001;
+constexpr int kInvalidDeviceId = -8007;
+constexpr unsigned kBus[] = {0x01, 0x02, 0x41, 0x42, 0x81, 0x82, 0xc1, 0xc2};
+constexpr int kCards = sizeof kBus / sizeof kBus[0];
+bool g_init = false;
+
+bool valid(int card, int device) {
+  return g_init && card >= 0 && card < kCards && device == 0;
+}
+
+bool read_row(int card, long long (&v)[5]) {
+  const char* path = std::getenv("MOCK_DCMI_METRICS_FILE");
+  if (!path) return false;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream f(line);
+    int c = -1;
+    if (!(f >> c) || c != card) continue;
+    return static_cast<bool>(f >> v[0] >> v[1] >> v[2] >> v[3] >> v[4]);
+  }
+  return false;
+}
+
+}  // namespace
+
+MOCK_DCMI_EXPORT int dcmi_init() {
+  g_init = true;
+  return dcmi::kOk;
+}
+
+MOCK_DCMI_EXPORT int dcmi_get_card_list(int* card_num, int* card_list, int list_len) {
+  if (!g_init || !card_num || !card_list || list_len < kCards) return kInvalidParameter;
+  for (int i = 0; i < kCards; ++i) card_list[i] = i;
+  *card_num = kCards;
+  return dcmi::kOk;
+}
+
+MOCK_DCMI_EXPORT int dcmi_get_device_num_in_card(int card_id, int* device_num) {
+  if (!valid(card_id, 0) || !device_num) return kInvalidDeviceId;
+  *device_num = 1;
+  return dcmi::kOk;
+}
+
+MOCK_DCMI_EXPORT int dcmi_get_device_pcie_info_v2(int card_id, int device_id,
+                                                  dcmi::PcieInfoAll* info) {
+  if (!valid(card_id, device_id) || !info) return kInvalidDeviceId;
+  *info = {};
+  info->venderid = 0x19e5;
+  info->deviceid = 0xd802;
+  info->domain = 0;
+  info->bdf_busid = kBus[card_id];
+  return dcmi::kOk;
+}
+
+MOCK_DCMI_EXPORT int dcmi_get_device_utilization_rate(int card_id, int device_id, int input_type,
+                                                      unsigned int* rate) {
+  long long v[5];
+  if (!valid(card_id, device_id) || !rate) return kInvalidDeviceId;
+  if (input_type != dcmi::kUtilizationAiCore || !read_row(card_id, v)) return kNotSupported;
+  *rate = static_cast<unsigned>(v[0]);
+  return dcmi::kOk;
+}
+
+MOCK_DCMI_EXPORT int dcmi_get_device_temperature(int card_id, int device_id, int* celsius) {
+  long long v[5];
+  if (!valid(card_id, device_id) || !celsius) return kInvalidDeviceId;
+  if (!read_row(card_id, v)) return kNotSupported;
+  *celsius = static_cast<int>(v[1]);
+  return dcmi::kOk;
+}
+
+MOCK_DCMI_EXPORT int dcmi_get_device_power_info(int card_id, int device_id, int* power) {
+  long long v[5];
+  if (!valid(card_id, device_id) || !power) return kInvalidDeviceId;
+  if (!read_row(card_id, v)) return kNotSupported;
+  *power = static_cast<int>(v[2]);
+  return dcmi::kOk;
+}
+
+MOCK_DCMI_EXPORT int dcmi_get_device_hbm_info(int card_id, int device_id, dcmi::HbmInfo* hbm) {
+  long long v[5];
+  if (!valid(card_id, device_id) || !hbm) return kInvalidDeviceId;
+  if (!read_row(card_id, v)) return kNotSupported;
+  *hbm = {};
+  hbm->memory_size = static_cast<unsigned long long>(v[3]);
+  hbm->memory_usage = static_cast<unsigned long long>(v[4]);
+  hbm->freq = 1600;
+  hbm->temp = static_cast<int>(v[1]) - 5;
+  return dcmi::kOk;
+}
