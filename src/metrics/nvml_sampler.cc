@@ -5,21 +5,16 @@
 
 #include "metrics/backend.h"
 #include "metrics/nvml_metrics_types.h"
+#include "probe/libs/nvml_api.h"
 #include "util/strings.h"
 
 namespace anygpu {
 
 namespace {
 
-struct NvmlMetricsApi {
+struct NvmlMetricsApi : nvml::CoreApi {
   explicit NvmlMetricsApi(const DynamicLibrary& lib)
-      : init(lib.symbol<nvml::InitFn>({"nvmlInit_v2", "nvmlInit"})),
-        error_string(lib.symbol<nvml::ErrorStringFn>({"nvmlErrorString"})),
-        count(lib.symbol<nvml::CountFn>({"nvmlDeviceGetCount_v2", "nvmlDeviceGetCount"})),
-        by_index(lib.symbol<nvml::HandleByIndexFn>(
-            {"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex"})),
-        pci_info(
-            lib.symbol<nvml::PciInfoFn>({"nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2"})),
+      : CoreApi(lib),
         utilization(lib.symbol<nvml::UtilizationFn>({"nvmlDeviceGetUtilizationRates"})),
         memory(lib.symbol<nvml::MemoryFn>({"nvmlDeviceGetMemoryInfo"})),
         temperature(lib.symbol<nvml::TemperatureFn>({"nvmlDeviceGetTemperature"})),
@@ -28,16 +23,6 @@ struct NvmlMetricsApi {
         energy(lib.symbol<nvml::EnergyFn>({"nvmlDeviceGetTotalEnergyConsumption"})),
         clock(lib.symbol<nvml::ClockFn>({"nvmlDeviceGetClockInfo"})) {}
 
-  std::string why(nvml::Return r) const {
-    const char* s = error_string ? error_string(r) : nullptr;
-    return cat({s ? s : "error", " (", std::to_string(r), ")"});
-  }
-
-  nvml::InitFn init;
-  nvml::ErrorStringFn error_string;
-  nvml::CountFn count;
-  nvml::HandleByIndexFn by_index;
-  nvml::PciInfoFn pci_info;
   nvml::UtilizationFn utilization;
   nvml::MemoryFn memory;
   nvml::TemperatureFn temperature;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "probe/libs/library_probe.h"
+#include "probe/libs/nvml_api.h"
 #include "probe/libs/nvml_types.h"
 #include "util/strings.h"
 
@@ -11,16 +12,10 @@ namespace anygpu {
 
 namespace {
 
-struct NvmlApi {
+struct NvmlApi : nvml::CoreApi {
   explicit NvmlApi(const DynamicLibrary& lib)
-      : init(lib.symbol<nvml::InitFn>({"nvmlInit_v2", "nvmlInit"})),
+      : CoreApi(lib),
         shutdown(lib.symbol<nvml::ShutdownFn>({"nvmlShutdown"})),
-        error_string(lib.symbol<nvml::ErrorStringFn>({"nvmlErrorString"})),
-        count(lib.symbol<nvml::CountFn>({"nvmlDeviceGetCount_v2", "nvmlDeviceGetCount"})),
-        by_index(lib.symbol<nvml::HandleByIndexFn>(
-            {"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex"})),
-        pci_info(
-            lib.symbol<nvml::PciInfoFn>({"nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2"})),
         name(lib.symbol<nvml::StringFn>({"nvmlDeviceGetName"})),
         uuid(lib.symbol<nvml::StringFn>({"nvmlDeviceGetUUID"})),
         memory(lib.symbol<nvml::MemoryFn>({"nvmlDeviceGetMemoryInfo"})),
@@ -29,17 +24,7 @@ struct NvmlApi {
         cuda_version(lib.symbol<nvml::IntFn>(
             {"nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"})) {}
 
-  std::string why(nvml::Return r) const {
-    const char* s = error_string ? error_string(r) : nullptr;
-    return cat({s ? s : "error", " (", std::to_string(r), ")"});
-  }
-
-  nvml::InitFn init;
   nvml::ShutdownFn shutdown;
-  nvml::ErrorStringFn error_string;
-  nvml::CountFn count;
-  nvml::HandleByIndexFn by_index;
-  nvml::PciInfoFn pci_info;
   nvml::StringFn name, uuid;
   nvml::MemoryFn memory;
   nvml::CapabilityFn capability;
