@@ -116,19 +116,20 @@ struct HttpServer::Loop {
       if (fd < 0) {
         if (errno == EINTR || errno == ECONNABORTED) continue;
         if ((errno == EMFILE || errno == ENFILE) && spare_fd >= 0) {
+          // Counted before the client can see the close, so stats never lag what it saw.
+          ++s.stats_.refused;
           ::close(spare_fd);
           int pending = ::accept4(s.listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
           if (pending >= 0) ::close(pending);
           spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-          ++s.stats_.refused;
           continue;
         }
         return;  // EAGAIN, or an error the next readiness will show again
       }
       if (conns.size() >= s.options_.max_connections && !evict_idle()) {
+        ++s.stats_.refused;
         ::send(fd, kRefusal.data(), kRefusal.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
         ::close(fd);
-        ++s.stats_.refused;
         continue;
       }
       int one = 1;
