@@ -5,9 +5,9 @@
 #include <sstream>
 #include <string>
 
+#include "host/confined_writer.h"
 #include "registry/registry_emit.h"
 #include "registry/registry_yaml.h"
-#include "util/atomic_file.h"
 
 namespace {
 bool slurp(const char* path, std::string& out) {
@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   auto written =
-      anygpu::write_file_atomic(argv[3], anygpu::emit_registry_cpp((*loaded)->registry()));
+      anygpu::write_named_file(argv[3], anygpu::emit_registry_cpp((*loaded)->registry()));
   if (!written) {
     std::fprintf(stderr, "%s\n", written.error().message.c_str());
     return 1;

@@ -10,7 +10,7 @@
 #include "cli/command.h"
 #include "probe/probe.h"
 #include "render/json_text.h"
-#include "util/atomic_file.h"
+#include "host/confined_writer.h"
 #include "util/strings.h"
 
 namespace anygpu::cli {
@@ -53,7 +53,7 @@ int run_generate(const GlobalOptions& g, const CdiFlags& f) {
     return kExitOk;
   }
   // Runtimes watch the spec directories: the file appears whole or not at all.
-  auto written = write_file_atomic(f.output, *spec, 0644);
+  auto written = write_named_file(f.output, *spec, 0644);
   if (!written) return fail(written.error());
   if (!g.quiet) std::fprintf(stderr, "anygpu: wrote %s\n", f.output.c_str());
   return kExitOk;

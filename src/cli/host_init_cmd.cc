@@ -73,7 +73,8 @@ Command host_init_command() {
                 auto r = apply_host_init(host, plan);
                 if (!r) {
                   std::fprintf(stderr, "anygpu: host-init: %s\n", r.error().message.c_str());
-                  rc = kExitCheckFailed;
+                  // A path refused by the confined writer is bad input; a failed write is not.
+                  rc = r.error().kind == ErrorKind::bad_input ? kExitUsage : kExitCheckFailed;
                 }
               }
               print(g.json ? dump_json(plan_json(plan, *apply)) : plan_text(plan, *apply));

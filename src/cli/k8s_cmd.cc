@@ -6,10 +6,10 @@
 
 #include "cli/command.h"
 #include "cluster/k8s.h"
+#include "host/confined_writer.h"
 #include "launch/command_line.h"
 #include "probe/probe.h"
 #include "render/json_text.h"
-#include "util/atomic_file.h"
 #include "util/strings.h"
 
 namespace anygpu::cli {
@@ -41,10 +41,10 @@ int run_labels(const GlobalOptions& g, const K8sFlags& f) {
     std::fputs(text.c_str(), stdout);
     return kExitOk;
   }
-  // NFD reads every file in features.d and skips dotfiles: the content is written to
-  // ".anygpu.tmpPID" and renamed to "anygpu", so NFD never sees half a file.
+  // NFD reads every file in features.d and skips dotfiles: the content is written to a dotfile
+  // temporary and renamed to "anygpu", so NFD never sees half a file.
   auto path = f.output_dir + "/anygpu";
-  auto written = write_file_atomic(path, text, 0644);
+  auto written = write_named_file(path, text, 0644);
   if (!written) return fail(written.error());
   if (!g.quiet) std::fprintf(stderr, "anygpu: wrote %s\n", path.c_str());
   return kExitOk;

@@ -6,7 +6,7 @@
 #include "cluster/gres.h"
 #include "probe/probe.h"
 #include "render/json_text.h"
-#include "util/atomic_file.h"
+#include "host/confined_writer.h"
 #include "util/strings.h"
 
 namespace anygpu::cli {
@@ -59,7 +59,7 @@ int run_gres(const GlobalOptions& g, const GresFlags& f) {
     std::fputs(text.c_str(), stdout);
     return kExitOk;
   }
-  auto written = write_file_atomic(f.output, text, 0644);
+  auto written = write_named_file(f.output, text, 0644);
   if (!written) return fail(written.error());
   if (!g.quiet) std::fprintf(stderr, "anygpu: wrote %s\n", f.output.c_str());
   return kExitOk;

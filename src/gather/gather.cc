@@ -1,14 +1,11 @@
 #include "gather/gather.h"
 
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <set>
 
+#include "host/confined_writer.h"
 #include "probe/probe.h"
-#include "util/atomic_file.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -33,7 +30,7 @@ std::string normalize(std::string_view path) {
 
 class Copier {
  public:
-  Copier(const HostRoot& host, std::string dest) : host_(host), dest_(std::move(dest)) {}
+  Copier(const HostRoot& host, const ConfinedDir& tree) : host_(host), tree_(tree) {}
 
   // Recreates `path` beneath dest, following (and copying) every symlink on the way.
   Result<std::string> materialize(const std::string& path, int depth = 0) {
@@ -59,7 +56,7 @@ class Copier {
         continue;
       }
       if (S_ISDIR(st.st_mode)) {
-        if (auto made = make_directories(dest_ + next); !made) return made.error();
+        if (auto made = tree_.make_dirs(next); !made) return made.error();
         if (dirs_.insert(next).second) ++summary_.dirs;
       } else if (last) {
         if (auto copied = copy(next, st); !copied) return copied.error();
@@ -80,7 +77,7 @@ class Copier {
     }
     if (S_ISDIR(st.st_mode)) {
       if (dirs_.insert(path).second) ++summary_.dirs;
-      return make_directories(dest_ + path);
+      return tree_.make_dirs(path);
     }
     return true;
   }
@@ -89,11 +86,8 @@ class Copier {
 
  private:
   Result<bool> link(const std::string& at, const std::string& target) {
-    std::string where = dest_ + at;
     if (!links_.insert(at).second) return true;
-    if (auto made = make_directories(where.substr(0, where.rfind('/'))); !made) return made.error();
-    if (::symlink(target.c_str(), where.c_str()) != 0 && errno != EEXIST)
-      return internal_error(cat({where, ": ", std::strerror(errno)}));
+    if (auto made = tree_.make_symlink(at, target); !made) return made.error();
     ++summary_.links;
     return true;
   }
@@ -109,14 +103,15 @@ class Copier {
       if (!text) return true;  // unreadable here (permissions): leave it out
       content = std::move(*text);
     }  // device nodes and sockets become empty files: their presence is what matters
-    auto written = write_file_atomic(dest_ + path, content, 0644, /*sync=*/false);
+    // The whole tree is renamed into place: each file is created in place, once.
+    auto written = tree_.write_file(path, content, {.mode = 0644, .sync = false, .atomic = false});
     if (!written) return written.error();
     ++summary_.files;
     return true;
   }
 
   const HostRoot& host_;
-  std::string dest_;
+  const ConfinedDir& tree_;
   std::set<std::string> dirs_, links_, files_;
   GatherSummary summary_;
 };
@@ -124,11 +119,11 @@ class Copier {
 }  // namespace
 
 Result<GatherSummary> gather_host(const HostRoot& host, const std::string& dest) {
-  struct stat st {};
-  if (::stat(dest.c_str(), &st) == 0) {
-    if (!S_ISDIR(st.st_mode) || ::rmdir(dest.c_str()) != 0)
-      return bad_input(dest + ": exists and is not an empty directory");
-  }
+  // Built beside DEST under an unpredictable name and renamed onto it: a killed gather leaves
+  // DEST as it was (absent, or the empty directory it was), and the next one removes the
+  // staging tree it left.
+  auto staged = StagedTree::begin(dest);
+  if (!staged) return staged.error();
   HostOptions opts = host.options();
   opts.load_libraries = false;
   HostRoot recorded(opts);
@@ -136,25 +131,18 @@ Result<GatherSummary> gather_host(const HostRoot& host, const std::string& dest)
   recorded.set_access_log(&log);
   probe(recorded);
 
-  std::string tmp = dest + ".partial" + std::to_string(::getpid());
-  Copier copier(host, tmp);
-  auto failed = [&](Error e) {
-    remove_tree(tmp);
-    return e;
-  };
-  if (auto made = make_directories(tmp); !made) return failed(made.error());
+  Copier copier(host, (*staged)->tree());
   for (const auto& path : log.paths()) {
     auto r = copier.materialize(path);
-    if (!r) return failed(r.error());
+    if (!r) return r.error();
     // A listed directory's entries matter even when none was read (drm/cardN, renderDN).
     if (host.is_dir(*r))
       if (auto entries = host.list_dir(*r))
         for (const auto& e : *entries)
           if (auto made = copier.materialize_entry(*r + (*r == "/" ? "" : "/") + e); !made)
-            return failed(made.error());
+            return made.error();
   }
-  if (::rename(tmp.c_str(), dest.c_str()) != 0)
-    return failed(internal_error(cat({dest, ": ", std::strerror(errno)})));
+  if (auto done = (*staged)->commit(); !done) return done.error();
   return copier.summary();
 }
 

@@ -4,9 +4,9 @@
 #include <cstring>
 
 #include "cdi/cdi.h"
+#include "host/confined_writer.h"
 #include "registry/registry.h"
 #include "render/json_text.h"
-#include "util/atomic_file.h"
 #include "util/strings.h"
 #include "wheel/choose.h"
 
@@ -57,9 +57,12 @@ constexpr std::string_view kLimits =
     "*    soft    nofile    65536\n"
     "*    hard    nofile    65536\n";
 
-// Done when the file already holds exactly `content`.
-StepState file_state(const HostRoot& host, std::string_view path, const std::string& content) {
-  auto have = host.read_file(path, 1 << 20);
+// Done when the file already holds exactly `content`, read back through the same confined path
+// that --apply writes through (a link planted on the way is never "done").
+StepState file_state(const Result<ConfinedDir>& root, std::string_view path,
+                     const std::string& content) {
+  if (!root) return StepState::todo;
+  auto have = root->read_file(path, 1 << 20);
   return have && *have == content ? StepState::done : StepState::todo;
 }
 
@@ -97,7 +100,8 @@ HostStep toolkit_step(const HostRoot& host, const std::string& vendor) {
   return s;
 }
 
-HostStep cdi_step(const HostRoot& host, const Inventory& inv, const std::string& vendor) {
+HostStep cdi_step(const HostRoot& host, const Result<ConfinedDir>& root, const Inventory& inv,
+                  const std::string& vendor) {
   HostStep s{"cdi", "CDI spec for the devices", "", "", StepState::not_needed, "", ""};
   const auto* v = Registry::builtin().vendor(vendor);
   if (vendor == "none" || !v || v->cdi_kind.empty()) {
@@ -124,7 +128,7 @@ HostStep cdi_step(const HostRoot& host, const Inventory& inv, const std::string&
     return s;
   }
   s.content = *spec;
-  s.state = file_state(host, s.path, s.content);
+  s.state = file_state(root, s.path, s.content);
   return s;
 }
 
@@ -172,8 +176,17 @@ std::string host_marker_json(const Inventory& inv, const std::string& vendor) {
   return dump_json(j) + "\n";
 }
 
+namespace {
+Result<ConfinedDir> confined_root(const HostRoot& host) {
+  // At the real root nothing lies outside "/"; beneath a staged root no link may leave it.
+  return ConfinedDir::open(host.outside("/"),
+                           host.is_real_root() ? Confinement::system : Confinement::beneath);
+}
+}  // namespace
+
 HostPlan plan_host_init(const HostRoot& host, const Inventory& inv) {
   HostPlan plan;
+  const auto root = confined_root(host);
   plan.vendor = primary_vendor(inv);
   plan.devices = inv.of_vendor(plan.vendor).size();
 
@@ -187,40 +200,39 @@ HostPlan plan_host_init(const HostRoot& host, const Inventory& inv) {
   marker.why =
       "provisioning, images and jobs read the host's vendor, devices and driver without "
       "probing";
-  marker.state = file_state(host, marker.path, marker.content);
+  marker.state = file_state(root, marker.path, marker.content);
   plan.steps.push_back(std::move(marker));
 
   HostStep legacy{"legacy-marker", "legacy vendor file", "", std::string(kLegacyMarkerPath),
                   StepState::todo, plan.vendor + "\n",   ""};
   legacy.why = "older provisioning scripts read the vendor id from this one-line file";
-  legacy.state = file_state(host, legacy.path, legacy.content);
+  legacy.state = file_state(root, legacy.path, legacy.content);
   plan.steps.push_back(std::move(legacy));
 
   plan.steps.push_back(toolkit_step(host, plan.vendor));
-  plan.steps.push_back(cdi_step(host, inv, plan.vendor));
+  plan.steps.push_back(cdi_step(host, root, inv, plan.vendor));
 
   HostStep limits{"ulimit",        "open-files limit 65536", "", std::string(kLimitsPath),
                   StepState::todo, std::string(kLimits),     ""};
   limits.why =
       "data loaders and collective libraries exhaust the default 1024 open files "
       "(pam_limits applies it at the next login)";
-  limits.state = file_state(host, limits.path, limits.content);
+  limits.state = file_state(root, limits.path, limits.content);
   plan.steps.push_back(std::move(limits));
   return plan;
 }
 
 Result<bool> apply_host_init(const HostRoot& host, HostPlan& plan) {
+  auto root = confined_root(host);
+  if (!root) return root.error();
   for (auto& s : plan.steps) {
     if (s.state != StepState::todo) continue;
-    auto target = host.outside(s.path);
-    auto w = write_file_atomic(target, s.content, 0644);
+    auto w = root->write_file(s.path, s.content);
     if (!w) {
-      auto msg = cat({s.path, ": ", w.error().message});
-      const auto& m = w.error().message;
-      if (w.error().sys_errno == EACCES || m.find("ermission denied") != std::string::npos ||
-          m.find("Read-only") != std::string::npos)
-        msg += " (run as root, or with --root DIR for a staged tree)";
-      return internal_error(msg);
+      Error e = w.error();
+      if (e.sys_errno == EACCES || e.sys_errno == EPERM || e.sys_errno == EROFS)
+        e.message += " (run as root, or with --root DIR for a staged tree)";
+      return e;
     }
     s.state = StepState::applied;
   }

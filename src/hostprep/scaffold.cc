@@ -2,7 +2,7 @@
 
 #include <sys/stat.h>
 
-#include "util/atomic_file.h"
+#include "host/confined_writer.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -16,19 +16,22 @@ std::vector<TemplateFile> init_templates() {
 
 Result<ScaffoldResult> scaffold_experiment(const std::string& dir, bool force) {
   struct stat st {};
-  if (::lstat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+  if (::stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
     return bad_input(cat({dir, ": exists and is not a directory"}));
+  auto root = ConfinedDir::open(dir, Confinement::no_symlinks, /*create=*/true);
+  if (!root) return root.error();
   ScaffoldResult r;
   auto files = init_templates();
-  for (const auto& f : files) {
-    auto target = cat({dir, "/", f.path});
-    if (::lstat(target.c_str(), &st) == 0) r.existing.emplace_back(f.path);
-  }
+  for (const auto& f : files)
+    if (root->exists(f.path)) r.existing.emplace_back(f.path);
   if (!r.existing.empty() && !force) return r;
+  // Every target is checked before the first is written: a refused one (a link on the way,
+  // e.g. DIR/.github) leaves the directory as it was.
+  for (const auto& f : files)
+    if (auto ok = root->check(f.path); !ok) return ok.error();
   for (const auto& f : files) {
-    auto target = cat({dir, "/", f.path});
-    auto w = write_file_atomic(target, f.content, f.executable ? 0755 : 0644);
-    if (!w) return internal_error(cat({target, ": ", w.error().message}));
+    auto w = root->write_file(f.path, f.content, {.mode = f.executable ? 0755u : 0644u});
+    if (!w) return w.error();
     r.written.emplace_back(f.path);
   }
   return r;
