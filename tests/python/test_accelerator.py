@@ -1,8 +1,10 @@
 """Accelerator end to end in one process on the CPU."""
+import pytest
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
 import anygpu.torch as agt
+import anygpu.torch._amp as amp
 
 
 def _data(n=512):
@@ -14,16 +16,22 @@ def _data(n=512):
 
 def test_training_loop_reduces_the_loss(isolated, capsys):
     torch.manual_seed(0)
-    acc = agt.Accelerator(mixed_precision="bf16")
-    assert acc.device == agt.device() and acc.is_main_process
+    bf16 = amp._refusal("cpu", torch.bfloat16) == ""
+    if bf16:
+        acc = agt.Accelerator(mixed_precision="bf16")
+    else:  # torch 1.13: CPU autocast has no bfloat16 LayerNorm; fall back, say so, not raise
+        with pytest.warns(agt.AnygpuWarning, match="expected scalar type BFloat16"):
+            acc = agt.Accelerator(mixed_precision="bf16")
+    assert acc.device == agt.device() and acc.is_main_process and acc.is_local_main_process
     assert (acc.rank, acc.world_size, acc.distributed, acc.dist_backend) == (0, 1, False, None)
-    assert acc.precision == "bf16", "this torch autocasts bf16 on the CPU (and on the GPUs of "
-    "the GPU check machine)"
-    model = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.ReLU(), torch.nn.Linear(32, 1))
+    assert acc.precision == ("bf16" if bf16 else "fp32")
+    model = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.LayerNorm(32), torch.nn.ReLU(),
+                                torch.nn.Linear(32, 1))
     opt = torch.optim.SGD(model.parameters(), lr=0.05)
     loader = DataLoader(_data(), batch_size=32, shuffle=True)
     model, opt, loader = acc.prepare(model, opt, loader)
-    assert isinstance(loader, agt.DeviceLoader) and len(loader) == 16
+    assert isinstance(loader, agt.PreparedLoader) and isinstance(loader, DataLoader)
+    assert len(loader) == 16 and loader.batch_size == 32
     losses = []
     for _ in range(3):
         total = 0.0
@@ -32,7 +40,7 @@ def test_training_loop_reduces_the_loss(isolated, capsys):
             opt.zero_grad()
             with acc.autocast():
                 out = model(x).squeeze(1)
-                assert out.dtype is torch.bfloat16
+                assert out.dtype is (torch.bfloat16 if bf16 else torch.float32)
                 loss = torch.nn.functional.mse_loss(out.float(), y)
             acc.backward(loss)
             acc.step(opt)

@@ -22,9 +22,10 @@ def test_torchrun_variables():
 
 
 def test_srun_task_derives_the_master_like_the_native_launcher():
+    # What srun exports to each task of a step (Slurm src/common/env.c env_array_for_step).
     r = agt.ranks({"SLURM_JOB_ID": "123456", "SLURM_PROCID": "6", "SLURM_NTASKS": "8",
-                   "SLURM_LOCALID": "2", "SLURM_NNODES": "2",
-                   "SLURM_JOB_NODELIST": "gpu[07-08,11],cpu1"})
+                   "SLURM_STEP_ID": "0", "SLURM_STEP_NUM_TASKS": "8", "SLURM_LOCALID": "2",
+                   "SLURM_STEP_NUM_NODES": "2", "SLURM_JOB_NODELIST": "gpu[07-08,11],cpu1"})
     assert (r.rank, r.world_size, r.local_rank, r.local_world_size) == (6, 8, 2, 4)
     assert r.master_addr == "gpu07"
     assert r.master_port == 20000 + 123456 % 10000
@@ -49,9 +50,14 @@ def test_first_host(nodelist, first):
     ({"RANK": "0", "WORLD_SIZE": "0"}, "WORLD_SIZE='0'"),
     ({"RANK": "0", "WORLD_SIZE": "2"}, "MASTER_ADDR/MASTER_PORT"),
     ({"RANK": "0", "WORLD_SIZE": "2", "MASTER_ADDR": "a", "MASTER_PORT": "x"}, "MASTER_PORT='x'"),
-    ({"SLURM_JOB_ID": "1", "SLURM_PROCID": "0", "SLURM_NTASKS": "2",
+    ({"SLURM_JOB_ID": "1", "SLURM_PROCID": "0", "SLURM_STEP_NUM_TASKS": "2",
       "SLURM_JOB_NODELIST": "[01-02"}, "SLURM_JOB_NODELIST"),
-    ({"SLURM_JOB_ID": "x1", "SLURM_PROCID": "0"}, "SLURM_JOB_ID='x1'"),
+    ({"SLURM_JOB_ID": "x1", "SLURM_PROCID": "0", "SLURM_STEP_NUM_TASKS": "1"},
+     "SLURM_JOB_ID='x1'"),
+    ({"SLURM_JOB_ID": "1", "SLURM_PROCID": "2", "SLURM_STEP_NUM_TASKS": "2"}, "does not fit"),
+    # A batch script (or salloc shell) of a 2-task job: not one of the job's tasks.
+    ({"SLURM_JOB_ID": "7", "SLURM_NTASKS": "2", "SLURM_PROCID": "0"}, "srun"),
+    ({"SLURM_JOB_ID": "7", "SLURM_NPROCS": "4"}, "SLURM_NTASKS=4"),
 ])
 def test_malformed_launcher_variables(env, named):
     with pytest.raises(anygpu.InvalidEnvironmentError, match=named.replace("[", "\\[")

@@ -7,6 +7,7 @@ import shutil
 import torch
 
 from ._device import device
+from ._vendor import compile_backend
 from ._warn import warn_once
 
 
@@ -25,7 +26,9 @@ def _missing_compiler(backend) -> str:
 
 def compile(model=None, *, mode=None, backend="inductor", **kwargs):
     """torch.compile(model, mode=..., backend=..., fullgraph=..., dynamic=..., options=...),
-    or `model` unchanged where torch lacks torch.compile or the backend cannot compile here."""
+    or `model` unchanged where torch lacks torch.compile or the backend cannot compile here.
+    "inductor" means the device's own compiler where it has one (Gaudi: hpu_backend; Ascend:
+    torch_npu's inductor, else TorchAir)."""
     if model is None:  # used as a decorator with arguments, like torch.compile
         return functools.partial(compile, mode=mode, backend=backend, **kwargs)
     torch_compile = getattr(torch, "compile", None)
@@ -33,7 +36,8 @@ def compile(model=None, *, mode=None, backend="inductor", **kwargs):
         warn_once("compile-missing", f"anygpu: torch {torch.__version__} has no torch.compile "
                   "(added in torch 2.0); running the model eagerly")
         return model
-    problem = _missing_compiler(backend)
+    backend, problem = compile_backend(device().type, backend)
+    problem = problem or _missing_compiler(backend)
     if problem:
         warn_once("compile-" + problem, f"anygpu: {problem}; running the model eagerly")
         return model

@@ -12,6 +12,7 @@ import torch
 
 import anygpu
 from .._environment import TORCH_DEVICES, integer, torch_device_type
+from ._vendor import torch_device
 from ._warn import warn_once
 
 # Variables device() depends on: the cache is keyed by their values, so a test (or a launcher)
@@ -114,9 +115,9 @@ def _resolve():
                       f"({', '.join(sel.get('devices', [])) or 'selected'}) but {reason}; "
                       f"using the CPU. Run `anygpu wheel` for the torch build that fits this host.")
             return torch.device("cpu")
-        return torch.device(device_type, local_rank)
+        return torch_device(device_type, local_rank)
     try:
-        return torch.device(device_type, local_rank)
+        return torch_device(device_type, local_rank)
     except RuntimeError:  # e.g. "npu" before torch_npu renamed torch's privateuse1 type to it
         return SimulatedDevice(device_type, local_rank)
 
@@ -157,3 +158,22 @@ def empty_cache(dev: torch.device) -> None:
     module = _device_module(dev)
     if module is not None and hasattr(module, "empty_cache"):
         module.empty_cache()
+
+
+def memory_stats(dev) -> dict:
+    """Bytes allocated/reserved (and their peaks) on the device, from torch.accelerator.memory
+    or the device module; on the CPU, this process's peak resident set. Unknown keys are absent."""
+    if dev.type == "cpu":
+        import resource
+        return {"device": "cpu",
+                "max_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+    sources = [getattr(getattr(torch, "accelerator", None), "memory", None), _device_module(dev)]
+    out = {"device": str(dev)}
+    for key, name in (("allocated_bytes", "memory_allocated"),
+                      ("max_allocated_bytes", "max_memory_allocated"),
+                      ("reserved_bytes", "memory_reserved"),
+                      ("max_reserved_bytes", "max_memory_reserved")):
+        fn = next((getattr(m, name) for m in sources if m is not None and hasattr(m, name)), None)
+        if fn is not None:
+            out[key] = int(fn(dev) if dev.index is not None else fn())
+    return out

@@ -7,13 +7,16 @@ master derived the same way `anygpu run` derives it inside an allocation.
 import importlib.util
 import os
 import re
+import time
 from dataclasses import dataclass
+from datetime import timedelta
 
 import torch
 
 from .._environment import TORCH_DEVICES, integer
 from .._errors import InvalidEnvironmentError
 from ._device import device, set_device
+from ._vendor import register_backend
 from ._warn import warn_once
 
 # Same rule as the native launcher: every task computes the port from the job id alone.
@@ -63,8 +66,8 @@ def ranks(environ=None) -> Ranks:
                 f"WORLD_SIZE={world} but MASTER_ADDR/MASTER_PORT are not set: start the "
                 "processes with `anygpu run --nproc-per-node N` or torchrun")
         return Ranks(rank, world, local, local_world, env.get("MASTER_ADDR", ""), port, "env")
-    if "SLURM_PROCID" in env and "SLURM_JOB_ID" in env:  # a task started by srun
-        world = integer("SLURM_STEP_NUM_TASKS", 1, None, env) or integer("SLURM_NTASKS", 1, 1, env)
+    if "SLURM_JOB_ID" in env and "SLURM_STEP_NUM_TASKS" in env:  # a task srun started
+        world = integer("SLURM_STEP_NUM_TASKS", 1, 1, env)
         rank = integer("SLURM_PROCID", 0, 0, env)
         local = integer("SLURM_LOCALID", 0, 0, env)
         nodes = integer("SLURM_STEP_NUM_NODES", 1, None, env) or integer("SLURM_NNODES", 1, 1, env)
@@ -73,8 +76,27 @@ def ranks(environ=None) -> Ranks:
             SLURM_MASTER_PORT_BASE + job % SLURM_MASTER_PORT_SPAN)
         nodelist = env.get("SLURM_STEP_NODELIST") or env.get("SLURM_JOB_NODELIST", "")
         addr = env.get("MASTER_ADDR") or (first_host(nodelist) if nodelist else "127.0.0.1")
+        if rank >= world:
+            raise InvalidEnvironmentError(
+                f"SLURM_PROCID={rank} does not fit SLURM_STEP_NUM_TASKS={world}")
         return Ranks(rank, world, local, max(1, world // nodes), addr, port, "slurm")
+    if "SLURM_JOB_ID" in env:
+        _refuse_lone_task(env)
     return Ranks()
+
+
+def _refuse_lone_task(env) -> None:
+    # srun exports SLURM_STEP_* to the tasks of a step (Slurm's env_array_for_step); a batch
+    # script or salloc shell has only the job's SLURM_NTASKS. Waiting there for the other
+    # tasks would hang until the rendezvous times out, so say how to start them instead.
+    tasks = integer("SLURM_NTASKS", 1, None, env) or integer("SLURM_NPROCS", 1, 1, env)
+    if tasks > 1:
+        job = env.get("SLURM_JOB_ID")
+        raise InvalidEnvironmentError(
+            f"this process runs inside Slurm job {job} of {tasks} tasks (SLURM_NTASKS={tasks}) "
+            "but was not started as one of its tasks (no SLURM_STEP_NUM_TASKS): start the "
+            "tasks with `srun python3 ...` or `anygpu run ...`, or unset SLURM_NTASKS to run "
+            "this one process alone")
 
 
 def dist_backend() -> str:
@@ -94,10 +116,109 @@ def dist_backend() -> str:
     return TORCH_DEVICES[device_type][1]
 
 
-def init_distributed(backend=None, timeout=None) -> bool:
-    """Joins the process group of this launch (env://) and binds the device of LOCAL_RANK.
+# Which device types a backend's collectives take tensors from; gloo, mpi and ucc take any.
+_BACKEND_DEVICES = {"nccl": ("cuda",), "xccl": ("xpu",), "ccl": ("xpu", "cpu"),
+                    "hccl": ("npu", "hpu"), "mccl": ("musa",), "cncl": ("mlu",), "eccl": ("gcu",)}
+_BUILT_IN = {"gloo": "is_gloo_available", "nccl": "is_nccl_available", "mpi": "is_mpi_available",
+             "ucc": "is_ucc_available", "xccl": "is_xccl_available"}
+DEFAULT_RENDEZVOUS_TIMEOUT_S = 600
 
-    Returns False, creating nothing, when this is the only process.
+
+def unavailable(backend: str, device_type: str) -> str:
+    """Why torch.distributed cannot run `backend` for `device_type` here ("" when it can)."""
+    dist = torch.distributed
+    wanted = _BACKEND_DEVICES.get(backend)
+    if wanted is not None and device_type not in wanted:
+        return (f"{backend} runs collectives on {'/'.join(wanted)} tensors and this process's "
+                f"device is {device_type!r}")
+    try:
+        register_backend(backend, device_type)
+    except ImportError as e:
+        return f"the module that registers {backend} is not installed ({e})"
+    check = _BUILT_IN.get(backend)
+    if check is not None:
+        fn = getattr(dist, check, None)
+        if fn is None or not fn():
+            return f"torch {torch.__version__} was built without {backend}"
+        return ""
+    if not hasattr(dist.Backend, backend.upper()):
+        return f"{backend} is not registered with torch.distributed (torch {torch.__version__})"
+    return ""
+
+
+def resolve_backend(explicit=None) -> str:
+    """backend= if given, else ANYGPU_DIST_BACKEND, else the device's own; an explicit choice
+    that cannot run is an error naming why, never silently replaced."""
+    device_type = device().type
+    exported = os.environ.get("ANYGPU_DIST_BACKEND") or None
+    if explicit is None and exported is None:
+        return dist_backend()
+    name, origin = (explicit, "backend") if explicit is not None else (exported, "ANYGPU_DIST_BACKEND")
+    selected = os.environ.get("ANYGPU_TORCH_DEVICE")
+    if explicit is None and selected and selected != device_type:
+        # The selection was for devices this torch cannot use (device() warned and fell back).
+        fallback = dist_backend()
+        warn_once("dist-backend-fallback",
+                  f"anygpu: ANYGPU_DIST_BACKEND={name} was chosen for {selected!r} devices, but "
+                  f"this process runs on {device_type!r}; using {fallback}")
+        return fallback
+    reason = unavailable(name, device_type)
+    if reason:
+        raise RuntimeError(f"anygpu: {origin}={name!r} cannot be used: {reason}")
+    return name
+
+
+def rendezvous_timeout() -> timedelta:
+    seconds = integer("ANYGPU_RENDEZVOUS_TIMEOUT", 1, DEFAULT_RENDEZVOUS_TIMEOUT_S)
+    return timedelta(seconds=seconds)
+
+
+_joins = 0
+
+
+def _store(r: Ranks, timeout: timedelta):
+    """The TCP store of this launch: torchrun's agent store when it hosts one (as
+    torch/distributed/rendezvous.py's _create_c10d_store does), else served by rank 0."""
+    dist = torch.distributed
+    if os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True":
+        attempt = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")
+        store = dist.TCPStore(r.master_addr, r.master_port, r.world_size, False, timeout)
+        return dist.PrefixStore(f"/worker/attempt_{attempt}", store)
+    return dist.TCPStore(r.master_addr, r.master_port, r.world_size, r.rank == 0, timeout)
+
+
+def _rendezvous(r: Ranks, timeout: timedelta):
+    """Every process of the launch checks in at the store within `timeout`, or this fails
+    naming how many came (torch would otherwise wait its 30-minute collective timeout)."""
+    global _joins
+    where = f"{r.master_addr}:{r.master_port}"
+    deadline = time.monotonic() + timeout.total_seconds()
+    try:
+        store = _store(r, timeout)
+        _joins += 1
+        key = "anygpu/rendezvous"
+        joined = store.add(key, 1)
+        while joined < r.world_size * _joins:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{joined - r.world_size * (_joins - 1)} of {r.world_size} "
+                                   "processes joined")
+            time.sleep(0.05)
+            joined = store.add(key, 0)
+    except (RuntimeError, TimeoutError) as e:
+        raise TimeoutError(
+            f"anygpu: rank {r.rank} could not meet the other processes at {where} within "
+            f"{timeout.total_seconds():.0f} s (ANYGPU_RENDEZVOUS_TIMEOUT): {e}. Start all "
+            f"{r.world_size} processes (`anygpu run --nproc-per-node N`, torchrun or srun)"
+        ) from None
+    return store
+
+
+def init_distributed(backend=None, timeout=None) -> bool:
+    """Joins the process group of this launch and binds the device of LOCAL_RANK.
+
+    The processes meet within ANYGPU_RENDEZVOUS_TIMEOUT seconds (default 600); `timeout` is
+    torch's collective timeout (default 30 minutes). Returns False, creating nothing, when
+    this is the only process.
     """
     r = ranks()
     set_device(device())
@@ -109,10 +230,13 @@ def init_distributed(backend=None, timeout=None) -> bool:
                            f"but WORLD_SIZE={r.world_size}")
     if dist.is_initialized():
         return True
-    # env:// reads these; a Slurm-derived master must be visible to it too.
+    name = resolve_backend(backend)  # before the rendezvous: a refusal must not wait
+    # env:// readers (and user code) expect these; a Slurm-derived master must be visible too.
     os.environ.setdefault("MASTER_ADDR", r.master_addr)
     os.environ.setdefault("MASTER_PORT", str(r.master_port))
-    kwargs = {"timeout": timeout} if timeout is not None else {}
-    dist.init_process_group(backend=backend or dist_backend(), init_method="env://",
-                            rank=r.rank, world_size=r.world_size, **kwargs)
+    ops = timeout if timeout is not None else dist.default_pg_timeout
+    store = _rendezvous(r, rendezvous_timeout())
+    store.set_timeout(ops)
+    dist.init_process_group(backend=name, store=store, rank=r.rank, world_size=r.world_size,
+                            timeout=ops)
     return True

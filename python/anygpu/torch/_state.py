@@ -1,0 +1,172 @@
+"""Random-number state and checkpoint directories for save_state()/load_state().
+
+A checkpoint directory appears complete or not at all: every process writes into a staging
+directory beside it (rank 0 the shared objects, each rank its own RNG file), and after a
+barrier rank 0 swaps the staging directory into place (renameat2 RENAME_EXCHANGE where the
+kernel has it, two renames otherwise) and removes the previous one.
+"""
+import ctypes
+import json
+import os
+import random
+import secrets
+import shutil
+import sys
+
+import torch
+
+from . import _collectives as coll
+
+SCHEMA = "anygpu.state/v1"
+MANIFEST = "anygpu-state.json"
+
+
+def _device_module(dev):
+    return None if dev is None or dev.type == "cpu" else getattr(torch, dev.type, None)
+
+
+def rng_state(dev) -> dict:
+    """Python's, NumPy's (when imported), torch's CPU and the device's generator states."""
+    state = {"python": random.getstate(), "torch": torch.get_rng_state()}
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        state["numpy"] = numpy.random.get_state()
+    module = _device_module(dev)
+    if module is not None and hasattr(module, "get_rng_state"):
+        state["device"] = (dev.type, module.get_rng_state())
+    return state
+
+
+def set_rng_state(state: dict, dev) -> None:
+    random.setstate(state["python"])
+    torch.set_rng_state(state["torch"])
+    if "numpy" in state:
+        import numpy
+        numpy.random.set_state(state["numpy"])
+    if "device" in state:
+        device_type, value = state["device"]
+        module = _device_module(dev)
+        if module is None or dev.type != device_type:
+            raise ValueError(f"anygpu: the checkpoint holds a {device_type!r} RNG state; this "
+                             f"process runs on {dev}")
+        module.set_rng_state(value)
+
+
+def set_seed(seed: int, dev=None) -> None:
+    """Seeds Python, NumPy (when installed), torch's CPU and every device generator."""
+    seed = int(seed)
+    random.seed(seed)
+    try:
+        import numpy
+    except ImportError:
+        numpy = None
+    if numpy is not None:
+        numpy.random.seed(seed % 2**32)
+    torch.manual_seed(seed)  # CPU and, where torch has it, CUDA
+    module = _device_module(dev)
+    if module is not None and hasattr(module, "manual_seed_all"):
+        module.manual_seed_all(seed)
+
+
+def _fsync_write(path: str, save) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    with os.fdopen(fd, "wb") as f:
+        save(f)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def write_torch(directory: str, name: str, obj) -> None:
+    _fsync_write(os.path.join(directory, name), lambda f: torch.save(obj, f))
+
+
+def write_json(directory: str, name: str, obj) -> None:
+    text = json.dumps(obj, indent=2, sort_keys=True).encode() + b"\n"
+    _fsync_write(os.path.join(directory, name), lambda f: f.write(text))
+
+
+def _fsync_dir(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(a: str, b: str) -> bool:
+    """Atomically swaps two paths (Linux renameat2); False where unsupported."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    return fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0
+
+
+def begin(directory: str, is_main: bool) -> str:
+    """The staging directory every process writes into (created by the main process)."""
+    directory = os.path.abspath(os.fspath(directory))
+    parent, name = os.path.split(directory)
+    if os.path.lexists(directory) and not os.path.isdir(directory):
+        raise NotADirectoryError(f"anygpu: {directory} exists and is not a directory")
+    staging = None
+    if is_main:
+        os.makedirs(parent, exist_ok=True)
+        staging = os.path.join(parent, f".{name}.partial-{secrets.token_hex(6)}")
+        os.mkdir(staging, 0o755)
+    return coll.broadcast(staging)
+
+
+def commit(staging: str, directory: str, is_main: bool) -> None:
+    """Moves the staging directory into place once every process has written its part."""
+    directory = os.path.abspath(os.fspath(directory))
+    coll.wait_for_everyone()
+    if is_main:
+        for entry in os.listdir(staging):
+            if entry.endswith(".pt") or entry == MANIFEST:
+                continue
+            raise RuntimeError(f"anygpu: unexpected {entry} in {staging}")
+        _fsync_dir(staging)
+        if os.path.isdir(directory) and _exchange(staging, directory):
+            shutil.rmtree(staging)  # now holds the previous checkpoint
+        elif os.path.isdir(directory):
+            old = staging + ".old"
+            os.rename(directory, old)
+            os.rename(staging, directory)
+            shutil.rmtree(old)
+        else:
+            os.rename(staging, directory)
+        _fsync_dir(os.path.dirname(directory))
+    coll.wait_for_everyone()
+
+
+def abandon(staging: str, is_main: bool) -> None:
+    if is_main and staging and os.path.isdir(staging):
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def read_manifest(directory: str) -> dict:
+    path = os.path.join(os.fspath(directory), MANIFEST)
+    try:
+        with open(path, encoding="utf-8") as f:
+            manifest = json.load(f)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"anygpu: {path} not found: not a directory save_state() "
+                                "wrote") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"anygpu: {path}:{e.lineno}:{e.colno}: {e.msg}") from None
+    if not isinstance(manifest, dict) or manifest.get("schema") != SCHEMA:
+        raise ValueError(f"anygpu: {path}: schema is not {SCHEMA}")
+    return manifest
+
+
+def read_torch(directory: str, name: str, map_location="cpu"):
+    path = os.path.join(os.fspath(directory), name)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"anygpu: {path} missing from the checkpoint")
+    return torch.load(path, map_location=map_location)
