@@ -30,10 +30,28 @@ class ShardedSampler(Sampler):
         self.epoch = 0
         self.user_epoch = False  # set_epoch() was called since the loader last read it
         self._forwarded = getattr(source, "epoch", None)
+        self._source_set_epoch = getattr(source, "set_epoch", None)
+        if self._source_set_epoch is not None:
+            self._watch_source_epoch()
         self.skip = 0  # units to leave out of the next pass (a resumed epoch)
         self.generator_state = None
         self.length = 0  # this rank's units in the current pass
         self.padded = 0  # how many of them (at the end) repeat earlier units: 0 or 1
+
+    def _watch_source_epoch(self) -> None:
+        # The caller may call set_epoch on its own sampler (a DistributedSampler) any time,
+        # with any value, even the one already set: each such call must win over the counter.
+        original = self._source_set_epoch
+
+        def set_epoch(epoch):
+            original(epoch)
+            self.epoch, self.user_epoch = int(epoch), True
+            self._forwarded = getattr(self.source, "epoch", epoch)
+
+        try:
+            self.source.set_epoch = set_epoch
+        except AttributeError:  # __slots__: fall back to noticing a changed `epoch`
+            pass
 
     def set_epoch(self, epoch: int) -> None:
         """The epoch whose order the next pass draws (DistributedSampler's contract)."""
@@ -42,8 +60,8 @@ class ShardedSampler(Sampler):
 
     def apply_epoch(self, epoch: int) -> None:
         self.epoch = int(epoch)
-        if hasattr(self.source, "set_epoch"):
-            self.source.set_epoch(self.epoch)
+        if self._source_set_epoch is not None:
+            self._source_set_epoch(self.epoch)
             self._forwarded = getattr(self.source, "epoch", self.epoch)
 
     def source_epoch_changed(self) -> bool:
@@ -129,7 +147,7 @@ class RankShard(IterableDataset):
                 yield group[self.rank]
             else:
                 source = first or group
-                yield Duplicate(source[self.rank % len(source)])
+                yield Duplicate(source[(self.rank - len(group)) % len(source)])
 
     def __len__(self) -> int:
         n = len(self.dataset)  # TypeError for an unsized stream, as DataLoader expects
