@@ -47,7 +47,28 @@ struct Connection {
   size_t out_sent = 0;  // over head then body
   Clock::time_point deadline;
   size_t lingered = 0;
+  std::string peer;         // peer_key() of the remote address
+  Clock::time_point since;  // when its wait for the current head began (accept or last answer)
 };
+
+// A peer for fairness: the IPv4 address, or the IPv6 /64 (one host holds a whole prefix).
+std::string peer_key(const sockaddr_storage& ss) {
+  if (ss.ss_family == AF_INET) {
+    const auto& a = reinterpret_cast<const sockaddr_in&>(ss).sin_addr;
+    return std::string(reinterpret_cast<const char*>(&a), 4);
+  }
+  if (ss.ss_family == AF_INET6) {
+    const auto& a = reinterpret_cast<const sockaddr_in6&>(ss).sin6_addr;
+    const char* b = reinterpret_cast<const char*>(a.s6_addr);
+    return IN6_IS_ADDR_V4MAPPED(&a) ? std::string(b + 12, 4) : std::string(b, 8);
+  }
+  return {};
+}
+
+// Waiting for a request head: new, or kept alive and started on its next one.
+bool waiting(const Connection& c) {
+  return c.phase == Phase::reading && (c.head_started || !c.served);
+}
 
 std::string errno_text(int err) {
   return std::strerror(err);
@@ -60,6 +81,8 @@ struct HttpServer::Loop {
   int epfd = -1;
   int spare_fd = -1;  // released on EMFILE so a pending connection can be accepted and closed
   std::unordered_map<int, std::unique_ptr<Connection>> conns;
+  std::unordered_map<std::string, size_t> per_peer;  // open connections by peer_key()
+  size_t cap = 1, peer_cap = 1, reserve = 0;
   bool stopping = false;
   Clock::time_point drain_deadline;
   std::chrono::system_clock::time_point date_second{};
@@ -86,6 +109,9 @@ struct HttpServer::Loop {
   }
 
   void close_conn(int fd) {
+    if (auto it = conns.find(fd); it != conns.end())
+      if (auto p = per_peer.find(it->second->peer); p != per_peer.end() && --p->second == 0)
+        per_peer.erase(p);
     ::epoll_ctl(epfd, EPOLL_CTL_DEL, fd, nullptr);
     ::close(fd);
     conns.erase(fd);
@@ -100,19 +126,65 @@ struct HttpServer::Loop {
     return date;
   }
 
-  // An idle kept-alive connection (nothing buffered, waiting for its next request).
-  bool evict_idle() {
-    for (auto& [fd, c] : conns)
-      if (c->phase == Phase::reading && c->served && c->in.empty()) {
-        close_conn(fd);
-        return true;
-      }
-    return false;
+  size_t count(const std::string& peer) const {
+    auto it = per_peer.find(peer);
+    return it == per_peer.end() ? 0 : it->second;
   }
 
+  // The connection that gives way, among those `eligible` allows: an idle kept-alive one; else
+  // the started head that has waited longest (a trickling head is the slow client's mark);
+  // else the longest-silent new one — a client that just connected and was not yet scheduled
+  // to send is the last to go. Connections sending a response never give way.
+  template <typename Eligible>
+  Connection* victim(Eligible eligible) {
+    Connection *started = nullptr, *silent = nullptr;
+    for (auto& [fd, c] : conns) {
+      if (c->phase != Phase::reading || !eligible(*c)) continue;
+      if (!waiting(*c)) return c.get();
+      auto*& oldest = c->head_started ? started : silent;
+      if (!oldest || c->since < oldest->since) oldest = c.get();
+    }
+    return started ? started : silent;
+  }
+
+  // Makes room for one more connection from `peer`; false when nothing may give way.
+  bool make_room(const std::string& peer) {
+    size_t mine = count(peer);
+    Connection* v = nullptr;
+    if (mine >= peer_cap || (mine > 0 && conns.size() >= cap - reserve)) {
+      // Over its own cap, or into the reserve: the peer makes room from its own.
+      v = victim([&](const Connection& c) { return c.peer == peer; });
+    } else if (mine == 0 && conns.size() >= cap) {
+      // A new peer at capacity: the peers holding the most pay.
+      size_t most = 0;
+      for (const auto& [p, n] : per_peer) most = std::max(most, n);
+      v = victim([&](const Connection& c) { return count(c.peer) == most; });
+      if (!v) v = victim([](const Connection&) { return true; });
+    } else {
+      return true;
+    }
+    if (!v) return false;
+    ++s.stats_.evicted;
+    ::send(v->fd, kRefusal.data(), kRefusal.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    close_conn(v->fd);
+    return true;
+  }
+
+  // Once the reserve is in use, heads get the shorter deadline.
+  Clock::time_point deadline_of(const Connection& c, bool pressured) const {
+    if (pressured && waiting(c))
+      return std::min(c.deadline, c.since + s.options_.pressure_header_timeout);
+    return c.deadline;
+  }
+  bool pressured() const { return conns.size() >= cap - reserve; }
+
   void accept_all(Clock::time_point now) {
-    for (;;) {
-      int fd = ::accept4(s.listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    // Bounded per wake-up so reads of open connections are not starved by a connect flood.
+    for (int accepted = 0; accepted < 256; ++accepted) {
+      sockaddr_storage ss{};
+      socklen_t len = sizeof ss;
+      int fd = ::accept4(s.listen_fd_, reinterpret_cast<sockaddr*>(&ss), &len,
+                         SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0) {
         if (errno == EINTR || errno == ECONNABORTED) continue;
         if ((errno == EMFILE || errno == ENFILE) && spare_fd >= 0) {
@@ -126,7 +198,8 @@ struct HttpServer::Loop {
         }
         return;  // EAGAIN, or an error the next readiness will show again
       }
-      if (conns.size() >= s.options_.max_connections && !evict_idle()) {
+      std::string peer = peer_key(ss);
+      if (!make_room(peer)) {
         ++s.stats_.refused;
         ::send(fd, kRefusal.data(), kRefusal.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
         ::close(fd);
@@ -137,9 +210,16 @@ struct HttpServer::Loop {
       auto c = std::make_unique<Connection>();
       c->fd = fd;
       c->deadline = now + s.options_.header_timeout;
+      c->since = now;
+      c->peer = std::move(peer);
+      ++per_peer[c->peer];
       watch(fd, EPOLLIN, EPOLL_CTL_ADD);
+      auto& conn = *c;
       conns.emplace(fd, std::move(c));
       ++s.stats_.accepted;
+      // A well-behaved client sent its request with the handshake: answer it now, before
+      // the next connection of a flood could make it the one to give way.
+      on_readable(conn, now);
     }
   }
 
@@ -174,6 +254,7 @@ struct HttpServer::Loop {
       if (c.phase != Phase::reading || c.in.empty()) return;
       if (!c.head_started) {
         c.head_started = true;
+        if (c.served) c.since = now;  // a kept-alive connection starts its next head
         c.deadline = std::min(c.deadline, now + s.options_.header_timeout);
       }
       auto out = parse_request_head(c.in, s.options_.limits);
@@ -228,6 +309,7 @@ struct HttpServer::Loop {
       return Next::wait;
     }
     c.head_started = false;
+    c.since = now;
     c.deadline = now + s.options_.idle_timeout;
     set_phase(c, Phase::reading);
     return c.in.empty() ? Next::wait : Next::again;
@@ -255,8 +337,9 @@ struct HttpServer::Loop {
 
   void expire(Clock::time_point now) {
     std::vector<int> due;
+    const bool p = pressured();
     for (auto& [fd, c] : conns)
-      if (c->deadline <= now) due.push_back(fd);
+      if (deadline_of(*c, p) <= now) due.push_back(fd);
     for (int fd : due) {
       auto& c = *conns.at(fd);
       if (c.phase == Phase::reading && c.head_started) {
@@ -272,7 +355,8 @@ struct HttpServer::Loop {
 
   int wait_ms(Clock::time_point now) const {
     auto next = now + std::chrono::seconds(1);
-    for (const auto& [fd, c] : conns) next = std::min(next, c->deadline);
+    const bool p = pressured();
+    for (const auto& [fd, c] : conns) next = std::min(next, deadline_of(*c, p));
     if (stopping) next = std::min(next, drain_deadline);
     auto ms = std::chrono::ceil<std::chrono::milliseconds>(next - now).count();
     return static_cast<int>(std::clamp<long long>(ms, 0, 1000));
@@ -292,6 +376,10 @@ struct HttpServer::Loop {
   }
 
   void run(std::span<const int> stop_fds) {
+    const auto& o = s.options_;
+    cap = std::max<size_t>(o.max_connections, 1);
+    peer_cap = std::clamp<size_t>(o.max_per_peer.value_or(cap / 4), 1, cap);
+    reserve = std::min(o.reserve_for_new_peers.value_or(cap / 8), cap - 1);
     epfd = ::epoll_create1(EPOLL_CLOEXEC);
     spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     watch(s.listen_fd_, EPOLLIN, EPOLL_CTL_ADD);

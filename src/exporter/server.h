@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "exporter/http_request.h"
@@ -37,15 +38,30 @@ struct ServerOptions {
   std::chrono::milliseconds linger_timeout{2000};
   // On stop: how long in-flight requests may take to finish.
   std::chrono::milliseconds drain_timeout{5000};
-  // Beyond this many open connections, an idle kept-alive one is closed to make room, or the
-  // new one gets 503 and is closed at once.
+  // Beyond this many open connections a new one takes the place of another (see below), or
+  // gets 503 and is closed at once when none can give way (every one is sending a response).
   size_t max_connections = 64;
+  // Fairness under slow or hostile clients; a peer is an IPv4 address or an IPv6 /64.
+  // - One peer holds at most max_per_peer connections (unset: a quarter of max_connections);
+  //   beyond that its own oldest waiting connection gives way.
+  // - The last reserve_for_new_peers slots (unset: an eighth of max_connections) are only for
+  //   peers with no open connection: a peer already connected makes room from its own, a new
+  //   one from the peer holding the most. Idle kept-alive connections give way first, then the
+  //   started head that has waited longest, then the longest-silent new one. A new connection
+  //   is read at once, so a client that sent its request with the handshake is answered
+  //   before anything could make it give way.
+  // - Once the reserve is in use, a request head must complete within pressure_header_timeout
+  //   of its start instead of header_timeout.
+  std::optional<size_t> max_per_peer;
+  std::optional<size_t> reserve_for_new_peers;
+  std::chrono::milliseconds pressure_header_timeout{1000};
 };
 
 using Handler = std::function<Response(const Request&)>;
 
 struct ServerStats {
   std::atomic<uint64_t> accepted{0}, refused{0}, requests{0}, bad_requests{0}, timeouts{0};
+  std::atomic<uint64_t> evicted{0};  // connections that gave way to a new one
 };
 
 class HttpServer {

@@ -41,3 +41,9 @@ if(nvml_metrics IN_LIST ANYGPU_MOCKS)
             ${_exporter_hosts}/h100-8x $<TARGET_FILE:mock_nvml_metrics>)
   set_tests_properties(exporter_nvml_hang PROPERTIES TIMEOUT 120)
 endif()
+
+# 256 slowloris connections reopened when dropped; >= 99 % of scrapes within 100 ms.
+add_test(NAME exporter_slowloris
+  COMMAND ${_exporter_py} ${_exporter_e2e}/exporter_slowloris_test.py $<TARGET_FILE:anygpu>
+          ${_exporter_hosts}/mi300x-8x)
+set_tests_properties(exporter_slowloris PROPERTIES TIMEOUT 120 RUN_SERIAL TRUE)

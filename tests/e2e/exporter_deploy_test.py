@@ -194,6 +194,21 @@ def test_kubernetes(deploy):
     check(args[0] == "exporter", f"args: {args}")
     listen = args[args.index("--listen") + 1]
     port = int(listen.rpartition(":")[2])
+    # The pod's own IP from the downward API, never every interface.
+    env = {e["name"]: e for e in c.get("env", [])}
+    check(listen.startswith("$(POD_IP):") and
+          env.get("POD_IP", {}).get("valueFrom", {}).get("fieldRef", {}).get("fieldPath")
+          == "status.podIP", f"--listen {listen}: expected $(POD_IP) from status.podIP")
+    np = kinds.get("NetworkPolicy")
+    check(np is not None and np["apiVersion"] == "networking.k8s.io/v1", "no NetworkPolicy")
+    check(np["metadata"]["namespace"] == ds["metadata"]["namespace"], "NetworkPolicy namespace")
+    check(np["spec"]["podSelector"]["matchLabels"].items() <= tmpl["metadata"]["labels"].items(),
+          "NetworkPolicy does not select the exporter's pods")
+    check(np["spec"]["policyTypes"] == ["Ingress"], "NetworkPolicy policyTypes")
+    rules = np["spec"]["ingress"]
+    check(all(r.get("from") for r in rules), "NetworkPolicy admits every source")
+    check({p["port"] for r in rules for p in r["ports"]} == {port},
+          "NetworkPolicy port differs from --listen")
     ports = {p["containerPort"] for p in c["ports"]}
     ann = tmpl["metadata"]["annotations"]
     check(ann.get("prometheus.io/scrape") == "true", "scrape annotation")

@@ -10,8 +10,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include "exporter/routes.h"
 #include "exporter/server.h"
@@ -242,28 +244,143 @@ TEST_F(ServerFixture, SlowHeadsAreCutWith408) {
   EXPECT_EQ(body_of(roundtrip(port_, "GET /hello HTTP/1.0\r\n\r\n")), "hello GET\n");
 }
 
-TEST_F(ServerFixture, ConnectionCapRefusesFastAndEvictsIdleOnes) {
+namespace {
+
+// From one loopback address to another: 127.0.0.0/8 is all local.
+int connect_from(uint16_t port, const char* source, int rcvbuf = 0) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (rcvbuf) ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+  timeval tv{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  sockaddr_in from{};
+  from.sin_family = AF_INET;
+  ::inet_pton(AF_INET, source, &from.sin_addr);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof from) != 0) return -1;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+bool closed_by_server(int fd) {
+  timeval tv{2, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  char buf[512];
+  for (;;) {
+    auto n = ::recv(fd, buf, sizeof buf, 0);
+    if (n == 0 || (n < 0 && errno == ECONNRESET)) return true;
+    if (n < 0) return false;  // timed out: still open
+  }
+}
+
+}  // namespace
+
+TEST_F(ServerFixture, AtTheCapTheLongestWaitingHeadGivesWayToANewcomer) {
   ServerOptions o;
   o.max_connections = 2;
+  o.max_per_peer = 2;
+  o.reserve_for_new_peers = 0;
   start(o);
   int a = connect_to(port_);
+  send_all(a, "GET /hello HTTP/1.1\r\nHost: x\r\n");  // heads in progress
+  std::this_thread::sleep_for(50ms);
   int b = connect_to(port_);
-  send_all(a, "GET /hello HTTP/1.1\r\nHost: x\r\n");  // both busy: a head in progress
   send_all(b, "GET /hello HTTP/1.1\r\nHost: x\r\n");
-  std::this_thread::sleep_for(100ms);
+  std::this_thread::sleep_for(50ms);
   auto t0 = std::chrono::steady_clock::now();
-  auto refused = roundtrip(port_, "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
+  auto r = roundtrip(port_, "GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 1s);
+  EXPECT_EQ(body_of(r), "hello GET\n");
+  auto dropped = read_to_close(a);  // the oldest waiting head gave way
+  EXPECT_TRUE(dropped.empty() || status_line(dropped) == "HTTP/1.1 503 Service Unavailable");
+  EXPECT_EQ(server_->stats().evicted.load(), 1u);
+  send_all(b, "\r\n");  // the younger one is still served
+  ASSERT_EQ(read_responses(b, 1).size(), 1u);
+  // b is now idle and kept alive: it gives way first.
+  int c = connect_to(port_);
+  send_all(c, "GET /hello HTTP/1.1\r\nHost: x\r\n");
+  EXPECT_EQ(body_of(roundtrip(port_, "GET /hello HTTP/1.0\r\n\r\n")), "hello GET\n");
+  auto idle = read_to_close(b);
+  EXPECT_TRUE(idle.empty() || status_line(idle) == "HTTP/1.1 503 Service Unavailable");
+  EXPECT_EQ(server_->stats().evicted.load(), 2u);
+  ::close(a);
+  ::close(b);
+  ::close(c);
+}
+
+TEST_F(ServerFixture, RefusesOnlyWhenEveryConnectionIsSending) {
+  ServerOptions o;
+  o.max_connections = 1;
+  start(o);
+  int a = connect_from(port_, "127.0.0.1", 4096);
+  send_all(a, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n");  // 4 MiB nobody reads: sending
+  std::this_thread::sleep_for(100ms);
+  auto refused = roundtrip(port_, "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
   EXPECT_TRUE(refused.empty() || status_line(refused) == "HTTP/1.1 503 Service Unavailable")
       << refused;
   EXPECT_GE(server_->stats().refused.load(), 1u);
-  // Finish a's request and keep it alive, idle: a new client takes its place.
-  send_all(a, "\r\n");
-  ASSERT_EQ(read_responses(a, 1).size(), 1u);
+  ::close(a);
+}
+
+TEST_F(ServerFixture, PeersAreCappedAndNewPeersHaveAReserve) {
+  ServerOptions o;
+  o.max_connections = 4;
+  o.max_per_peer = 3;
+  o.reserve_for_new_peers = 1;
+  o.pressure_header_timeout = 5s;
+  start(o);
+  std::vector<int> x;
+  for (int i = 0; i < 4; ++i) {  // the 4th is over the peer cap: x[0] gives way
+    x.push_back(connect_from(port_, "127.0.0.2"));
+    ASSERT_GE(x.back(), 0);
+    send_all(x.back(), "GET /hello HTTP/1.1\r\n");
+    std::this_thread::sleep_for(30ms);
+  }
+  EXPECT_TRUE(closed_by_server(x[0]));
+  EXPECT_EQ(server_->stats().evicted.load(), 1u);
+  // 3 of 4 slots used: the last is the reserve, and a new peer takes it without eviction.
+  int y = connect_from(port_, "127.0.0.3");
+  send_all(y, "GET /hello HTTP/1.1\r\n");
+  std::this_thread::sleep_for(30ms);
+  EXPECT_EQ(server_->stats().evicted.load(), 1u);
+  // Full: one more new peer is served, and the peer holding the most pays (x[1], its oldest).
   auto r = roundtrip(port_, "GET /hello HTTP/1.0\r\n\r\n");
   EXPECT_EQ(body_of(r), "hello GET\n");
-  ::close(a);
-  ::close(b);
+  EXPECT_EQ(server_->stats().evicted.load(), 2u);
+  EXPECT_TRUE(closed_by_server(x[1]));
+  send_all(y, "Host: y\r\n\r\n");
+  EXPECT_EQ(read_responses(y, 1).size(), 1u);
+  for (int fd : x) ::close(fd);
+  ::close(y);
+}
+
+TEST_F(ServerFixture, HeadDeadlineShrinksOnceTheReserveIsInUse) {
+  ServerOptions o;
+  o.max_connections = 4;
+  o.max_per_peer = 4;
+  o.reserve_for_new_peers = 1;
+  o.header_timeout = 10s;
+  o.pressure_header_timeout = 200ms;
+  start(o);
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<int> slow;
+  for (int i = 0; i < 3; ++i) {
+    slow.push_back(connect_to(port_));
+    send_all(slow.back(), "GET /hello HTTP/1.1\r\n");
+  }
+  for (int fd : slow) EXPECT_EQ(status_line(read_to_close(fd)), "HTTP/1.1 408 Request Timeout");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 2s);
+  for (int fd : slow) ::close(fd);
+  // Below the reserve the full deadline holds.
+  int one = connect_to(port_);
+  send_all(one, "GET /hello HTTP/1.1\r\n");
+  EXPECT_FALSE(closed_by_server(one));
+  ::close(one);
 }
 
 TEST_F(ServerFixture, StopFinishesInFlightResponses) {
