@@ -1,26 +1,47 @@
 # Two commands are all the set-up on a fresh Debian 12 machine: `make run` and `make test`.
-# Both install the Debian packages they need (apt-get, as root or through sudo).
+# Both install the Debian packages they need (apt-get, as root or through sudo): `make run` only
+# what building and running the demo needs, `make test` also everything the tests drive.
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
+RELEASE_BUILD ?= build-release
 JOBS       ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
+# `make install PREFIX=/usr/local DESTDIR=/tmp/stage`
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+# Packages, the wheel and the image land here.
+DIST       ?= $(BUILD)/dist
+
+# Warnings are errors in the project's own development and test builds (ANYGPU_WERROR is OFF
+# by default in CMake); the user-facing goals build without it, so a newer compiler's new
+# warning never stops `make run` or a package build.
+USER_GOALS := run install deb wheel image
+WERROR     ?= $(if $(filter-out $(USER_GOALS),$(or $(MAKECMDGOALS),all)),ON,OFF)
+TESTS      ?= $(if $(filter-out $(USER_GOALS),$(or $(MAKECMDGOALS),all)),ON,OFF)
 
 BUILD_DEPS := cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev \
-              libgtest-dev libgmock-dev clang libclang-rt-14-dev
-TEST_DEPS  := pci.ids pciutils python3-yaml python3-pytest time hyperfine librocm-smi-dev libze-dev \
-              python3-torch podman runc busybox-static slurm-wlm prometheus \
-              prometheus-node-exporter tmux curl shellcheck
+              python3 git
+RUN_DEPS   := pci.ids python3-torch
+TEST_DEPS  := libgtest-dev libgmock-dev clang libclang-rt-14-dev \
+              pciutils python3-yaml python3-pytest time hyperfine librocm-smi-dev libze-dev \
+              podman runc busybox-static slurm-wlm prometheus \
+              prometheus-node-exporter tmux curl shellcheck \
+              debootstrap lintian python3-venv python3-pip python3-setuptools python3-wheel \
+              man-db zsh fish bash-completion
+# What each goal installs before it builds: running needs no test stack.
+DEPS_FOR_GOALS := $(if $(filter-out $(USER_GOALS),$(or $(MAKECMDGOALS),all)),\
+                    $(BUILD_DEPS) $(RUN_DEPS) $(TEST_DEPS),$(BUILD_DEPS) $(RUN_DEPS))
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build asan test run fuzz bench format tidy clean
+.PHONY: all deps build asan release test run install deb wheel image fuzz bench format tidy clean
 
 all: build
 
 deps:
-	@missing=""; for p in $(BUILD_DEPS) $(TEST_DEPS); do \
+	@missing=""; for p in $(DEPS_FOR_GOALS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -28,23 +49,46 @@ deps:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
-$(BUILD)/build.ninja:
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
-
-build: deps $(BUILD)/build.ninja
+# Configured on every build: the options follow the goal (run: no tests; test: -Werror).
+build: deps
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DANYGPU_TESTS=$(TESTS) -DANYGPU_WERROR=$(WERROR) >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 
-$(ASAN_BUILD)/build.ninja:
-	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DANYGPU_SANITIZE=ON
-
-asan: deps $(ASAN_BUILD)/build.ninja
+asan: deps
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DANYGPU_SANITIZE=ON \
+	  -DANYGPU_WERROR=$(WERROR) >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+# The build packagers pick (-O3, NDEBUG), warning-clean: the CLI, the C ABI, man pages.
+release: deps
+	cmake -S . -B $(RELEASE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DANYGPU_TESTS=OFF \
+	  -DANYGPU_WERROR=$(WERROR) >/dev/null
+	cmake --build $(RELEASE_BUILD) -j $(JOBS) --target anygpu anygpu_shared anygpu_cli_docs
+
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
+
+# anygpu, libanygpu0 and libanygpu-dev .debs in $(DIST) (CPack; dependencies by dpkg-shlibdeps).
+deb: build
+	cd $(BUILD) && cpack -G DEB -B "$(abspath $(DIST))/deb" >/dev/null
+	mv -f $(DIST)/deb/*.deb $(DIST)/ && ls -1 $(DIST)/*.deb
+
+# anygpu-VERSION-py3-none-manylinux_2_X_ARCH.whl in $(DIST): the package, libanygpu.so, the CLI.
+wheel: build
+	/usr/bin/python3 tools/build_wheel.py --binary $(BUILD)/anygpu \
+	  --library $(BUILD)/libanygpu.so --source python --out $(DIST)
+
+# localhost/anygpu:VERSION, imported into Podman from a root file system of the binary and
+# the libraries it needs.
+image: build
+	/usr/bin/python3 tools/build_image.py $(BUILD)/anygpu $(DIST)
 
 # Tests copy fixture hosts thousands of files at a time: scratch space on tmpfs keeps that
 # from dominating the run on slow disks.
 TEST_TMP ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo $${TMPDIR:-/tmp})
 
-test: build asan
+test: build asan release
 	@tmp=$$(mktemp -d $(TEST_TMP)/anygpu-test.XXXXXX) && trap 'rm -rf "$$tmp"' EXIT && \
 	TMPDIR=$$tmp ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) && \
 	TMPDIR=$$tmp ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -74,4 +118,4 @@ tidy: build
 	find src -name '*.cc' | xargs clang-tidy -p $(BUILD) --quiet
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(RELEASE_BUILD)

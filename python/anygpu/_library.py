@@ -1,8 +1,9 @@
 """Finds and binds libanygpu.so through ctypes (no compiled extension module).
 
 Search order: $ANYGPU_LIBRARY (when set, the only candidate: an explicit choice must not fall
-back silently), libanygpu.so beside this package, the build tree of a source checkout
-(build/libanygpu.so), then the system linker path.
+back silently), libanygpu.so beside this package (the wheel puts it there), the build tree of a
+source checkout (build/libanygpu.so), then the system linker path: the versioned soname first
+(installed packages ship only libanygpu.so.0; the unversioned link is a development file).
 """
 import ctypes
 import os
@@ -10,6 +11,7 @@ import os
 from ._errors import LibraryNotFoundError, error_for
 
 _SONAME = "libanygpu.so"
+_VERSIONED_SONAME = "libanygpu.so.0"  # SOVERSION in cmake/version.cmake
 _SYMBOLS = ("anygpu_detect_json", "anygpu_select_json", "anygpu_free", "anygpu_version")
 
 
@@ -22,7 +24,8 @@ def candidates():
     here = os.path.dirname(os.path.abspath(__file__))
     yield os.path.join(here, _SONAME)
     yield os.path.join(os.path.dirname(os.path.dirname(here)), "build", _SONAME)
-    yield _SONAME  # the plain soname: LD_LIBRARY_PATH, ld.so.cache, the default directories
+    yield _VERSIONED_SONAME  # LD_LIBRARY_PATH, ld.so.cache, the default directories
+    yield _SONAME
     import ctypes.util  # only here: it imports shutil and runs ldconfig; plain imports skip it
 
     found = ctypes.util.find_library("anygpu")

@@ -4,11 +4,17 @@
 #include <cstdlib>
 
 #include "cli/command.h"
+#include "cli/help_dump.h"
 #include "host/deadline.h"
 #include "util/strings.h"
 
 #ifndef ANYGPU_VERSION
 #define ANYGPU_VERSION "0.0.0"
+#endif
+// The git description (`git describe`) taken when the build was configured; empty in builds
+// from a release tarball, which carry only the version.
+#ifndef ANYGPU_GIT_DESCRIPTION
+#define ANYGPU_GIT_DESCRIPTION ""
 #endif
 
 namespace anygpu::cli {
@@ -47,17 +53,24 @@ void print(const std::string& text) {
 }
 
 namespace {
+std::string version_text() {
+  std::string_view described = ANYGPU_GIT_DESCRIPTION;
+  if (described.empty()) return cat({"anygpu ", ANYGPU_VERSION});
+  return cat({"anygpu ", ANYGPU_VERSION, " (", described, ")"});
+}
+
 std::vector<Command> commands() {
-  return {detect_command(),   check_command(),     select_command(),   run_command(),
-          metrics_command(),  top_command(),       exporter_command(), doctor_command(),
-          wheel_command(),    host_init_command(), init_command(),     cdi_command(),
-          slurm_command(),    k8s_command(),       vendors_command(),  gather_command()};
+  return {detect_command(),  check_command(),     select_command(),   run_command(),
+          metrics_command(), top_command(),       exporter_command(), doctor_command(),
+          wheel_command(),   host_init_command(), init_command(),     cdi_command(),
+          slurm_command(),   k8s_command(),       vendors_command(),  gather_command()};
 }
 }  // namespace
 
 int run(int argc, char** argv) {
   CLI::App app{"anygpu: run machine-learning experiments on any accelerator vendor", "anygpu"};
-  app.set_version_flag("--version", ANYGPU_VERSION);
+  const std::string version = version_text();
+  app.set_version_flag("--version", version);
   app.require_subcommand(1);
   GlobalOptions g;
   app.add_option("--root", g.root, "read the host beneath DIR (env ANYGPU_ROOT)")->type_name("DIR");
@@ -77,6 +90,10 @@ int run(int argc, char** argv) {
     sub->fallthrough();
     auto fn = c.setup(*sub);
     sub->callback([&chosen, fn] { chosen = fn; });
+  }
+  if (argc == 2 && argv[1] == kHelpDumpFlag) {
+    print(describe_cli(app, version));
+    return kExitOk;
   }
   try {
     app.parse(argc, argv);

@@ -45,7 +45,8 @@ check "no command" 2 $?
 ANYGPU_NO_LIBS=maybe "$bin" detect >/dev/null 2>"$tmp/err"
 check "bad ANYGPU_NO_LIBS" 2 $?
 grep -q "ANYGPU_NO_LIBS" "$tmp/err" || { echo "FAIL: ANYGPU_NO_LIBS message"; fail=1; }
-"$bin" --version | grep -Eq '^[0-9]+\.[0-9]+\.[0-9]+$'
+# "anygpu X.Y.Z", then the git description the build was configured from, when it had one.
+"$bin" --version | grep -Eq '^anygpu [0-9]+\.[0-9]+\.[0-9]+( \([0-9A-Za-z.+~-]+\))?$'
 check "--version" 0 $?
 
 # This machine: works, and says what it found.

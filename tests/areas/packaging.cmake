@@ -1,0 +1,20 @@
+# Shipping anygpu: install rules, man pages and completions, the Debian packages on a fresh
+# Debian 12, the wheel in a fresh venv, the OCI image scraped by Prometheus. They test the
+# artifacts users install, not memory safety: LABELS system keeps them out of the ASan run.
+set(_pkg_tests ${CMAKE_CURRENT_LIST_DIR}/../packaging)
+set(_pkg_hosts ${CMAKE_CURRENT_LIST_DIR}/../hosts)
+
+if(ANYGPU_CLI_DOCS)
+  add_test(NAME packaging_cli_docs
+    COMMAND ${_pkg_tests}/cli_docs_test.sh $<TARGET_FILE:anygpu> ${ANYGPU_CLI_DOCS_DIR})
+  set_tests_properties(packaging_cli_docs PROPERTIES LABELS system TIMEOUT 120)
+endif()
+
+add_test(NAME packaging_install
+  COMMAND ${_pkg_tests}/install_test.sh ${CMAKE_BINARY_DIR} ${_pkg_hosts}/mi300x-8x)
+set_tests_properties(packaging_install PROPERTIES LABELS system TIMEOUT 180)
+
+# The first run debootstraps Debian 12 into ~/.cache/anygpu (a few minutes); later runs reuse it.
+add_test(NAME packaging_deb
+  COMMAND ${_pkg_tests}/deb_test.sh ${CMAKE_BINARY_DIR} ${_pkg_hosts}/mi300x-8x)
+set_tests_properties(packaging_deb PROPERTIES LABELS system TIMEOUT 900 RUN_SERIAL TRUE)
