@@ -9,7 +9,7 @@ set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME anygpu)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT "${ANYGPU_DEB_MAINTAINER}")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "run machine-learning experiments on any accelerator vendor")
+# No CPACK_PACKAGE_DESCRIPTION_SUMMARY: CPack would prepend it to every package's description.
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
@@ -31,36 +31,38 @@ set(CPACK_DEBIAN_CLI_PACKAGE_NAME anygpu)
 set(CPACK_DEBIAN_CLI_PACKAGE_RECOMMENDS "python3, pci.ids")
 set(CPACK_DEBIAN_CLI_DESCRIPTION
 "run machine-learning experiments on any accelerator vendor
- anygpu discovers every accelerator (NVIDIA, AMD, Intel, Ascend, Moore Threads,
- Cambricon, Hygon, Iluvatar, MetaX, Enflame, Kunlunxin, Gaudi) from kernel
- interfaces first and vendor libraries second, checks an experiment's runtime
- contract, selects devices, launches natively, in containers, under torchrun,
- Slurm or Kubernetes, and exports metrics to Prometheus.
- .
- This package has the anygpu command, its man pages and completions, the
- Python package, and the exporter's systemd unit (installed disabled).")
+anygpu discovers every accelerator (NVIDIA, AMD, Intel, Ascend, Moore Threads,
+Cambricon, Hygon, Iluvatar, MetaX, Enflame, Kunlunxin, Gaudi) from kernel
+interfaces first and vendor libraries second, checks an experiment's runtime
+contract, selects devices, launches natively, in containers, under torchrun,
+Slurm or Kubernetes, and exports metrics to Prometheus.
+
+This package has the anygpu command, its man pages and completions, the
+Python package, and the exporter's systemd unit (installed disabled).")
 set(CPACK_DEBIAN_CLI_PACKAGE_CONTROL_EXTRA
-    "${_debian}/anygpu.postinst;${_debian}/anygpu.prerm;${_debian}/anygpu.postrm")
+    "${_debian}/anygpu/postinst;${_debian}/anygpu/prerm;${_debian}/anygpu/postrm")
 set(CPACK_DEBIAN_CLI_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 
 set(CPACK_DEBIAN_LIB_PACKAGE_NAME libanygpu${ANYGPU_SOVERSION})
 set(CPACK_DEBIAN_LIB_PACKAGE_SECTION libs)
-set(CPACK_DEBIAN_LIB_PACKAGE_GENERATE_SHLIBS ON)
-set(CPACK_DEBIAN_LIB_PACKAGE_GENERATE_SHLIBS_POLICY "=")
+# Only libanygpu0 holds a shared library, so only it gets a shlibs file.
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY "=")
+set(CPACK_DEBIAN_LIB_PACKAGE_CONTROL_EXTRA "${_debian}/libanygpu0/triggers")
 set(CPACK_DEBIAN_LIB_DESCRIPTION
 "accelerator discovery and selection for every vendor (C ABI)
- libanygpu gives any language anygpu's inventory and device selection as JSON
- documents: anygpu_detect_json, anygpu_select_json, anygpu_free.")
+libanygpu gives any language anygpu's inventory and device selection as JSON
+documents: anygpu_detect_json, anygpu_select_json, anygpu_free.")
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libanygpu-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_DESCRIPTION
 "accelerator discovery and selection for every vendor (development files)
- The header anygpu.h, the pkg-config file and the CMake package
- (find_package(anygpu), target anygpu::anygpu) for building against libanygpu.")
+The header anygpu.h, the pkg-config file and the CMake package
+(find_package(anygpu), target anygpu::anygpu) for building against libanygpu.")
 
-# Per package: the copyright file and a Debian changelog, as Debian policy asks of every
-# package (lintian's no-copyright-file, no-changelog).
+# Per package: the copyright file and a changelog, as Debian policy asks of every package
+# (lintian's no-copyright-file, no-changelog); a native package's is changelog.gz.
 string(TIMESTAMP _deb_date "%a, %d %b %Y %H:%M:%S +0000" UTC)
 set(_deb_docs ${CMAKE_BINARY_DIR}/debian-docs)
 foreach(comp cli lib dev)
@@ -70,10 +72,13 @@ foreach(comp cli lib dev)
   set(ANYGPU_DEB_DATE "${_deb_date}")
   configure_file(${_debian}/changelog.in ${_deb_docs}/${_pkg}/changelog.Debian @ONLY)
   execute_process(COMMAND gzip -9nc INPUT_FILE ${_deb_docs}/${_pkg}/changelog.Debian
-                  OUTPUT_FILE ${_deb_docs}/${_pkg}/changelog.Debian.gz COMMAND_ERROR_IS_FATAL ANY)
-  install(FILES ${_debian}/copyright ${_deb_docs}/${_pkg}/changelog.Debian.gz
+                  OUTPUT_FILE ${_deb_docs}/${_pkg}/changelog.gz COMMAND_ERROR_IS_FATAL ANY)
+  install(FILES ${_debian}/copyright ${_deb_docs}/${_pkg}/changelog.gz
           DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/${_pkg} COMPONENT ${comp}
           EXCLUDE_FROM_ALL)
 endforeach()
+
+install(FILES ${_debian}/libanygpu0/lintian-overrides RENAME libanygpu${ANYGPU_SOVERSION}
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides COMPONENT lib EXCLUDE_FROM_ALL)
 
 include(CPack)

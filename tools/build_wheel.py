@@ -126,7 +126,8 @@ def main():
     if not shutil.which("patchelf"):
         sys.exit("build_wheel: patchelf is required (apt-get install patchelf)")
 
-    with tempfile.TemporaryDirectory() as work:
+    with tempfile.TemporaryDirectory() as tmp:
+        work = os.path.join(tmp, "wheel")  # the wheel's tree, as it will be unpacked
         pkg = os.path.join(work, NAME)
         shutil.copytree(os.path.join(a.source, NAME), pkg,
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.so"))
@@ -134,7 +135,7 @@ def main():
         shutil.copyfile(os.path.realpath(a.library), library)
         run(["strip", "--strip-unneeded", library])
         vendored = vendor_libraries(library, os.path.join(work, f"{NAME}.libs"))
-        binary = os.path.join(work, "anygpu")
+        binary = os.path.join(tmp, "anygpu")
         shutil.copyfile(a.binary, binary)
         run(["strip", binary])
         leftover = [n for n in needed_libraries(binary) if n not in SYSTEM_LIBS]
@@ -151,8 +152,6 @@ def main():
             for n in sorted(names):
                 full = os.path.join(root, n)
                 rel = os.path.relpath(full, work)
-                if rel == "anygpu":
-                    continue  # the CLI goes into .data/scripts
                 with open(full, "rb") as f:
                     files.append((rel, f.read(), rel.endswith(".so") or ".so." in rel))
         with open(binary, "rb") as f:

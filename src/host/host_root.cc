@@ -110,9 +110,11 @@ int HostRoot::open_at_root(std::string_view path, int flags) const {
     errno = ENOENT;
     return -1;
   }
-  std::string rel(path);
-  while (!rel.empty() && rel.front() == '/') rel.erase(0, 1);
-  if (rel.empty()) rel = ".";
+  // Built once, not trimmed in place: assigning "." to a string g++ 12 sees may alias it
+  // trips -O3 -Wrestrict (GCC bug 105651).
+  size_t start = path.find_first_not_of('/');
+  std::string rel =
+      start == std::string_view::npos ? std::string(".") : std::string(path.substr(start));
   static std::atomic<bool> have_openat2{true};
   if (have_openat2.load(std::memory_order_relaxed)) {
     struct open_how how {};

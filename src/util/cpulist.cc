@@ -44,7 +44,11 @@ std::string format_cpulist(const std::vector<int>& cpus) {
     while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
     if (!out.empty()) out += ',';
     out += std::to_string(cpus[i]);
-    if (j > i) out += "-" + std::to_string(cpus[j]);
+    if (j > i) {
+      out += '-';  // appended apart: `"-" + to_string(…)` trips g++ 12's -O3 -Wrestrict (GCC bug
+                   // 105651)
+      out += std::to_string(cpus[j]);
+    }
     i = j + 1;
   }
   return out;

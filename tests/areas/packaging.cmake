@@ -18,3 +18,8 @@ set_tests_properties(packaging_install PROPERTIES LABELS system TIMEOUT 180)
 add_test(NAME packaging_deb
   COMMAND ${_pkg_tests}/deb_test.sh ${CMAKE_BINARY_DIR} ${_pkg_hosts}/mi300x-8x)
 set_tests_properties(packaging_deb PROPERTIES LABELS system TIMEOUT 900 RUN_SERIAL TRUE)
+
+add_test(NAME packaging_wheel
+  COMMAND /usr/bin/python3 ${_pkg_tests}/wheel_test.py ${CMAKE_SOURCE_DIR} $<TARGET_FILE:anygpu>
+          $<TARGET_FILE:anygpu_shared> ${_pkg_hosts}/mi300x-8x)
+set_tests_properties(packaging_wheel PROPERTIES LABELS system TIMEOUT 300)

@@ -7,8 +7,9 @@
 #   - in a debootstrap'd bookworm minbase (cached, see debian12_rootfs.sh): dpkg -i fails only
 #     for missing dependencies, apt-get -f installs them, the exporter unit is installed but not
 #     enabled, `anygpu detect` runs, `anygpu --root FIXTURE --no-libs detect --json` equals the
-#     fixture's golden expected.json byte for byte, the unit's ExecStart command line serves
-#     /metrics and /healthz on loopback (a private network namespace) and stops on SIGTERM;
+#     fixture's golden expected.json byte for byte, the unit's ExecStart command line (with the
+#     fixture's sysfs mounted at /sys) serves its 8 GPUs on /metrics and /healthz on loopback
+#     (a private network namespace) and exits 0 on SIGTERM;
 #   - apt-get purge (and autoremove of what it pulled in) leaves the file system as it was.
 # usage: deb_test.sh BUILD_DIR FIXTURE_HOST
 set -u
@@ -112,24 +113,28 @@ set -u
 root=$1 execstart=$2 out=$3
 ip link set lo up
 mount -t proc proc "$root/proc"
+# The fixture's sysfs where the host's would be, as the DaemonSet mounts the node's /sys.
+mount --bind -o ro "$root/tmp/fixture/sys" "$root/sys"
 chroot "$root" env -i $execstart 2>"$out.err" &
 pid=$!
 port=$(echo "$execstart" | sed -n 's/.*--listen [^ ]*:\([0-9]*\).*/\1/p')
 for _ in $(seq 1 100); do
-  curl -sf "http://127.0.0.1:$port/metrics" >"$out.metrics" 2>/dev/null && break
+  curl -sf "http://127.0.0.1:$port/metrics" >"$out.metrics" 2>/dev/null \
+    && grep -q '^anygpu_gpu_utilization_ratio' "$out.metrics" && break
   sleep 0.1
 done
 curl -sf "http://127.0.0.1:$port/healthz" >"$out.healthz" || echo "FAIL: /healthz"
 kill -TERM $pid
 wait $pid
 echo "exporter exit $?"
-umount "$root/proc"
+umount "$root/sys" "$root/proc"
 SH
 unshare --net --mount --propagation private bash "$tmp/exporter.sh" "$root" "$execstart" "$tmp/exp" >"$tmp/exporter.out" 2>&1
 cat "$tmp/exporter.out"
 grep -q FAIL "$tmp/exporter.out" && fail=1
-grep -q '^anygpu_sample_age_seconds' "$tmp/exp.metrics" 2>/dev/null \
-  || bad "exporter under the unit's command line served no metrics: $(cat "$tmp/exp.err" 2>/dev/null)"
+gpus=$(grep -c '^anygpu_gpu_utilization_ratio{' "$tmp/exp.metrics" 2>/dev/null)
+[ "$gpus" = 8 ] || bad "exporter under the unit's command line: $gpus GPUs' utilization, expected 8: $(cat "$tmp/exp.err" 2>/dev/null)"
+grep -qx ok "$tmp/exp.healthz" || bad "/healthz: $(cat "$tmp/exp.healthz")"
 grep -qx "exporter exit 0" "$tmp/exporter.out" || bad "exporter did not exit 0 on SIGTERM"
 
 # --- purge: nothing of anygpu left, nothing else changed ------------------------------------
