@@ -77,8 +77,10 @@ def rootfs(binary, out):
                     made.add(d)
                     add_dir(tar, d)
 
-        for d in ("tmp", "proc", "sys", "dev", "etc", "usr/bin"):
+        for d in ("proc", "sys", "dev", "etc", "usr/bin"):
             parents(d + "/x")
+        add_dir(tar, "tmp", 0o1777)
+        made.add("tmp")
         parents("usr/bin/anygpu")
         add_file(tar, stripped, "usr/bin/anygpu", 0o755)
         listing.append("/usr/bin/anygpu")
@@ -104,7 +106,6 @@ def rootfs(binary, out):
                 break
         add_bytes(tar, "etc/passwd", b"nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n")
         add_bytes(tar, "etc/group", b"nogroup:x:65534:\nvideo:x:44:\nrender:x:105:\n")
-        add_dir(tar, "tmp", 0o1777)
     os.remove(stripped)
     return listing
 

@@ -23,3 +23,9 @@ add_test(NAME packaging_wheel
   COMMAND /usr/bin/python3 ${_pkg_tests}/wheel_test.py ${CMAKE_SOURCE_DIR} $<TARGET_FILE:anygpu>
           $<TARGET_FILE:anygpu_shared> ${_pkg_hosts}/mi300x-8x)
 set_tests_properties(packaging_wheel PROPERTIES LABELS system TIMEOUT 300)
+
+# The image from the build's binary, and the Prometheus end-to-end test against it.
+add_test(NAME packaging_image
+  COMMAND ${_pkg_tests}/image_test.sh ${CMAKE_SOURCE_DIR} $<TARGET_FILE:anygpu>
+          ${_pkg_hosts}/mi300x-8x ${CMAKE_SOURCE_DIR}/deploy/grafana/anygpu-dashboard.json)
+set_tests_properties(packaging_image PROPERTIES LABELS system TIMEOUT 300)
