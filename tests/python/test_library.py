@@ -61,7 +61,9 @@ except ImportError as e:
     beside = str(tmp_path / "src" / "python" / "anygpu" / "libanygpu.so")
     tree = str(tmp_path / "src" / "build" / "libanygpu.so")
     assert lines[1:3] == [f"{beside} (not found)", f"{tree} (not found)"]
-    assert lines[3].startswith("libanygpu.so (")  # the system linker path, last
+    # The system linker path, last: the installed SONAME first, then the development link.
+    assert lines[3].startswith("libanygpu.so.0 (")
+    assert lines[4].startswith("libanygpu.so (")
 
 
 def test_library_beside_the_package_wins(tmp_path):
