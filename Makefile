@@ -18,8 +18,9 @@ DIST       ?= $(BUILD)/dist
 # by default in CMake); the user-facing goals build without it, so a newer compiler's new
 # warning never stops `make run` or a package build.
 USER_GOALS := run install deb wheel image
-WERROR     ?= $(if $(filter-out $(USER_GOALS),$(or $(MAKECMDGOALS),all)),ON,OFF)
-TESTS      ?= $(if $(filter-out $(USER_GOALS),$(or $(MAKECMDGOALS),all)),ON,OFF)
+DEV_GOALS  := $(filter-out $(USER_GOALS),$(or $(MAKECMDGOALS),all))
+WERROR     ?= $(if $(DEV_GOALS),ON,OFF)
+TESTS      ?= $(if $(DEV_GOALS),ON,OFF)
 
 BUILD_DEPS := cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev \
               python3 git
@@ -29,10 +30,14 @@ TEST_DEPS  := libgtest-dev libgmock-dev clang libclang-rt-14-dev \
               podman runc busybox-static slurm-wlm prometheus \
               prometheus-node-exporter tmux curl shellcheck \
               debootstrap lintian python3-venv python3-pip python3-setuptools python3-wheel \
-              man-db zsh fish bash-completion
+              man-db zsh fish bash-completion patchelf dpkg-dev file
+# What the packaging goals need beyond building.
+PACKAGE_DEPS := $(if $(filter deb,$(MAKECMDGOALS)),dpkg-dev file) \
+                $(if $(filter wheel,$(MAKECMDGOALS)),patchelf binutils) \
+                $(if $(filter image,$(MAKECMDGOALS)),podman runc binutils)
 # What each goal installs before it builds: running needs no test stack.
-DEPS_FOR_GOALS := $(if $(filter-out $(USER_GOALS),$(or $(MAKECMDGOALS),all)),\
-                    $(BUILD_DEPS) $(RUN_DEPS) $(TEST_DEPS),$(BUILD_DEPS) $(RUN_DEPS))
+DEPS_FOR_GOALS := $(if $(DEV_GOALS),\
+                    $(BUILD_DEPS) $(RUN_DEPS) $(TEST_DEPS),$(BUILD_DEPS) $(RUN_DEPS) $(PACKAGE_DEPS))
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -49,15 +54,22 @@ deps:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
-# Configured on every build: the options follow the goal (run: no tests; test: -Werror).
+# The options follow the goal (run: no tests, no -Werror; build and test: both). A user goal
+# takes an existing build tree as it is; a development goal reconfigures one whose options
+# differ (a tree `make run` made gains its tests).
 build: deps
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DANYGPU_TESTS=$(TESTS) -DANYGPU_WERROR=$(WERROR) >/dev/null
+	@if [ ! -f $(BUILD)/build.ninja ] || { [ -n "$(DEV_GOALS)" ] && \
+	    ! { grep -qx 'ANYGPU_TESTS:BOOL=$(TESTS)' $(BUILD)/CMakeCache.txt && \
+	        grep -qx 'ANYGPU_WERROR:BOOL=$(WERROR)' $(BUILD)/CMakeCache.txt; }; }; then \
+	  echo "configuring $(BUILD): ANYGPU_TESTS=$(TESTS) ANYGPU_WERROR=$(WERROR)"; \
+	  cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	    -DANYGPU_TESTS=$(TESTS) -DANYGPU_WERROR=$(WERROR) >/dev/null; \
+	fi
 	cmake --build $(BUILD) -j $(JOBS)
 
 asan: deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DANYGPU_SANITIZE=ON \
-	  -DANYGPU_WERROR=$(WERROR) >/dev/null
+	  -DANYGPU_WERROR=$(WERROR) -DANYGPU_CLI_DOCS=OFF >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
 # The build packagers pick (-O3, NDEBUG), warning-clean: the CLI, the C ABI, man pages.
@@ -99,7 +111,7 @@ run: build
 
 $(FUZZ_BUILD)/build.ninja:
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-	  -DANYGPU_FUZZ=ON -DANYGPU_TESTS=OFF
+	  -DANYGPU_FUZZ=ON -DANYGPU_TESTS=OFF -DANYGPU_CLI_DOCS=OFF
 
 fuzz: deps $(FUZZ_BUILD)/build.ninja
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
