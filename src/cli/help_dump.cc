@@ -44,8 +44,8 @@ json option_json(const CLI::Option& opt) {
   for (const auto& s : opt.get_snames()) names.push_back("-" + s);
   for (const auto& l : opt.get_lnames()) names.push_back("--" + l);
   o["names"] = names;
-  // A flag takes no value: its type size is 0.
-  if (opt.get_type_size_max() > 0) o["value"] = value_of(opt);
+  // A flag expects no item (CLI11 parses it as one when its expected count is 0).
+  if (opt.get_items_expected_max() > 0) o["value"] = value_of(opt);
   return o;
 }
 

@@ -217,10 +217,13 @@ std::string Version::public_str() const {
     if (i) out += '.';
     out += std::to_string(release[i]);
   }
-  if (pre) out += (pre->first == 'c' ? std::string("rc") : std::string(1, pre->first)) +
-                  std::to_string(pre->second);
-  if (post) out += ".post" + std::to_string(*post);
-  if (dev) out += ".dev" + std::to_string(*dev);
+  // cat(), not `"x" + std::to_string(…)`: g++ 12 -O3 misreads that as an overlapping memcpy
+  // (-Wrestrict, GCC bug 105651).
+  if (pre)
+    out += cat({pre->first == 'c' ? std::string_view("rc") : std::string_view(&pre->first, 1),
+                std::to_string(pre->second)});
+  if (post) out += cat({".post", std::to_string(*post)});
+  if (dev) out += cat({".dev", std::to_string(*dev)});
   return out;
 }
 

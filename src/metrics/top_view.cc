@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "metrics/render.h"
+#include "util/strings.h"
 
 namespace anygpu {
 
@@ -142,7 +143,7 @@ std::vector<std::string> render_top_frame(const MetricsSnapshot& s, const TopLay
       power_text = fixed(*d.power_watts, 0) + "W";
       if (d.power_limit_watts && *d.power_limit_watts > 0) {
         power_fraction = *d.power_watts / *d.power_limit_watts;
-        power_text += "/" + fixed(*d.power_limit_watts, 0) + "W";
+        power_text += cat({"/", fixed(*d.power_limit_watts, 0), "W"});  // GCC bug 105651
       }
     }
     std::string bars = "  " + bar("GPU", util, util_text, inner, layout.color) + " " +

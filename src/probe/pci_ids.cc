@@ -27,7 +27,7 @@ std::optional<std::string> find_pci_device_name(std::string_view text, uint16_t 
   auto vpos = find_line(text, id4(vendor) + "  ", 0);
   if (vpos == std::string_view::npos) return std::nullopt;
   auto pos = text.find('\n', vpos);
-  std::string want = "\t" + id4(device) + "  ";
+  std::string want = cat({"\t", id4(device), "  "});
   while (pos != std::string_view::npos && pos + 1 < text.size()) {
     auto start = pos + 1;
     auto end = text.find('\n', start);
