@@ -100,7 +100,7 @@ image: build
 # from dominating the run on slow disks.
 TEST_TMP ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo $${TMPDIR:-/tmp})
 
-test: build asan
+test: build asan release
 	@tmp=$$(mktemp -d $(TEST_TMP)/anygpu-test.XXXXXX) && trap 'rm -rf "$$tmp"' EXIT && \
 	TMPDIR=$$tmp ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) && \
 	TMPDIR=$$tmp ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
