@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Python layer: `import anygpu` against `import torch; torch.cuda.is_available()` (what
 # experiment code runs to find its device today), and anygpu.torch.device() once torch is loaded.
-# Usage: bench/python.sh [BUILD_DIR]   (prints a Markdown table)
-# Targets: import anygpu < 20 ms; device() < 1 ms.
+# Usage: bench/python.sh [BUILD_DIR]   (prints Markdown tables)
+# Targets: import anygpu < 20 ms; device() < 1 ms; Accelerator adds <= 2 % to a training step
+# (bench/python_step.py, against a hand-written loop, with an A/A control).
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -67,3 +68,8 @@ PY
 echo "| CPU time: python3 -c 'pass' / 'import anygpu' / the difference (median of 20) | ${cpu_pass} / ${cpu_import} / ${cpu_delta} ms | | |"
 echo "| anygpu.torch.device(), first call (selects through the C ABI) | ${first_ms} ms | | |"
 echo "| anygpu.torch.device(), steady state (timeit, 100k calls) | ${steady_us} µs | | |"
+
+echo
+echo "Training step through anygpu.torch.Accelerator (bench/python_step.py):"
+echo
+$py "$here/bench/python_step.py"

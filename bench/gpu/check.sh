@@ -5,10 +5,18 @@
 #      inventory through the Python package (ctypes);
 #   3. examples/train.py through `anygpu run` against the same loop hand-written for
 #      torch.device("cuda") (bench/gpu/train_plain.py): throughput ratio, goal >= RATIO_MIN;
-#   4. the cost of one NVML sample (`anygpu metrics --json`), against nvidia-smi.
-# Usage: bench/gpu/check.sh            (env: PYTHON=python3 RATIO_MIN=0.99 TRIALS=3 SKIP_BUILD=)
+#   4. the cost of one NVML sample (`anygpu metrics --json`), against nvidia-smi;
+#   5. the experiment layer on the GPUs (tests/python/experiment.py under `anygpu run`, two
+#      processes when there are two GPUs): resume from a checkpoint in fresh processes equals
+#      the uninterrupted run exactly, gather_for_metrics gives all 101 samples once, the
+#      accumulated gradient equals the large-batch one.
+# Usage: bench/gpu/check.sh [--cpu]    (env: PYTHON=python3 RATIO_MIN=0.99 TRIALS=3 SKIP_BUILD=)
+#   --cpu: only step 5, on the CPU with gloo (no GPU needed), to try the script anywhere.
 # Exit status: 0 all good; 1 a mismatch or a ratio below the goal; 2 a prerequisite is missing.
 set -euo pipefail
+cpu_only=
+if [[ ${1:-} == --cpu ]]; then cpu_only=1; shift; fi
+[[ $# -eq 0 ]] || { echo "usage: bench/gpu/check.sh [--cpu]"; exit 2; }
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$here"
 py=${PYTHON:-python3}
@@ -22,8 +30,54 @@ step() { printf '\n== %s\n' "$*"; }
 fail() { printf 'FAIL: %s\n' "$*"; failures=$((failures + 1)); }
 need() { command -v "$1" >/dev/null || { echo "missing prerequisite: $1 ($2)"; exit 2; }; }
 
+# Step 5, callable alone (--cpu): the experiment layer through `anygpu run`.
+experiment() {
+  local nproc=$1 config=$log/accelerator-config.yaml out=$log/experiment
+  mkdir -p "$out"
+  if [[ -n $cpu_only ]]; then echo "backend: cpu" >"$config"; else echo "backend: auto" >"$config"; fi
+  local launch=("$bin" run --config "$config")
+  ((nproc > 1)) && launch+=(--nproc-per-node "$nproc")
+  for mode in full resume; do
+    PYTHONPATH=$here/python "${launch[@]}" -- "$py" tests/python/experiment.py "$mode" "$out" \
+      "$log/checkpoint" >"$log/experiment-$mode.txt" 2>&1 ||
+      { tail -30 "$log/experiment-$mode.txt"; fail "experiment.py $mode exited non-zero"; return; }
+  done
+  "$py" - "$out" "$nproc" <<'PY' || fail "resume, gather or accumulation differs"
+import sys, torch
+out, world = sys.argv[1], int(sys.argv[2])
+bad = 0
+def check(what, ok, detail=""):
+    global bad
+    bad += not ok
+    print(f"  {'ok  ' if ok else 'DIFF'} {what} {detail}")
+for r in range(world):
+    full = torch.load(f"{out}/full-rank{r}.pt", map_location="cpu")
+    resumed = torch.load(f"{out}/resume-rank{r}.pt", map_location="cpu")
+    a, b = full["training"]["params"], resumed["training"]["params"]
+    check(f"rank {r}: resumed parameters equal the uninterrupted run's", torch.equal(a, b),
+          f"(max |diff| {(a - b).abs().max().item():.3g})")
+    seen = sorted(full["metrics"]["seen"].tolist())
+    check(f"rank {r}: gather_for_metrics has each of the 101 samples once", seen == list(range(101)))
+    acc = full["accumulation"]
+    close = all(torch.allclose(g, w, atol=1e-5) for g, w in zip(acc["grads"], acc["reference"]))
+    check(f"rank {r}: accumulated gradient equals the large-batch gradient", close)
+    print(f"  rank {r}: backend {full['backend']}")
+sys.exit(1 if bad else 0)
+PY
+}
+
+need "$py" "set PYTHON to the interpreter with torch"
+if [[ -n $cpu_only ]]; then
+  echo "logs: $log"
+  [[ -x $bin ]] || { echo "missing prerequisite: $bin (make build)"; exit 2; }
+  step "5. experiment layer on the CPU (resume, gather, accumulation)"
+  experiment 2
+  step "verdict"
+  if ((failures)); then echo "FAILED: $failures check(s); logs in $log"; exit 1; fi
+  echo "PASSED: resume is exact, gathered metrics are whole, accumulation matches"
+  exit 0
+fi
 need nvidia-smi "an NVIDIA driver"
-need "$py" "set PYTHON to the interpreter with a CUDA build of torch"
 "$py" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' ||
   { echo "torch in $py cannot use the GPU (torch.cuda.is_available() is False)"; exit 2; }
 echo "logs and JSON documents: $log"
@@ -114,6 +168,10 @@ else
   echo "  anygpu metrics is not available in this build ($(head -1 "$log/metrics.err")); not measured"
 fi
 
+step "5. experiment layer on the GPU (resume, gather, accumulation)"
+gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
+experiment "$((gpus >= 2 ? 2 : 1))"
+
 step "verdict"
 if ((failures)); then echo "FAILED: $failures check(s); logs in $log"; exit 1; fi
-echo "PASSED: detect matches nvidia-smi; anygpu run throughput within the goal"
+echo "PASSED: detect matches nvidia-smi; anygpu run throughput within the goal; resume exact"

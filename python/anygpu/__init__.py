@@ -35,6 +35,21 @@ def _host_options(root, no_libs, lib_timeout_ms) -> dict:
     return opts
 
 
+_HOST_VARIABLES = ("ANYGPU_ROOT", "ANYGPU_NO_LIBS", "ANYGPU_LIB_TIMEOUT_MS")
+_checked_host_environments = set()
+
+
+def _check_host_environment() -> None:
+    # An exported selection skips the native select, but ANYGPU_ROOT, ANYGPU_NO_LIBS and
+    # ANYGPU_LIB_TIMEOUT_MS must still be refused exactly as the CLI refuses them: the native
+    # library validates them (anygpu.error/v1, exit code 2), Python does not second-guess it.
+    values = tuple(_os.environ.get(k) for k in _HOST_VARIABLES)
+    if all(v is None for v in values) or values in _checked_host_environments:
+        return
+    _lib.call("anygpu_detect_json", {})
+    _checked_host_environments.add(values)
+
+
 def detect(*, root=None, no_libs=None, lib_timeout_ms=None) -> dict:
     """Every accelerator on the host (or beneath `root`): the anygpu.inventory/v1 document."""
     return _lib.call("anygpu_detect_json", _host_options(root, no_libs, lib_timeout_ms))
@@ -53,6 +68,7 @@ def select(config=None, *, nproc_per_node=None, python=None, root=None, no_libs=
     if all(v is None for v in explicit):
         inherited = _selection_from_environment()
         if inherited is not None:
+            _check_host_environment()
             return inherited
     opts = _host_options(root, no_libs, lib_timeout_ms)
     if config is not None:

@@ -50,7 +50,7 @@ def training(ckpt, resume):
                 acc.save_state(ckpt)
             if step == STEPS:
                 break
-    params = torch.cat([p.detach().flatten() for p in acc.unwrap(model).parameters()])
+    params = torch.cat([p.detach().flatten() for p in acc.unwrap(model).parameters()]).cpu()
     return {"params": params, "losses": losses, "epoch": loader.epoch, "rng": torch.rand(3)}
 
 
@@ -73,7 +73,7 @@ def accumulation(acc, world):
             syncs.append(acc4.sync_gradients)
             acc4.clip_grad_norm_(model.parameters(), 1e6)
             if acc4.sync_gradients:
-                grads = [p.grad.clone() for p in acc4.unwrap(model).parameters()]
+                grads = [p.grad.detach().clone().cpu() for p in acc4.unwrap(model).parameters()]
             opt.step()
             opt.zero_grad()
         if i == 3:
@@ -88,12 +88,13 @@ def metrics(acc):
     loader = acc.prepare(DataLoader(TensorDataset(torch.arange(101), x), batch_size=8))
     seen, padded, names = [], [], []
     for idx, xb in loader:
-        seen.append(acc.gather_for_metrics(idx))
-        padded.append(acc.gather(idx))
+        seen.append(acc.gather_for_metrics(idx).cpu())
+        padded.append(acc.gather(idx).cpu())
         names += acc.gather_for_metrics([f"s{i}" for i in idx.tolist()])
-    total = acc.reduce(torch.tensor([acc.rank + 1.0]))
+    total = acc.reduce(torch.tensor([acc.rank + 1.0], device=acc.device)).cpu()
+    sent = acc.broadcast(torch.tensor([acc.rank], device=acc.device)).cpu()
     return {"seen": torch.cat(seen), "padded": torch.cat(padded), "names": names,
-            "reduced": total, "broadcast": acc.broadcast(torch.tensor([acc.rank]))}
+            "reduced": total, "broadcast": sent}
 
 
 def subset(acc):
@@ -101,7 +102,7 @@ def subset(acc):
     data = TensorDataset(torch.arange(2048))
     sampler = SubsetRandomSampler(list(range(1024, 2048)))
     loader = acc.prepare(DataLoader(data, batch_size=64, sampler=sampler))
-    return {"seen": torch.cat([b for (b,) in loader]), "len": len(loader)}
+    return {"seen": torch.cat([b.cpu() for (b,) in loader]), "len": len(loader)}
 
 
 class Encoding(collections.UserDict):
@@ -120,7 +121,7 @@ def batches(acc):
     loader = acc.prepare(DataLoader(rows, batch_size=2, collate_fn=lambda b: (
         Encoding({"ids": torch.cat([r["ids"] for r in b])}),
         collections.UserDict({"ids": torch.cat([r["ids"] for r in b])}))))
-    kinds = [(type(e).__name__, type(u).__name__, str(e["ids"].device)) for e, u in loader]
+    kinds = [(type(e).__name__, type(u).__name__, str(e["ids"].device.type)) for e, u in loader]
     return {"kinds": kinds, "moved_to": Encoding.moved_to}
 
 

@@ -32,6 +32,13 @@ def test_gpu_check_without_a_gpu_says_what_is_missing(tmp_path):
     assert "missing prerequisite: nvidia-smi" in proc.stdout
 
 
-def test_plain_loop_compiles(tmp_path):
-    py_compile.compile(os.path.join(REPO, "bench/gpu/train_plain.py"), doraise=True,
-                       cfile=str(tmp_path / "train_plain.pyc"))
+@pytest.mark.parametrize("script", ["bench/gpu/train_plain.py", "bench/python_step.py"])
+def test_benchmark_scripts_compile(tmp_path, script):
+    py_compile.compile(os.path.join(REPO, script), doraise=True,
+                       cfile=str(tmp_path / "script.pyc"))
+
+
+def test_gpu_check_rejects_unknown_arguments(tmp_path):
+    proc = subprocess.run([os.path.join(REPO, "bench/gpu/check.sh"), "--gpu"],
+                          capture_output=True, text=True, env=clean_env(OUT=tmp_path), timeout=60)
+    assert proc.returncode == 2 and "usage: bench/gpu/check.sh [--cpu]" in proc.stdout

@@ -24,6 +24,8 @@ import importlib.util
 
 import torch
 
+from .._environment import TORCH_DEVICES
+
 # Distributed backend -> the module whose import registers it with torch.distributed.
 _BACKEND_MODULES = {
     ("hccl", "hpu"): "habana_frameworks.torch.distributed.hccl",
@@ -53,6 +55,10 @@ def register_backend(backend: str, device_type: str) -> None:
 def plugin_grad_scaler(device_type: str):
     """The plugin's own GradScaler class for npu/musa/mlu, else None (torch's is used)."""
     if device_type not in _OWN_SCALERS:
+        return None
+    try:
+        importlib.import_module(TORCH_DEVICES[device_type][0])  # installs torch.<device_type>
+    except ImportError:
         return None
     amp = getattr(getattr(torch, device_type, None), "amp", None)
     return getattr(amp, "GradScaler", None)

@@ -1,0 +1,2 @@
+"""What the fake vendor plugins were asked to do, in order."""
+EVENTS = []
