@@ -8,8 +8,13 @@ add_test(NAME e2e_hostprep COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/hostprep_cli
 add_test(NAME e2e_hostprep_image COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/hostprep_image_test.sh
          $<TARGET_FILE:anygpu> $<TARGET_FILE:anygpu_shared> ${CMAKE_SOURCE_DIR})
 set_tests_properties(e2e_hostprep_image PROPERTIES LABELS system RESOURCE_LOCK podman TIMEOUT 600)
-# Every writer (host-init, cdi, init, gather, slurm, k8s) against planted links and kill -9.
+# Every writer (host-init, cdi, init, gather, slurm, k8s) against planted links and kill -9
+# (the preload widens the write windows so the kills land inside them).
+add_library(slow_writes_preload SHARED ${CMAKE_CURRENT_LIST_DIR}/../e2e/slow_writes_preload.cc)
+set_target_properties(slow_writes_preload PROPERTIES PREFIX "")
+target_link_libraries(slow_writes_preload PRIVATE ${CMAKE_DL_LIBS})
 add_test(NAME e2e_writes_confined
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/../e2e/writes_confined_test.py
-         $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts)
+         $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts
+         $<TARGET_FILE:slow_writes_preload>)
 set_tests_properties(e2e_writes_confined PROPERTIES TIMEOUT 120)

@@ -183,14 +183,16 @@ def slurm_k8s_links(binary, s, hosts):
         s.outside_untouched(what)
 
 
-def killed(cmd, delay):
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def killed(cmd, delay, env):
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     time.sleep(delay)
     p.send_signal(signal.SIGKILL)
     p.wait()
 
 
-def kill_writers(binary, s, hosts):
+def kill_writers(binary, s, hosts, preload):
+    # Pauses before fsync and renameat: the kills land inside writes, not only around them.
+    slow = dict(os.environ, LD_PRELOAD=preload, ANYGPU_TEST_SLOW_WRITES_US="20000")
     rng = random.Random(int(os.environ.get("ANYGPU_TEST_SEED", time.time_ns())))
     src = os.path.join(hosts, "mi300x-8x")
     base = os.path.join(s.base, "kill")
@@ -221,12 +223,14 @@ def kill_writers(binary, s, hosts):
     writers.append(("gather", [binary, "--root", src, "--no-libs", "gather", g], [g],
                     os.path.dirname(g), [binary, "--root", src, "--no-libs", "gather", g_ref],
                     [g_ref]))
+    inside = []
     for what, cmd, targets, area, ref_cmd, refs in writers:
         t0 = time.monotonic()
-        r = run(ref_cmd)
+        r = run(ref_cmd, env=slow)
         took = time.monotonic() - t0
         check(r.returncode == 0, f"{what}: reference run: exit {r.returncode} {r.stderr}")
         expected = [listing(x) if os.path.isdir(x) else open(x, "rb").read() for x in refs]
+        interrupted = 0
         for i in range(KILLS):
             for t in targets:  # each run has something to write
                 if what in ("init", "gather"):
@@ -235,7 +239,8 @@ def kill_writers(binary, s, hosts):
                     os.unlink(t)
             if what == "gather" and os.path.isdir(g):
                 shutil.rmtree(g)
-            killed(cmd, rng.uniform(0, took * 1.2))
+            killed(cmd, rng.uniform(0, took * 1.2), slow)
+            interrupted += bool(temporaries(area))
             for t, want in zip(targets, expected):
                 if not os.path.lexists(t):
                     continue
@@ -250,6 +255,10 @@ def kill_writers(binary, s, hosts):
                     whole = open(t, "rb").read() == want
                 if not whole:
                     check(False, f"{what}: kill {i}: {t} is half-written")
+        print(f"     {what}: {interrupted} of {KILLS} kills left a temporary behind")
+        inside.append(interrupted)
+        if what == "gather" and os.path.isdir(g):
+            shutil.rmtree(g)  # a kill after the rename left a whole tree: gather again
         r = run(cmd)
         check(r.returncode == 0, f"{what}: the run after the kills: exit {r.returncode} {r.stderr}")
         check(not temporaries(area), f"{what}: no stale temporary after the next run: "
@@ -257,10 +266,12 @@ def kill_writers(binary, s, hosts):
         for t, want in zip(targets, expected):
             have = listing(t) if os.path.isdir(t) else open(t, "rb").read()
             check(have == want, f"{what}: the next run's {os.path.basename(t)} is whole")
+    # About half the kills land between a temporary's creation and its rename.
+    check(sum(inside) >= 5, f"kills that landed inside a write: {sum(inside)} (expected >= 5)")
 
 
 def main():
-    binary, hosts = sys.argv[1:3]
+    binary, hosts, preload = sys.argv[1:4]
     base = tempfile.mkdtemp(prefix="writes.")
     try:
         s = Scratch(base)
@@ -269,7 +280,7 @@ def main():
         init_links(binary, s)
         gather_links(binary, s, hosts)
         slurm_k8s_links(binary, s, hosts)
-        kill_writers(binary, s, hosts)
+        kill_writers(binary, s, hosts, preload)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     if FAILED:

@@ -24,8 +24,19 @@ using namespace std::chrono_literals;
 
 namespace {
 
-int connect_to(uint16_t port) {
+// From `source` (127.0.0.0/8 is all local) when given; a small receive buffer when asked.
+int connect_from(uint16_t port, const char* source, int rcvbuf = 0) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (rcvbuf) ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+  if (source) {
+    sockaddr_in from{};
+    from.sin_family = AF_INET;
+    ::inet_pton(AF_INET, source, &from.sin_addr);
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof from) != 0) {
+      ::close(fd);
+      return -1;
+    }
+  }
   timeval tv{10, 0};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   sockaddr_in a{};
@@ -37,6 +48,10 @@ int connect_to(uint16_t port) {
     return -1;
   }
   return fd;
+}
+
+int connect_to(uint16_t port) {
+  return connect_from(port, nullptr);
 }
 
 void send_all(int fd, std::string_view data) {
@@ -245,27 +260,6 @@ TEST_F(ServerFixture, SlowHeadsAreCutWith408) {
 }
 
 namespace {
-
-// From one loopback address to another: 127.0.0.0/8 is all local.
-int connect_from(uint16_t port, const char* source, int rcvbuf = 0) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (rcvbuf) ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
-  timeval tv{10, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  sockaddr_in from{};
-  from.sin_family = AF_INET;
-  ::inet_pton(AF_INET, source, &from.sin_addr);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof from) != 0) return -1;
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
 
 bool closed_by_server(int fd) {
   timeval tv{2, 0};

@@ -14,18 +14,16 @@
 
 #include <algorithm>
 #include <fstream>
-#include <sstream>
+#include <iterator>
 
 #include "test_support.h"
 
 namespace anygpu {
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
+std::string read_all(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), {}};
 }
 
 std::string cat_pid(const std::string& s) {
@@ -69,7 +67,7 @@ TEST_P(ConfinedWriter, WritesWholeFilesAndCreatesParentsWithoutLeftovers) {
   ASSERT_TRUE(dir) << dir.error().message;
   ASSERT_TRUE(dir->write_file("/a/b/c.txt", "one\n"));
   ASSERT_TRUE(dir->write_file("a/b/c.txt", "two\n", {.mode = 0600}));
-  EXPECT_EQ(slurp(tmp / "t/a/b/c.txt"), "two\n");
+  EXPECT_EQ(read_all(tmp / "t/a/b/c.txt"), "two\n");
   struct stat st {};
   ASSERT_EQ(::stat((tmp / "t/a/b/c.txt").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
@@ -108,7 +106,7 @@ TEST_P(ConfinedWriter, LinksLeavingAStagedRootRefuseTheWrite) {
   auto inside = dir->write_file("/etc/cdi/anygpu.yaml", "spec");
   EXPECT_EQ(inside.ok(), GetParam()) << (inside ? "" : inside.error().message);
   if (inside) {
-    EXPECT_EQ(slurp(root + "/etc/cdi.d/anygpu.yaml"), "spec");
+    EXPECT_EQ(read_all(root + "/etc/cdi.d/anygpu.yaml"), "spec");
   }
 }
 
@@ -145,9 +143,9 @@ TEST_P(ConfinedWriter, ALinkAtTheTargetIsReplacedNotFollowed) {
   ASSERT_TRUE(dir);
   EXPECT_FALSE(dir->read_file("spec.yaml"));  // not "already there": the link is not ours
   ASSERT_TRUE(dir->write_file("spec.yaml", "new\n"));
-  EXPECT_EQ(slurp(victim), "precious\n");
+  EXPECT_EQ(read_all(victim), "precious\n");
   EXPECT_FALSE(is_link(tmp / "d/spec.yaml"));
-  EXPECT_EQ(slurp(tmp / "d/spec.yaml"), "new\n");
+  EXPECT_EQ(read_all(tmp / "d/spec.yaml"), "new\n");
 }
 
 TEST_P(ConfinedWriter, OnlyStaleTemporariesOfItsOwnAreRemoved) {
