@@ -158,10 +158,10 @@ NV_PROC_VERSION = (
 
 
 class Host:
-    def __init__(self, name, hostname, kernel, arch, os_key, ncpus, nodes):
-        """nodes: {node_id: cpulist}"""
+    def __init__(self, name, hostname, kernel, arch, os_key, ncpus, nodes, base=None):
+        """nodes: {node_id: cpulist}; base: the directory above the tree (default: here)"""
         self.name = name
-        self.root = HERE / name
+        self.root = (base or HERE) / name
         self.ncpus = ncpus
         self.nodes = nodes
         self.devpaths = {}        # bdf -> path relative to sys/
@@ -933,6 +933,30 @@ def make_hygon():
     h.ln("opt/dtk", "dtk-25.04.4")
 
 
+# --------------------------------------------------------------------------
+# acme-host (tests/registry/acme-host): a made-up vendor known only to the
+# test registry tests/registry/acme/vendors.yaml
+# --------------------------------------------------------------------------
+
+def make_acme():
+    h = Host("acme-host", "acme-01", "6.1.0-26-amd64", "x86_64", "debian12", 16,
+             {0: "0-7", 1: "8-15"}, base=HERE.parent / "registry")
+    h.pci("0000:00:00.0", None, 0x8086, 0x09a2, 0x060000, subsys=(0x8086, 0x0000), numa=0)
+    h.module("acme_npu", "3.2.1")
+    for i, (rp, g, numa) in enumerate((("0000:00:01.0", "0000:01:00.0", 0),
+                                       ("0000:00:02.0", "0000:02:00.0", 1))):
+        h.bridge(rp, None, 0x8086, 0x347a, numa, link(4, 16))
+        h.pci(g, rp, 0x1f9a, 0x0a01, 0x120000, subsys=(0x1f9a, 0x0001), numa=numa,
+              driver="acme_npu", module="acme_npu", modversion="3.2.1", link=link(4, 16), irq=0)
+        h.hwmon(g, i, {"name": "acme", "temp1_input": "%d" % (41000 + 1000 * i),
+                       "power1_input": "%d" % (75000000 + i)})
+        h.node("dev/acme%d" % i)
+    h.node("dev/acme_ctl")
+    h.node("dev/acme_display")
+    h.w("opt/acme/lib/libacme_ml.so.1", "not a real library")
+    h.w("opt/acme/version", "2.4.0")
+
+
 HOSTS = {
     "h100-8x": make_h100,
     "mi300x-8x": make_mi300x,
@@ -942,6 +966,7 @@ HOSTS = {
     "laptop-hybrid": make_laptop,
     "cloud-vm-none": make_vm,
     "hygon-dcu": make_hygon,
+    "acme-host": make_acme,
 }
 
 
