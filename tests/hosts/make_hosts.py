@@ -934,6 +934,37 @@ def make_hygon():
 
 
 # --------------------------------------------------------------------------
+# 9. thead-ppu (T-Head PPU, a vendor that is data only: no probe code of its own)
+# --------------------------------------------------------------------------
+
+def make_thead():
+    # Nodes, driver and KMD version as public PPU install logs and gpustack/runtime show them;
+    # the PCI device id and class of the PPU are not published (see data/vendors.yaml).
+    n0, n1 = "0-47,96-143", "48-95,144-191"
+    h = Host("thead-ppu-4x", "ppu-node-01", "5.10.134-16.3.al8.x86_64", "x86_64",
+             "ubuntu2204", 192, {0: n0, 1: n1})
+    h.pci("0000:00:00.0", None, 0x8086, 0x09a2, 0x060000, subsys=(0x8086, 0x0000), numa=0)
+    h.pci("0000:80:00.0", None, 0x8086, 0x09a2, 0x060000, subsys=(0x8086, 0x0000), numa=1)
+    ppus = [(0x00, 0x10, 0), (0x00, 0x20, 0), (0x80, 0x90, 1), (0x80, 0xa0, 1)]
+    h.module("alipci")
+    h.module("alixpu", "1.5.1-1d747a")
+    for i, (rb, gb, numa) in enumerate(ppus):
+        rp = "0000:%02x:%02x.0" % (rb, 1 + i % 2)
+        h.bridge(rp, None, 0x8086, 0x347a, numa, link(5, 16))
+        g = "0000:%02x:00.0" % gb
+        h.pci(g, rp, 0x1ded, 0x8810, 0x120000, subsys=(0x1ded, 0x0001), rev=0x01,
+              numa=numa, driver="alixpu", module="alixpu", modversion="1.5.1-1d747a",
+              link=link(5, 16), irq=0)
+        h.node("dev/alixpu_ppu%d" % i)
+    h.node("dev/alixpu")
+    h.node("dev/alixpu_ctl")
+    # Alibaba Cloud's Elastic RDMA adapter shares vendor id 0x1ded (class 0x0200): ignored.
+    h.bridge("0000:00:03.0", None, 0x8086, 0x347a, 0, link(3, 8))
+    h.pci("0000:05:00.0", "0000:00:03.0", 0x1ded, 0x107f, 0x020000, subsys=(0x1ded, 0x107f),
+          numa=0, driver="erdma", module="erdma", link=link(3, 8), irq=0)
+
+
+# --------------------------------------------------------------------------
 # acme-host (tests/registry/acme-host): a made-up vendor known only to the
 # test registry tests/registry/acme/vendors.yaml
 # --------------------------------------------------------------------------
@@ -966,6 +997,7 @@ HOSTS = {
     "laptop-hybrid": make_laptop,
     "cloud-vm-none": make_vm,
     "hygon-dcu": make_hygon,
+    "thead-ppu-4x": make_thead,
     "acme-host": make_acme,
 }
 
