@@ -45,10 +45,19 @@ void to_host_view(const HostRoot& host, CdiSpec& spec) {
   if (host.is_real_root()) return;
   auto root = host.outside("/");
   while (root.size() > 1 && root.back() == '/') root.pop_back();
-  for (auto& d : spec.devices)
-    for (auto& p : d.host_paths)
-      if (p.size() > root.size() && p.compare(0, root.size(), root) == 0 && p[root.size()] == '/')
-        p = p.substr(root.size());
+  auto strip = [&](std::string& p) {
+    if (p.size() > root.size() && p.compare(0, root.size(), root) == 0 && p[root.size()] == '/')
+      p = p.substr(root.size());
+  };
+  auto strip_edits = [&](ContainerEdits& e) {
+    for (auto& n : e.device_nodes) strip(n.host_path);
+    for (auto& m : e.mounts) strip(m.host_path);
+  };
+  for (auto& d : spec.devices) {
+    for (auto& p : d.host_paths) strip(p);
+    strip_edits(d.edits);
+  }
+  strip_edits(spec.common_edits);
 }
 
 }  // namespace
@@ -87,31 +96,56 @@ Result<std::vector<CdiSpec>> read_cdi_specs(const HostRoot& host) {
   return std::move(scan.specs);
 }
 
-std::optional<std::vector<std::string>> cdi_names_for(const std::vector<CdiSpec>& specs,
-                                                      const std::vector<Device>& devices,
-                                                      const Registry& registry) {
-  if (devices.empty()) return std::nullopt;
-  // Every node that belongs to some device: a CDI device holding one of another device's
-  // nodes would hand the container more than was selected.
-  auto own = [](const Device& d) {
-    std::set<std::string> nodes(d.device_nodes.begin(), d.device_nodes.end());
-    if (d.render_node) nodes.insert(*d.render_node);
-    if (d.card_node) nodes.insert(*d.card_node);
-    return nodes;
-  };
-  auto matches = [&](const CdiDevice& c, const Device& d) {
-    if (c.host_paths.empty()) return false;
-    auto mine = own(d);
-    std::set<std::string> theirs(c.host_paths.begin(), c.host_paths.end());
-    for (const auto& n : d.device_nodes)
-      if (!theirs.count(n)) return false;  // the device's primary nodes are all there
-    return std::all_of(theirs.begin(), theirs.end(),
-                       [&](const std::string& n) { return mine.count(n) > 0; });
-  };
+namespace {
+
+// The nodes that belong to one device as the host names them: probed nodes, DRM nodes, and the
+// vendor's per-device patterns — whatever a container rule would pass, a spec may too.
+std::set<std::string> own_nodes(const DeviceEdits& de) {
+  const auto& d = *de.device;
+  std::set<std::string> nodes(d.device_nodes.begin(), d.device_nodes.end());
+  if (d.render_node) nodes.insert(*d.render_node);
+  if (d.card_node) nodes.insert(*d.card_node);
+  for (const auto& n : de.edits.device_nodes) nodes.insert(n.path);
+  return nodes;
+}
+
+std::set<std::string> host_paths(const ContainerEdits& e) {
+  std::set<std::string> out;
+  for (const auto& n : e.device_nodes) out.insert(n.host_path);
+  return out;
+}
+
+// A spec device stands for a selected device when every node it grants is the device's own and
+// it grants each node the container needs for that device.
+bool stands_for(const CdiDevice& c, const DeviceEdits& de, const std::set<std::string>& own) {
+  auto theirs = host_paths(c.edits);
+  if (theirs.empty()) return false;
+  for (const auto& n : de.edits.device_nodes)
+    if (!theirs.count(n.path)) return false;
+  return std::all_of(theirs.begin(), theirs.end(),
+                     [&](const std::string& n) { return own.count(n) > 0; });
+}
+
+}  // namespace
+
+CdiChoice choose_cdi_names(const std::vector<CdiSpec>& specs, const SelectionEdits& edits,
+                           const Registry& registry) {
+  CdiChoice choice;
+  if (edits.devices.empty()) return choice;
+  const auto* vendor = registry.vendor(edits.vendor);
+  std::set<std::string> allowed;  // every selected device's own nodes and the shared nodes
+  std::vector<std::set<std::string>> own;
+  for (const auto& de : edits.devices) {
+    own.push_back(own_nodes(de));
+    allowed.insert(own.back().begin(), own.back().end());
+  }
+  if (vendor)
+    for (auto n : vendor->shared_nodes) allowed.emplace(n);
+  auto needed_common = edits.common;
+
   // Higher priority first (/var/run/cdi over /etc/cdi), the vendor's own kind before others.
   std::vector<const CdiSpec*> order;
   for (const auto& s : specs) order.push_back(&s);
-  const auto* vendor = registry.vendor(devices.front().vendor);
   auto rank = [&](const CdiSpec* s) {
     bool own_kind = vendor && s->kind == vendor->cdi_kind;
     return std::pair{-s->priority, own_kind ? 0 : 1};
@@ -119,16 +153,58 @@ std::optional<std::vector<std::string>> cdi_names_for(const std::vector<CdiSpec>
   std::stable_sort(order.begin(), order.end(),
                    [&](const CdiSpec* a, const CdiSpec* b) { return rank(a) < rank(b); });
   for (const auto* spec : order) {
-    std::vector<std::string> names;
-    for (const auto& d : devices) {
-      auto it = std::find_if(spec->devices.begin(), spec->devices.end(),
-                             [&](const CdiDevice& c) { return matches(c, d); });
+    std::vector<const CdiDevice*> chosen;
+    for (size_t i = 0; i < edits.devices.size(); ++i) {
+      auto it = std::find_if(spec->devices.begin(), spec->devices.end(), [&](const CdiDevice& c) {
+        return stands_for(c, edits.devices[i], own[i]);
+      });
       if (it == spec->devices.end()) break;
-      names.push_back(spec->kind + "=" + it->name);
+      chosen.push_back(&*it);
     }
-    if (names.size() == devices.size()) return names;
+    if (chosen.size() != edits.devices.size()) continue;
+    // The whole spec: top-level edits apply to every device asked for.
+    std::vector<std::string> beyond;
+    for (const auto& n : spec->common_edits.device_nodes)  // in the spec's order
+      if (!allowed.count(n.host_path)) beyond.push_back(n.host_path);
+    std::vector<std::string> why = spec->risks;
+    if (!beyond.empty())
+      why.push_back(cat({"its top-level containerEdits add ", join(beyond, ", ")}));
+    // The shared nodes the container needs must come from the spec too.
+    auto granted = host_paths(spec->common_edits);
+    for (const auto* c : chosen)
+      for (const auto& n : host_paths(c->edits)) granted.insert(n);
+    std::vector<std::string> lacking;
+    for (const auto& n : needed_common.device_nodes)
+      if (!granted.count(n.path)) lacking.push_back(n.path);
+    if (!lacking.empty()) why.push_back(cat({"it lacks ", join(lacking, ", ")}));
+    if (!why.empty()) {
+      choice.warnings.push_back(cat({"CDI spec ", spec->file, " covers the selected devices but ",
+                                     join(why, "; "), ": passing device nodes explicitly"}));
+      continue;
+    }
+    std::vector<std::string> names;
+    for (const auto* c : chosen) names.push_back(spec->kind + "=" + c->name);
+    choice.names = std::move(names);
+    return choice;
   }
-  return std::nullopt;
+  return choice;
+}
+
+std::vector<std::string> cdi_spec_warnings(const CdiSpec& spec, const Registry& registry) {
+  std::vector<std::string> out = spec.risks;
+  const Vendor* vendor = nullptr;
+  for (const auto& v : registry.vendors())
+    if (v.cdi_kind == spec.kind) vendor = &v;
+  if (!vendor) return out;
+  std::vector<std::string> extra;
+  for (const auto& n : spec.common_edits.device_nodes)
+    if (std::find(vendor->shared_nodes.begin(), vendor->shared_nodes.end(), n.host_path) ==
+        vendor->shared_nodes.end())
+      extra.push_back(n.host_path);
+  if (!extra.empty())
+    out.push_back(cat({"top-level containerEdits give every ", spec.kind, " device ",
+                       join(extra, ", "), " (not a shared node of ", vendor->id, ")"}));
+  return out;
 }
 
 }  // namespace anygpu

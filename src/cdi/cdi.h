@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "container/container_edits.h"
 #include "host/host_root.h"
 #include "model/inventory.h"
 #include "registry/registry.h"
@@ -18,6 +19,7 @@ struct CdiDevice {
   std::string name;                       // "0", "all", a bus id or uuid
   std::vector<std::string> device_paths;  // containerEdits.deviceNodes[].path (container side)
   std::vector<std::string> host_paths;    // hostPath, or path when hostPath is absent
+  ContainerEdits edits;                   // everything its containerEdits grant
 };
 
 struct CdiSpec {
@@ -28,6 +30,11 @@ struct CdiSpec {
   std::string kind;             // "vendor.com/class"
   std::vector<CdiDevice> devices;
   std::vector<std::string> common_device_paths;  // spec-level containerEdits device nodes
+  ContainerEdits common_edits;                   // everything the spec-level edits grant
+  // What makes the spec unsafe to hand any container: a read-write mount of / (or /dev, /etc,
+  // /proc, /sys), a createRuntime or prestart hook (runs in the runtime's namespace on the
+  // host), LD_PRELOAD or LD_AUDIT in the environment. One sentence each, naming the edit.
+  std::vector<std::string> risks;
 };
 
 // The directories runtimes read, lowest priority first.
@@ -50,26 +57,40 @@ CdiScan scan_cdi_specs(const HostRoot& host);
 // the content needs, unique device names, absolute paths.
 Result<CdiSpec> parse_cdi_spec(std::string_view text, const std::string& file);
 
-// Fully qualified names ("kind=name"), one per device, when one spec has a device whose nodes
-// are exactly each device's own nodes; absent when no spec covers all of them.
-std::optional<std::vector<std::string>> cdi_names_for(
-    const std::vector<CdiSpec>& specs, const std::vector<Device>& devices,
-    const Registry& registry = Registry::builtin());
+// Which CDI names `run --container` may use for the selected devices.
+struct CdiChoice {
+  std::optional<std::vector<std::string>> names;  // "kind=name", one per device, in order
+  std::vector<std::string> warnings;              // why a spec that covers them was not used
+};
+
+// Names from the first spec (by priority, the vendor's own kind first) with, for each selected
+// device, a device whose nodes are that device's own and include every node the container
+// needs for it (`edits`), and only when the whole spec — its top-level edits and the chosen
+// devices' edits — grants nothing beyond the selected devices' own nodes and the vendor's
+// shared nodes, and carries no risk. A covering spec that grants more is named in a warning.
+CdiChoice choose_cdi_names(const std::vector<CdiSpec>& specs, const SelectionEdits& edits,
+                           const Registry& registry = Registry::builtin());
+
+// What `cdi list` marks on a spec: its risks, and top-level device nodes that are not shared
+// nodes of the kind's vendor (the spec gives them to every device of the kind).
+std::vector<std::string> cdi_spec_warnings(const CdiSpec& spec,
+                                           const Registry& registry = Registry::builtin());
 
 struct CdiGenerateOptions {
-  // Prefix for hostPath values (a simulated host's nodes live beneath its root).
-  std::string host_prefix;
-  // Whether a host path ("/dev/nvidia0") exists; nodes and mounts that do not are left out,
-  // because a runtime refuses a spec naming a missing node. Unset: everything is assumed.
-  std::function<bool(const std::string&)> exists;
+  // hostPath values as the host itself names them ("/dev/x") even beneath --root: for a spec
+  // written into the root's own /etc/cdi (host-init). Otherwise hostPath is the file on this
+  // machine ("<root>/dev/x" for a simulated host).
+  bool host_view = false;
 };
 
 // The vendor's CDI kind from the registry, else "anygpu.dev/<vendor id>".
 std::string cdi_kind_for(const Vendor& vendor);
 
-// A CDI spec (YAML) for one vendor's devices: names by index, bus id, uuid and "all".
-Result<std::string> generate_cdi_spec(const Inventory& inventory, const std::string& vendor,
-                                      const CdiGenerateOptions& options,
+// A CDI spec (YAML) for one vendor's devices with the content container_edits() gives (nodes,
+// mounts, env, hooks; only what exists on `host`): names by index, bus id, uuid and "all".
+Result<std::string> generate_cdi_spec(const HostRoot& host, const Inventory& inventory,
+                                      const std::string& vendor,
+                                      const CdiGenerateOptions& options = {},
                                       const Registry& registry = Registry::builtin());
 
 }  // namespace anygpu

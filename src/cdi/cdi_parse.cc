@@ -54,7 +54,8 @@ class SpecParser {
       features_.class_with_dot = true;
     if (doc["annotations"]) annotations(doc["annotations"]);
     if (auto edits = doc["containerEdits"]) {
-      spec.common_device_paths = container_edits(edits, nullptr).first;
+      spec.common_device_paths = container_edits(edits, nullptr, spec.common_edits).first;
+      add_risks("containerEdits", spec.common_edits, spec.risks);
     }
     auto devices = doc["devices"];
     r_.expect_sequence(devices, "devices");
@@ -64,6 +65,7 @@ class SpecParser {
       auto device = this->device(d);
       if (!names.insert(device.name).second)
         r_.fail(d["name"], cat({"device name '", device.name, "' appears twice"}));
+      add_risks(cat({"device ", device.name}), device.edits, spec.risks);
       spec.devices.push_back(std::move(device));
     }
     if (!is_known_cdi_version(spec.cdi_version))
@@ -89,7 +91,7 @@ class SpecParser {
       features_.name_starts_nonletter = true;
     if (d["annotations"]) annotations(d["annotations"]);
     if (auto edits = d["containerEdits"]) {
-      auto [paths, hosts] = container_edits(edits, &out);
+      auto [paths, hosts] = container_edits(edits, &out, out.edits);
       out.device_paths = std::move(paths);
     }
     return out;
@@ -105,8 +107,9 @@ class SpecParser {
   }
 
   // Container-side paths of the device nodes; host paths go into `device` when given.
-  std::pair<std::vector<std::string>, std::vector<std::string>> container_edits(const YAML::Node& e,
-                                                                                CdiDevice* device) {
+  // `granted` receives every edit, host paths as the file names them.
+  std::pair<std::vector<std::string>, std::vector<std::string>> container_edits(
+      const YAML::Node& e, CdiDevice* device, ContainerEdits& granted) {
     r_.expect_map(e, "containerEdits");
     r_.check_keys(e, kEditKeys, {});
     std::vector<std::string> paths, hosts;
@@ -114,6 +117,8 @@ class SpecParser {
       for (const auto& v : r_.strings(env, "env"))
         if (v.find('=') == std::string::npos || v.front() == '=')
           r_.fail(env, cat({"env: \"", v, "\" is not NAME=VALUE"}));
+        else
+          granted.env.push_back(v);
     }
     if (auto nodes = e["deviceNodes"]) {
       r_.expect_sequence(nodes, "deviceNodes");
@@ -136,6 +141,7 @@ class SpecParser {
             r_.fail(v, cat({key, ": expected a whole number"}));
         paths.push_back(path);
         hosts.push_back(host);
+        granted.device_nodes.push_back({path, host, {}, {}, {}});
       }
     }
     if (auto mounts = e["mounts"]) {
@@ -143,9 +149,9 @@ class SpecParser {
       for (const auto& m : mounts) {
         r_.expect_map(m, "mount");
         r_.check_keys(m, kMountKeys, std::array<std::string_view, 2>{"hostPath", "containerPath"});
-        absolute(m, "containerPath");
-        r_.string_at(m, "hostPath");
-        if (m["options"]) r_.strings(m["options"], "options");
+        MountEdit mount{r_.string_at(m, "hostPath"), absolute(m, "containerPath"), {}};
+        if (m["options"]) mount.options = r_.strings(m["options"], "options");
+        granted.mounts.push_back(std::move(mount));
         if (m["type"]) features_.mount_type = true;
       }
     }
@@ -154,7 +160,10 @@ class SpecParser {
       for (const auto& h : hooks) {
         r_.expect_map(h, "hook");
         r_.check_keys(h, kHookKeys, std::array<std::string_view, 2>{"hookName", "path"});
-        absolute(h, "path");
+        HookEdit hook{r_.string_at(h, "hookName"), absolute(h, "path"), {}, {}};
+        if (h["args"]) hook.args = r_.strings(h["args"], "args");
+        if (h["env"]) hook.env = r_.strings(h["env"], "env");
+        granted.hooks.push_back(std::move(hook));
       }
     }
     if (e["intelRdt"]) features_.intel_rdt = true;
@@ -165,6 +174,27 @@ class SpecParser {
     }
     if (device) device->host_paths = hosts;
     return {paths, hosts};
+  }
+
+  // Edits no container should get from a spec anyone could have written.
+  static void add_risks(const std::string& where, const ContainerEdits& e,
+                        std::vector<std::string>& risks) {
+    static constexpr std::string_view kSystemDirs[] = {"/", "/dev", "/etc", "/proc", "/sys"};
+    for (const auto& m : e.mounts) {
+      auto host = m.host_path;
+      while (host.size() > 1 && host.back() == '/') host.pop_back();
+      for (auto dir : kSystemDirs)
+        if (host == dir && !m.read_only())
+          risks.push_back(cat({where, ": read-write mount of the host's ", dir}));
+    }
+    for (const auto& h : e.hooks)
+      if (h.hook_name == "createRuntime" || h.hook_name == "prestart")
+        risks.push_back(cat({where, ": ", h.hook_name, " hook ", h.path,
+                             " (runs on the host, in the runtime's namespaces)"}));
+    for (const auto& v : e.env)
+      for (auto name : {"LD_PRELOAD", "LD_AUDIT"})
+        if (v.starts_with(cat({name, "="})))
+          risks.push_back(cat({where, ": ", name, " in the environment (", v, ")"}));
   }
 
   std::string absolute(const YAML::Node& map, std::string_view key) {

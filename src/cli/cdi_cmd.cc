@@ -38,15 +38,8 @@ int run_generate(const GlobalOptions& g, const CdiFlags& f) {
                "): choose one with --vendor (one spec file per vendor)"})));
     vendor = *vendors.begin();
   }
-  CdiGenerateOptions options;
-  // A simulated host's nodes live beneath its root; the container still sees /dev/….
-  if (!host.is_real_root()) {
-    options.host_prefix = host.outside("/");
-    while (!options.host_prefix.empty() && options.host_prefix.back() == '/')
-      options.host_prefix.pop_back();
-  }
-  options.exists = [&host](const std::string& p) { return host.exists(p); };
-  auto spec = generate_cdi_spec(inv, vendor, options);
+  // A simulated host's nodes live beneath its root: hostPath names them there.
+  auto spec = generate_cdi_spec(host, inv, vendor);
   if (!spec) return fail(spec.error());
   if (f.output.empty() || f.output == "-") {
     std::fputs(spec->c_str(), stdout);
@@ -71,7 +64,8 @@ nlohmann::ordered_json spec_json(const CdiSpec& s) {
           {"minimum_version", s.minimum_version},
           {"kind", s.kind},
           {"devices", devices},
-          {"common_device_nodes", s.common_device_paths}};
+          {"common_device_nodes", s.common_device_paths},
+          {"warnings", cdi_spec_warnings(s)}};
 }
 
 int run_list(const GlobalOptions& g) {
@@ -93,6 +87,8 @@ int run_list(const GlobalOptions& g) {
       for (const auto& d : s.devices) names.push_back(d.name);
       print(cat({s.file, ": ", s.kind, " (cdiVersion ", s.cdi_version,
                  "): ", std::to_string(s.devices.size()), " devices: ", join(names, " ")}));
+      // Marked: `run --container` will not use a spec like this by name.
+      for (const auto& w : cdi_spec_warnings(s)) print(cat({"  warning: ", w}));
     }
   }
   for (const auto& e : scan.errors) std::fprintf(stderr, "anygpu: %s\n", e.message.c_str());

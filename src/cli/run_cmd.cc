@@ -29,6 +29,7 @@ struct RunFlags {
   std::string image, engine, user = "1001:1001", shm_size = "8g";
   std::vector<std::string> engine_args;
   bool read_only = false;
+  bool container_given = false;  // --container '' is an error, not a native run
   std::string nproc, nnodes, node_rank, master_addr, master_port;
   std::vector<std::string> command;
 };
@@ -52,12 +53,14 @@ Result<LaunchOptions> launch_options(const RunFlags& f) {
   LaunchOptions o;
   o.command = f.command;
   if (auto raw = command_after_marker(own_argv(), "run")) o.command = std::move(*raw);
-  if (!f.image.empty()) o.image = f.image;
+  // Given means a container run: an empty (or bad) reference is refused by the planner, never
+  // taken as "no container".
+  if (f.container_given) o.image = f.image;
   if (!f.engine.empty()) {
-    if (f.image.empty()) return bad_input("--engine needs --container IMAGE");
+    if (!f.container_given) return bad_input("--engine needs --container IMAGE");
     o.engine = f.engine;
   }
-  if (!f.engine_args.empty() && f.image.empty())
+  if (!f.engine_args.empty() && !f.container_given)
     return bad_input("--engine-arg needs --container IMAGE");
   o.engine_args = f.engine_args;
   o.user = f.user;
@@ -157,12 +160,18 @@ int run(const RunFlags& f, const GlobalOptions& g) {
       for (const auto& r : selection->reasons) std::fprintf(stderr, "anygpu: %s\n", r.c_str());
     HostFacts facts = gather_host_facts(host, *selection, *options, environment, notes);
     auto planned = plan_launch(*selection, *options, facts, environment, slurm);
-    if (!planned) return run_failed(planned.error().message);
+    if (!planned) {
+      // A value the user gave that cannot reach the engine safely is bad usage (exit 2).
+      if (planned.error().kind == ErrorKind::bad_input) return fail(planned.error());
+      return run_failed(planned.error().message);
+    }
     plan = std::move(*planned);
   }
   plan.notes.insert(plan.notes.begin(), notes.begin(), notes.end());
-  if (talk)
-    for (const auto& n : plan.notes) std::fprintf(stderr, "anygpu: %s\n", n.c_str());
+  // Warnings (a CDI spec not used because it grants more, …) are shown unless -q.
+  for (const auto& n : plan.notes)
+    if (talk || (!g.quiet && n.starts_with("warning: ")))
+      std::fprintf(stderr, "anygpu: %s\n", n.c_str());
 
   if (f.dry_run) {
     print(g.json ? dump_json(plan_to_json(plan)) : plan_to_shell(plan));
@@ -189,7 +198,8 @@ Command run_command() {
                            "interpreter whose packages the runtime contract checks")
                 ->type_name("PATH");
             app.add_option("--container", f->image, "run in a container from IMAGE")
-                ->type_name("IMAGE");
+                ->type_name("IMAGE")
+                ->each([f](const std::string&) { f->container_given = true; });
             app.add_option("--engine", f->engine,
                            "podman or docker (default: podman when on PATH, else docker)")
                 ->type_name("ENGINE");

@@ -1,9 +1,12 @@
 // Containers: a vendor with devices but no way into containers (NVIDIA Container Toolkit, or a
-// CDI spec of the vendor's kind), and CDI specs naming device nodes that no longer exist (a
-// stale spec makes `podman run --device nvidia.com/gpu=all` fail for every container).
+// CDI spec of the vendor's kind), CDI specs naming device nodes that no longer exist (a stale
+// spec makes `podman run --device nvidia.com/gpu=all` fail for every container), and specs of a
+// vendor's kind that lack nodes its devices need now (container_edits(), what `cdi generate`
+// and `run --container` hand a container).
 #include <set>
 
 #include "cdi/cdi.h"
+#include "container/container_edits.h"
 #include "doctor/checks.h"
 #include "doctor/host_paths.h"
 #include "registry/registry.h"
@@ -27,6 +30,36 @@ bool node_exists(const HostRoot& host, const std::string& path) {
   if (!host.is_real_root() && path.compare(0, root.size(), root) == 0)
     return host.exists(path.substr(root.size()));
   return false;
+}
+
+// A spec of the vendor's kind that lacks a node the vendor's devices need now (a driver update
+// added /dev/nvidia-uvm, a GPU was added): containers asking for "all" miss it.
+void check_outdated(const DoctorContext& ctx, const std::string& vendor,
+                    const std::vector<CdiSpec>& specs, std::vector<Finding>& out) {
+  const auto* v = Registry::builtin().vendor(vendor);
+  if (!v || v->cdi_kind.empty()) return;
+  auto edits = container_edits(ctx.host, vendor, ctx.inventory.of_vendor(vendor));
+  if (!edits) return;
+  auto needed = edits->merged().device_nodes;
+  for (const auto& s : specs) {
+    if (s.kind != v->cdi_kind) continue;
+    std::set<std::string> has(s.common_device_paths.begin(), s.common_device_paths.end());
+    for (const auto& d : s.devices) has.insert(d.device_paths.begin(), d.device_paths.end());
+    std::vector<std::string> missing;
+    for (const auto& n : needed)
+      if (!has.count(n.path)) missing.push_back(n.path);
+    if (missing.empty()) continue;
+    out.push_back(
+        {"containers.cdi-outdated", Severity::warning,
+         cat({s.file, ": lacks ", std::to_string(missing.size()), " device node(s) the ", vendor,
+              " devices need"}),
+         cat({"The CDI spec ", s.file, " (kind ", s.kind, ") names no device giving:\n  ",
+              join(missing, "\n  "),
+              "\nThe spec was made before a driver update or a hardware change; containers "
+              "asking for these devices by name miss what they need."}),
+         s.kind == "nvidia.com/gpu" ? cat({"sudo nvidia-ctk cdi generate --output=", s.file})
+                                    : cat({"sudo anygpu cdi generate --output ", s.file})});
+  }
 }
 
 }  // namespace
@@ -67,6 +100,7 @@ std::vector<Finding> check_containers(const DoctorContext& ctx) {
   std::set<std::string> vendors;
   for (const auto& d : ctx.inventory.devices)
     if (d.status != DeviceStatus::driver_missing) vendors.insert(d.vendor);
+  for (const auto& vendor : vendors) check_outdated(ctx, vendor, specs, out);
   bool engine = any_exists(ctx.host, doctor_paths::kContainerEngines);
   for (const auto& vendor : vendors) {
     const auto* v = reg.vendor(vendor);

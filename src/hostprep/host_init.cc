@@ -121,7 +121,7 @@ HostStep cdi_step(const HostRoot& host, const Result<ConfinedDir>& root, const I
         s.path = spec.file;
         return s;
       }
-  auto spec = generate_cdi_spec(inv, vendor, CdiGenerateOptions{});
+  auto spec = generate_cdi_spec(host, inv, vendor, {.host_view = true});
   if (!spec) {
     s.state = StepState::blocked;
     s.hint = cat({"cannot generate the spec yet: ", spec.error().message});

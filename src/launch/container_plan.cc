@@ -2,91 +2,10 @@
 
 #include <algorithm>
 
+#include "launch/engine_args.h"
 #include "util/strings.h"
 
 namespace anygpu {
-
-namespace {
-
-// Display-only node: compute never opens it, so least access leaves it out.
-constexpr std::string_view kDisplayOnlyNodes[] = {"/dev/nvidia-modeset"};
-
-// Driver files the Ascend runtime inside a container reads (what Ascend's own container runtime
-// mounts), read-only.
-constexpr std::string_view kAscendDriverMounts[] = {"/usr/local/Ascend/driver", "/usr/local/dcmi",
-                                                    "/usr/local/bin/npu-smi",
-                                                    "/etc/ascend_install.info"};
-
-bool is_drm(std::string_view path) {
-  return path.starts_with("/dev/dri/");
-}
-bool is_render(std::string_view path) {
-  return path.starts_with("/dev/dri/renderD");
-}
-
-// ROCm (AMD, Hygon) computes through /dev/kfd and the render node; the card node is for display.
-bool render_only(std::string_view vendor) {
-  return vendor == "amd" || vendor == "hygon";
-}
-
-void add_unique(std::vector<std::string>& v, std::string s) {
-  if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(std::move(s));
-}
-
-std::vector<std::string> device_paths(const Device& d, const Vendor* v) {
-  std::vector<std::string> out;
-  for (const auto& n : d.device_nodes) {
-    if (is_drm(n) && render_only(d.vendor) && !is_render(n)) continue;
-    add_unique(out, n);
-  }
-  if (v) {
-    for (auto pattern : v->per_device_nodes) {
-      // {minor} needs the device's own minor; {index} is the PCI-order index.
-      if (pattern.find("{minor}") != std::string_view::npos && !d.minor) continue;
-      auto p = replace_placeholder(pattern, "index", std::to_string(d.index));
-      if (d.minor) p = replace_placeholder(p, "minor", std::to_string(*d.minor));
-      // Probed nodes are authoritative for this vendor when present.
-      if (d.device_nodes.empty()) add_unique(out, p);
-    }
-    if (v->drm_nodes && d.device_nodes.empty()) {
-      if (d.render_node) add_unique(out, *d.render_node);
-      if (d.card_node && !render_only(d.vendor)) add_unique(out, *d.card_node);
-    }
-  }
-  return out;
-}
-
-std::vector<std::string> shared_paths(const Vendor* v) {
-  std::vector<std::string> out;
-  if (!v) return out;
-  for (auto n : v->shared_nodes) {
-    if (std::find(std::begin(kDisplayOnlyNodes), std::end(kDisplayOnlyNodes), n) !=
-        std::end(kDisplayOnlyNodes))
-      continue;
-    out.emplace_back(n);
-  }
-  return out;
-}
-
-std::vector<std::string> driver_mounts(std::string_view vendor) {
-  std::vector<std::string> out;
-  if (vendor == "ascend")
-    for (auto m : kAscendDriverMounts) out.emplace_back(m);
-  return out;
-}
-
-}  // namespace
-
-std::vector<std::string> container_candidate_paths(const Selection& selection,
-                                                   const Registry& registry) {
-  const Vendor* v = registry.vendor(selection.vendor);
-  std::vector<std::string> out;
-  for (const auto& d : selection.devices)
-    for (auto& p : device_paths(d, v)) add_unique(out, std::move(p));
-  for (auto& p : shared_paths(v)) add_unique(out, std::move(p));
-  for (auto& p : driver_mounts(selection.vendor)) add_unique(out, std::move(p));
-  return out;
-}
 
 Result<std::string> choose_engine(const LaunchOptions& options, const HostFacts& facts) {
   if (options.engine) {
@@ -110,8 +29,15 @@ Result<LaunchPlan> plan_container(const Selection& selection, const LaunchOption
                                   const Registry& registry) {
   auto engine = choose_engine(options, facts);
   if (!engine) return engine.error();
-  if (options.user.empty()) return bad_input("--user must not be empty");
-  if (options.shm_size.empty()) return bad_input("--shm-size must not be empty");
+  // Every value that reaches the engine's argv is checked, so none turns into another flag.
+  for (auto check :
+       {check_image_reference(*options.image, "--container"),
+        check_container_user(options.user, "--user"),
+        check_shm_size(options.shm_size, "--shm-size"), check_engine_args(options.engine_args)})
+    if (check) return *check;
+  if (facts.root_prefix.find(':') != std::string::npos)
+    return bad_input(cat({"--root ", facts.root_prefix,
+                          ": a ':' in the root cannot be passed to --device HOST:CONTAINER"}));
   const Vendor* v = registry.vendor(selection.vendor);
 
   LaunchPlan plan;
@@ -129,53 +55,38 @@ Result<LaunchPlan> plan_container(const Selection& selection, const LaunchOption
     // Podman mounts a tmpfs on /tmp under --read-only by itself; Docker does not.
     if (*engine == "docker") a.insert(a.end(), {"--tmpfs", "/tmp"});
   }
-  a.insert(a.end(), {"-v", facts.cwd + ":/workspace", "-w", "/workspace"});
+  // --mount, not -v: a working directory with ':' or ',' in its name still mounts.
+  a.insert(a.end(), {"--mount", bind_mount_arg({facts.cwd, "/workspace", {}}), "-w", "/workspace"});
 
+  const auto& edits = facts.edits;
+  if (edits.devices.size() != selection.devices.size())
+    return internal_error("container edits do not match the selection");
   bool cdi = facts.cdi_names && facts.cdi_names->size() == selection.devices.size() &&
              !selection.devices.empty();
-  bool any_drm = false;
-  for (const auto& d : selection.devices) {
+  for (size_t i = 0; i < selection.devices.size(); ++i) {
+    const auto& d = selection.devices[i];
     PlanDevice pd{d.vendor, d.index, d.pci.address.str(), {}};
-    if (!cdi) {
-      for (const auto& p : device_paths(d, v)) {
-        if (!facts.node_exists(p)) continue;
-        pd.nodes.push_back(p);
-        any_drm = any_drm || is_drm(p);
-      }
-    }
+    if (!cdi)
+      for (const auto& n : edits.devices[i].edits.device_nodes) pd.nodes.push_back(n.path);
     plan.devices.push_back(std::move(pd));
   }
+  plan.notes.insert(plan.notes.end(), edits.notes.begin(), edits.notes.end());
   if (cdi) {
     for (const auto& name : *facts.cdi_names) a.insert(a.end(), {"--device", name});
     plan.notes.push_back(
         cat({"devices by CDI name (", join(*facts.cdi_names, ", "), "): a spec covers them"}));
   } else {
-    auto device_arg = [&](const std::string& p) {
-      a.insert(a.end(), {"--device", cat({facts.root_prefix, p, ":", p})});
-    };
-    for (const auto& d : plan.devices)
-      for (const auto& p : d.nodes) device_arg(p);
-    for (const auto& p : shared_paths(v)) {
-      if (facts.node_exists(p))
-        device_arg(p);
-      else
-        plan.notes.push_back(cat({"shared node ", p, " is absent on this host: not passed"}));
-    }
-    if (any_drm) {
-      for (const auto& g : kDeviceGroups) {
-        auto it = facts.group_ids.find(g);
-        if (it == facts.group_ids.end()) {
-          plan.notes.push_back(
-              cat({"group ", g, " is not in the host's /etc/group: no --group-add"}));
-          continue;
-        }
-        a.insert(a.end(), {"--group-add", std::to_string(it->second)});
-      }
-    }
-    for (const auto& m : driver_mounts(selection.vendor))
-      if (facts.node_exists(m))
-        a.insert(a.end(), {"-v", cat({facts.root_prefix, m, ":", m, ":ro"})});
+    auto all = edits.merged();
+    for (const auto& n : all.device_nodes)
+      a.insert(a.end(), {"--device", cat({n.host_path, ":", n.path})});
+    for (const auto& m : all.mounts) a.insert(a.end(), {"--mount", bind_mount_arg(m)});
+    for (const auto& h : all.hooks)
+      plan.notes.push_back(cat({"warning: ", h.hook_name, " hook ", h.path,
+                                " needs a CDI spec (an engine's command line cannot run it)"}));
   }
+  // The host's numbers: with or without CDI (anygpu's specs carry no additionalGids).
+  for (auto gid : edits.common.additional_gids)
+    a.insert(a.end(), {"--group-add", std::to_string(gid)});
 
   std::vector<EnvVar> env = inner_env;
   env.emplace_back("PYTHONUNBUFFERED", "1");
@@ -191,9 +102,12 @@ Result<LaunchPlan> plan_container(const Selection& selection, const LaunchOption
     else
       env.emplace_back(name, join(renumbered, ","));
   }
-  // An image built FROM nvidia/cuda says NVIDIA_VISIBLE_DEVICES=all; with NVIDIA's runtime hook
-  // installed that would add every GPU. "void" turns the hook off: the devices are ours to pass.
-  if (selection.vendor == "nvidia") env.emplace_back("NVIDIA_VISIBLE_DEVICES", "void");
+  // The vendor's container environment (e.g. NVIDIA_VISIBLE_DEVICES=void, so NVIDIA's legacy
+  // runtime hook adds no GPU of its own to an image built FROM nvidia/cuda).
+  for (const auto& e : edits.common.env) {
+    auto eq = e.find('=');
+    env.emplace_back(e.substr(0, eq), e.substr(eq + 1));
+  }
   for (const auto& [name, value] : env) a.insert(a.end(), {"-e", cat({name, "=", value})});
   a.insert(a.end(), options.engine_args.begin(), options.engine_args.end());
   a.push_back(*options.image);

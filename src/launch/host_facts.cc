@@ -6,9 +6,7 @@
 
 #include "cdi/cdi.h"
 #include "contract/python_env.h"
-#include "host/paths.h"
 #include "launch/container_plan.h"
-#include "launch/etc_group.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -69,23 +67,23 @@ HostFacts gather_host_facts(const HostRoot& host, const Selection& selection,
     if (find_on_path(e, environment)) f.engines_on_path.emplace_back(e);
   char buf[4096];
   if (getcwd(buf, sizeof buf)) f.cwd = buf;
-  for (auto& p : container_candidate_paths(selection, registry))
-    if (host.exists(p)) f.existing_nodes.push_back(std::move(p));
-
-  if (auto text = host.read_file(paths::kLaunchGroupFile)) {
-    auto ids = parse_group_ids(*text, host.outside(paths::kLaunchGroupFile), kDeviceGroups);
-    if (ids)
-      f.group_ids = std::move(*ids);
+  if (!selection.devices.empty()) {
+    auto edits = container_edits(host, selection.vendor, selection.devices, registry);
+    if (edits)
+      f.edits = std::move(*edits);
     else
-      notes.push_back(cat({"warning: ", ids.error().message, "; no --group-add"}));
+      notes.push_back(cat({"warning: ", edits.error().message, ": passing no device"}));
   }
   if (!selection.devices.empty()) {
     auto specs = read_cdi_specs(host);
-    if (!specs)
+    if (!specs) {
       notes.push_back(cat(
           {"warning: CDI specs unreadable (", specs.error().message, "): passing device nodes"}));
-    else
-      f.cdi_names = cdi_names_for(*specs, selection.devices, registry);
+    } else {
+      auto choice = choose_cdi_names(*specs, f.edits, registry);
+      f.cdi_names = std::move(choice.names);
+      for (auto& w : choice.warnings) notes.push_back(cat({"warning: ", w}));
+    }
   }
   return f;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cluster/slurm_env.h"
+#include "container/container_edits.h"
 #include "select/select.h"
 #include "util/result.h"
 
@@ -35,17 +36,16 @@ struct LaunchOptions {
 
 // What the planner needs to know about the machine, gathered once (launch/host_facts.h).
 struct HostFacts {
-  std::string root_prefix;                   // "" at the real root, else the --root directory
-  std::vector<std::string> existing_nodes;   // host paths (beneath the root) that exist
-  std::map<std::string, int> group_ids;      // /etc/group name -> gid (video, render)
+  std::string root_prefix;  // "" at the real root, else the --root directory
+  // What the container gets for the selected devices (container/container_edits.h), in the
+  // selection's device order; its device pointers refer to the selection's devices.
+  SelectionEdits edits;
   std::vector<std::string> engines_on_path;  // "podman", "docker" found on PATH
   std::optional<std::vector<std::string>>
       cdi_names;    // one per selected device, when a spec covers them
   std::string cwd;  // mounted at /workspace
   // torchrun 1.13 on Python >= 3.11 crashes unless stdout/stderr redirects are non-zero.
   bool torchrun_needs_std_workaround = false;
-
-  bool node_exists(const std::string& host_path) const;
 };
 
 struct PlanDevice {

@@ -9,10 +9,6 @@
 
 namespace anygpu {
 
-bool HostFacts::node_exists(const std::string& host_path) const {
-  return std::find(existing_nodes.begin(), existing_nodes.end(), host_path) != existing_nodes.end();
-}
-
 Result<std::optional<int>> parse_nproc_per_node(const std::string& text) {
   if (text == "auto") return std::optional<int>();
   auto n = parse_int(text);

@@ -41,6 +41,22 @@ struct RuntimeSpec {
   bool derived = false;      // or: computed from the driver version (NVIDIA's cuda-driver)
 };
 
+// A read-only (or read-write) bind mount of a host driver path into containers.
+struct MountSpec {
+  std::string_view path;  // host path = container path
+  Strings options;        // ro, nosuid, nodev, noexec
+};
+
+// What a compute container of this vendor gets beyond each device's own nodes, and what it
+// must not get (container_edits() in src/container/ is the one reader).
+struct ContainerSpec {
+  Strings drm;       // DRM nodes of a selected device it gets: "card", "render" (none: [])
+  Strings withhold;  // nodes of the vendor a compute container never gets (display only)
+  std::span<const MountSpec> mounts;  // driver files the vendor's user space reads
+  std::span<const NamedValue> env;    // set in every container of this vendor
+  Strings groups;                     // host groups (by name, /etc/group) the container user joins
+};
+
 struct Vendor {
   std::string_view id;
   std::string_view name;
@@ -62,7 +78,8 @@ struct Vendor {
   std::string_view container_visible_devices_env;  // empty when the vendor has none
   Strings backend_names;
   std::string_view cdi_kind;
-  std::string_view k8s_resource;        // may contain {driver}
+  std::string_view k8s_resource;  // may contain {driver}
+  ContainerSpec container;
   std::span<const NamedValue> sources;  // field -> public URL
   Strings unverified;                   // fields not confirmed by a public source
 

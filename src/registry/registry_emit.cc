@@ -85,6 +85,13 @@ class Emitter {
       return cat({"{", quote(x.component), ", ", quote(x.path), ", ", quote(x.key), ", ",
                   quote(x.library), ", ", x.derived ? "true" : "false", "}"});
     });
+    auto mounts = array<MountSpec>("MountSpec", v.container.mounts, [this](const MountSpec& x) {
+      return cat({"{", quote(x.path), ", ", strings(x.options), "}"});
+    });
+    auto container =
+        cat({"{.drm = ", strings(v.container.drm), ", .withhold = ", strings(v.container.withhold),
+             ", .mounts = ", mounts, ", .env = ", named(v.container.env),
+             ", .groups = ", strings(v.container.groups), "}"});
     std::ostringstream o;
     o << "{.id = " << quote(v.id) << ", .name = " << quote(v.name)
       << ", .pci_vendor_ids = " << ids(v.pci_vendor_ids)
@@ -101,8 +108,8 @@ class Emitter {
       << ", .extra_env = " << named(v.extra_env)
       << ", .container_visible_devices_env = " << quote(v.container_visible_devices_env)
       << ", .backend_names = " << strings(v.backend_names) << ", .cdi_kind = " << quote(v.cdi_kind)
-      << ", .k8s_resource = " << quote(v.k8s_resource) << ", .sources = " << named(v.sources)
-      << ", .unverified = " << strings(v.unverified) << "}";
+      << ", .k8s_resource = " << quote(v.k8s_resource) << ", .container = " << container
+      << ", .sources = " << named(v.sources) << ", .unverified = " << strings(v.unverified) << "}";
     return o.str();
   }
 

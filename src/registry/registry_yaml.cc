@@ -11,17 +11,21 @@ namespace anygpu {
 namespace {
 
 constexpr std::string_view kVendorKeys[] = {
-    "id",       "name",      "pci",   "drivers", "driver_version", "device_nodes", "libraries",
-    "runtimes", "smi",       "torch", "env",     "backend_names",  "cdi_kind",     "k8s_resource",
-    "sources",  "unverified"};
+    "id",           "name",          "pci",      "drivers",      "driver_version",
+    "device_nodes", "libraries",     "runtimes", "smi",          "torch",
+    "env",          "backend_names", "cdi_kind", "k8s_resource", "container",
+    "sources",      "unverified"};
 // Every field but these needs a public source.
 constexpr std::string_view kUnsourced[] = {"id", "sources", "unverified"};
-constexpr std::string_view kKnownIds[] = {"nvidia",   "amd",       "intel",     "ascend",
-                                          "mthreads", "cambricon", "hygon",     "iluvatar",
-                                          "metax",    "enflame",   "kunlunxin", "gaudi"};
-constexpr std::string_view kLibraryApis[] = {
-    "nvml", "ixml",  "rocm-smi", "amd-smi", "level-zero", "dcmi", "cndev",
-    "mtml", "mxsml", "efml",     "xpu-smi", "xpuml",      "hlml", "hy-smi"};
+
+// The compiler knows no vendor of its own: a vendor is whatever the data says. Ids and API
+// names only have to be usable where they end up (env values, CDI kinds, label values).
+bool is_identifier(std::string_view s, size_t max, bool dashes) {
+  if (s.empty() || s.size() > max || s.front() < 'a' || s.front() > 'z') return false;
+  return std::all_of(s.begin(), s.end(), [&](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (dashes && c == '-');
+  });
+}
 
 class RegistryParser {
  public:
@@ -99,8 +103,9 @@ class RegistryParser {
 
     Vendor v;
     v.id = str(r, n, "id");
-    if (std::find(std::begin(kKnownIds), std::end(kKnownIds), v.id) == std::end(kKnownIds))
-      r.fail(n["id"], cat({"unknown vendor id '", v.id, "'"}));
+    if (!is_identifier(v.id, 32, false))
+      r.fail(n["id"],
+             cat({"vendor id '", v.id, "': lower-case letters and digits, a letter first"}));
     v.name = str(r, n, "name");
 
     auto pci = n["pci"];
@@ -128,6 +133,7 @@ class RegistryParser {
     v.backend_names = list(r, n["backend_names"], "backend_names");
     v.cdi_kind = str(r, n, "cdi_kind");
     v.k8s_resource = str(r, n, "k8s_resource");
+    v.container = container(n["container"], v);
     v.sources = named(r, n["sources"], "sources");
     v.unverified = n["unverified"] ? list(r, n["unverified"], "unverified") : Strings();
     check_sources(n, v);
@@ -207,9 +213,10 @@ class RegistryParser {
       r.check_keys(item, keys, keys);
       LibrarySpec lib;
       lib.api = str(r, item, "api");
-      if (std::find(std::begin(kLibraryApis), std::end(kLibraryApis), lib.api) ==
-          std::end(kLibraryApis))
-        r.fail(item["api"], cat({"unknown library api '", lib.api, "'"}));
+      // An API without a probe in src/probe/libs is located and reported, not called.
+      if (!is_identifier(lib.api, 32, true))
+        r.fail(item["api"], cat({"library api '", lib.api,
+                                 "': lower-case letters, digits and '-', a letter first"}));
       lib.sonames = list(r, item["sonames"], "sonames");
       if (lib.sonames.empty()) r.fail(item["sonames"], "sonames: must not be empty");
       for (size_t i = 0; i < lib.sonames.size(); ++i)
@@ -265,6 +272,59 @@ class RegistryParser {
     v.visible_devices_env = str(r, n, "visible_devices");
     v.extra_env = named(r, n["extra"], "extra");
     v.container_visible_devices_env = opt(r, n, "container_visible_devices");
+  }
+
+  ContainerSpec container(const YAML::Node& n, const Vendor& v) {
+    const auto& r = vr_;
+    static constexpr std::string_view keys[] = {"drm", "withhold", "mounts", "env", "groups"};
+    r.expect_map(n, "container");
+    r.check_keys(n, keys, keys);
+    ContainerSpec c;
+    c.drm = list(r, n["drm"], "drm");
+    for (size_t i = 0; i < c.drm.size(); ++i)
+      if (c.drm[i] != "card" && c.drm[i] != "render")
+        r.fail(n["drm"][i], cat({"drm: \"", c.drm[i], "\" is not card or render"}));
+    if (!c.drm.empty() && !v.drm_nodes)
+      r.fail(n["drm"], "drm nodes for a vendor whose device_nodes.drm is false");
+    c.withhold = list(r, n["withhold"], "withhold");
+    for (size_t i = 0; i < c.withhold.size(); ++i)
+      if (std::find(v.shared_nodes.begin(), v.shared_nodes.end(), c.withhold[i]) ==
+          v.shared_nodes.end())
+        r.fail(n["withhold"][i], cat({"withhold: '", c.withhold[i],
+                                      "' is not one of the vendor's shared device nodes"}));
+    c.mounts = mounts(n["mounts"]);
+    c.env = named(r, n["env"], "env");
+    for (const auto& e : c.env)
+      if (e.name.empty() || e.name.find('=') != std::string_view::npos)
+        r.fail(n["env"], cat({"env: '", e.name, "' is not a variable name"}));
+    c.groups = list(r, n["groups"], "groups");
+    return c;
+  }
+
+  std::span<const MountSpec> mounts(const YAML::Node& n) {
+    const auto& r = vr_;
+    r.expect_sequence(n, "mounts");
+    static constexpr std::string_view keys[] = {"path", "options"};
+    static constexpr std::string_view options[] = {"ro", "nosuid", "nodev", "noexec"};
+    std::vector<MountSpec> out;
+    for (const auto& item : n) {
+      r.expect_map(item, "mount");
+      r.check_keys(item, keys, keys);
+      MountSpec m;
+      m.path = str(r, item, "path");
+      if (m.path.size() < 2 || m.path.front() != '/' ||
+          m.path.find("/../") != std::string_view::npos || m.path.ends_with("/.."))
+        r.fail(item["path"], cat({"mount path '", m.path, "' must be absolute, not /, no .."}));
+      m.options = list(r, item["options"], "options");
+      for (size_t i = 0; i < m.options.size(); ++i)
+        if (std::find(std::begin(options), std::end(options), m.options[i]) == std::end(options))
+          r.fail(item["options"][i],
+                 cat({"mount option '", m.options[i], "' (use ro, nosuid, nodev, noexec)"}));
+      if (std::find(m.options.begin(), m.options.end(), "ro") == m.options.end())
+        r.fail(item["options"], "driver mounts are read-only: options must include ro");
+      out.push_back(m);
+    }
+    return out_.keep_list(std::move(out));
   }
 
   DeviceSpec device(const YAML::Node& n) {

@@ -62,7 +62,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 ids = [v["id"] for v in d["vendors"]]
 want = "nvidia amd intel ascend mthreads cambricon hygon iluvatar metax enflame kunlunxin gaudi".split()
-assert ids == want, ids
+assert ids[:12] == want, ids  # the SPEC's twelve first; vendors added as data follow
 for v in d["vendors"]:
     for field in ("pci", "drivers", "torch", "env", "k8s_resource"):
         assert field in v["sources"], (v["id"], field)

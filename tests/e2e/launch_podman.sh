@@ -96,5 +96,69 @@ expect_in "writable without --read-only" "$tmp/rw" "writable"
 run --user 0:0 --read-only -- sh -c 'touch /data/x 2>/dev/null && echo writable || echo readonly' >"$tmp/ro"
 expect_in "--read-only" "$tmp/ro" "readonly"
 
+# Values that would reach Podman's argv as flags are refused (exit 2, the flag named) before any
+# container exists: never a privileged container, never a silent native run.
+before=$(podman ps -a -q | wc -l)
+"$bin" --root "$tmp/host" --no-libs run --no-check --container=--privileged --engine podman \
+  -- sh -c 'echo ran' >"$tmp/priv" 2>"$tmp/priv.err"
+check "--container=--privileged refused" 2 $?
+expect_not_in "nothing ran" "$tmp/priv" "ran"
+grep -qF -- "--container '--privileged'" "$tmp/priv.err" && echo "ok   the flag is named" ||
+  { echo "FAIL: message:"; cat "$tmp/priv.err"; fail=1; }
+"$bin" --root "$tmp/host" --no-libs run --no-check --container '' --engine podman \
+  -- sh -c 'echo ran' >"$tmp/empty" 2>"$tmp/empty.err"
+check "--container '' refused" 2 $?
+expect_not_in "not run natively" "$tmp/empty" "ran"
+run --user '0:0 --privileged' -- true 2>/dev/null
+check "--user with a flag refused" 2 $?
+run --shm-size=--privileged -- true 2>/dev/null
+check "--shm-size with a flag refused" 2 $?
+run --engine-arg=--privileged -- true 2>/dev/null
+check "--engine-arg=--privileged refused" 2 $?
+after=$(podman ps -a -q | wc -l)
+[ "$before" = "$after" ] && echo "ok   no container created" || { echo "FAIL: containers created"; fail=1; }
+
+# A working directory whose name holds ':' and ',' still mounts at /workspace.
+odd="$tmp/run:1,a"
+mkdir -p "$odd" && chmod 755 "$odd" && cp "$tmp/work/accelerator-config.yaml" "$odd/"
+echo marker >"$odd/marker.txt" && chmod 644 "$odd/marker.txt"
+(cd "$odd" && run -- sh -c 'pwd; cat /workspace/marker.txt') >"$tmp/odd" 2>"$tmp/odd.err"
+check "cwd with ':' and ','" 0 $?
+cat "$tmp/odd.err"
+expect_in "workspace mounted" "$tmp/odd" "marker"
+
+# A CDI spec that covers GPU 0 but grants GPU 1 and /dev/mem at its top level is not used by
+# name: the container gets explicit nodes (GPU 0 only) and the plan warns.
+mkdir -p "$tmp/host/etc/cdi"
+cat >"$tmp/host/etc/cdi/wide.yaml" <<SPEC
+cdiVersion: 0.5.0
+kind: nvidia.com/gpu
+devices:
+- name: "0"
+  containerEdits:
+    deviceNodes:
+    - {path: /dev/nvidia0, hostPath: $tmp/host/dev/nvidia0}
+containerEdits:
+  deviceNodes:
+  - {path: /dev/nvidiactl, hostPath: $tmp/host/dev/nvidiactl}
+  - {path: /dev/nvidia-uvm, hostPath: $tmp/host/dev/nvidia-uvm}
+  - {path: /dev/nvidia-uvm-tools, hostPath: $tmp/host/dev/nvidia-uvm-tools}
+  - {path: /dev/nvidia1, hostPath: $tmp/host/dev/nvidia1}
+  - {path: /dev/mem, hostPath: /dev/mem}
+SPEC
+printf 'devices: [0]\n' >"$tmp/work/accelerator-config.yaml"
+run -- ls /dev >"$tmp/wide" 2>"$tmp/wide.err"
+check "run beside a wide CDI spec" 0 $?
+grep -qF "wide.yaml covers the selected devices but its top-level containerEdits add" \
+  "$tmp/wide.err" && echo "ok   warned about the wide spec" || { echo "FAIL: no warning:"; cat "$tmp/wide.err"; fail=1; }
+expect_in "GPU 0 passed" "$tmp/wide" "nvidia0"
+for n in nvidia1 mem; do
+  if grep -qx "$n" "$tmp/wide"; then echo "FAIL: $n granted"; fail=1; else echo "ok   $n not granted"; fi
+done
+"$bin" --root "$tmp/host" cdi list >"$tmp/list" 2>&1
+grep -qF "warning: top-level containerEdits give every nvidia.com/gpu device" "$tmp/list" &&
+  echo "ok   cdi list marks the spec" || { echo "FAIL: cdi list:"; cat "$tmp/list"; fail=1; }
+rm -f "$tmp/host/etc/cdi/wide.yaml"
+
 podman rmi -f "$image" >/dev/null 2>&1
 exit $fail

@@ -158,10 +158,10 @@ NV_PROC_VERSION = (
 
 
 class Host:
-    def __init__(self, name, hostname, kernel, arch, os_key, ncpus, nodes):
-        """nodes: {node_id: cpulist}"""
+    def __init__(self, name, hostname, kernel, arch, os_key, ncpus, nodes, base=None):
+        """nodes: {node_id: cpulist}; base: the directory above the tree (default: here)"""
         self.name = name
-        self.root = HERE / name
+        self.root = (base or HERE) / name
         self.ncpus = ncpus
         self.nodes = nodes
         self.devpaths = {}        # bdf -> path relative to sys/
@@ -933,6 +933,61 @@ def make_hygon():
     h.ln("opt/dtk", "dtk-25.04.4")
 
 
+# --------------------------------------------------------------------------
+# 9. thead-ppu (T-Head PPU, a vendor that is data only: no probe code of its own)
+# --------------------------------------------------------------------------
+
+def make_thead():
+    # Nodes, driver and KMD version as public PPU install logs and gpustack/runtime show them;
+    # the PCI device id and class of the PPU are not published (see data/vendors.yaml).
+    n0, n1 = "0-47,96-143", "48-95,144-191"
+    h = Host("thead-ppu-4x", "ppu-node-01", "5.10.134-16.3.al8.x86_64", "x86_64",
+             "ubuntu2204", 192, {0: n0, 1: n1})
+    h.pci("0000:00:00.0", None, 0x8086, 0x09a2, 0x060000, subsys=(0x8086, 0x0000), numa=0)
+    h.pci("0000:80:00.0", None, 0x8086, 0x09a2, 0x060000, subsys=(0x8086, 0x0000), numa=1)
+    ppus = [(0x00, 0x10, 0), (0x00, 0x20, 0), (0x80, 0x90, 1), (0x80, 0xa0, 1)]
+    h.module("alipci")
+    h.module("alixpu", "1.5.1-1d747a")
+    for i, (rb, gb, numa) in enumerate(ppus):
+        rp = "0000:%02x:%02x.0" % (rb, 1 + i % 2)
+        h.bridge(rp, None, 0x8086, 0x347a, numa, link(5, 16))
+        g = "0000:%02x:00.0" % gb
+        h.pci(g, rp, 0x1ded, 0x8810, 0x120000, subsys=(0x1ded, 0x0001), rev=0x01,
+              numa=numa, driver="alixpu", module="alixpu", modversion="1.5.1-1d747a",
+              link=link(5, 16), irq=0)
+        h.node("dev/alixpu_ppu%d" % i)
+    h.node("dev/alixpu")
+    h.node("dev/alixpu_ctl")
+    # Alibaba Cloud's Elastic RDMA adapter shares vendor id 0x1ded (class 0x0200): ignored.
+    h.bridge("0000:00:03.0", None, 0x8086, 0x347a, 0, link(3, 8))
+    h.pci("0000:05:00.0", "0000:00:03.0", 0x1ded, 0x107f, 0x020000, subsys=(0x1ded, 0x107f),
+          numa=0, driver="erdma", module="erdma", link=link(3, 8), irq=0)
+
+
+# --------------------------------------------------------------------------
+# acme-host (tests/registry/acme-host): a made-up vendor known only to the
+# test registry tests/registry/acme/vendors.yaml
+# --------------------------------------------------------------------------
+
+def make_acme():
+    h = Host("acme-host", "acme-01", "6.1.0-26-amd64", "x86_64", "debian12", 16,
+             {0: "0-7", 1: "8-15"}, base=HERE.parent / "registry")
+    h.pci("0000:00:00.0", None, 0x8086, 0x09a2, 0x060000, subsys=(0x8086, 0x0000), numa=0)
+    h.module("acme_npu", "3.2.1")
+    for i, (rp, g, numa) in enumerate((("0000:00:01.0", "0000:01:00.0", 0),
+                                       ("0000:00:02.0", "0000:02:00.0", 1))):
+        h.bridge(rp, None, 0x8086, 0x347a, numa, link(4, 16))
+        h.pci(g, rp, 0x1f9a, 0x0a01, 0x120000, subsys=(0x1f9a, 0x0001), numa=numa,
+              driver="acme_npu", module="acme_npu", modversion="3.2.1", link=link(4, 16), irq=0)
+        h.hwmon(g, i, {"name": "acme", "temp1_input": "%d" % (41000 + 1000 * i),
+                       "power1_input": "%d" % (75000000 + i)})
+        h.node("dev/acme%d" % i)
+    h.node("dev/acme_ctl")
+    h.node("dev/acme_display")
+    h.w("opt/acme/lib/libacme_ml.so.1", "not a real library")
+    h.w("opt/acme/version", "2.4.0")
+
+
 HOSTS = {
     "h100-8x": make_h100,
     "mi300x-8x": make_mi300x,
@@ -942,6 +997,8 @@ HOSTS = {
     "laptop-hybrid": make_laptop,
     "cloud-vm-none": make_vm,
     "hygon-dcu": make_hygon,
+    "thead-ppu-4x": make_thead,
+    "acme-host": make_acme,
 }
 
 

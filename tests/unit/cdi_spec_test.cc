@@ -14,16 +14,17 @@ namespace anygpu {
 
 namespace {
 
-CdiGenerateOptions on_fixture(const std::string& root, bool prefix) {
-  CdiGenerateOptions o;
-  if (prefix) o.host_prefix = root;
-  o.exists = [root](const std::string& p) { return ::access((root + p).c_str(), F_OK) == 0; };
-  return o;
+HostRoot host_at(const std::string& root) {
+  HostOptions o;
+  o.root = root;
+  o.load_libraries = false;
+  return HostRoot(o);
 }
 
+// prefix: hostPath names the fixture's files; otherwise the spec names them as the host does.
 std::string generate(const std::string& fixture, const std::string& vendor, bool prefix = false) {
-  auto root = test::fixture_host(fixture);
-  auto spec = generate_cdi_spec(test::fixture_inventory(fixture), vendor, on_fixture(root, prefix));
+  auto spec = generate_cdi_spec(host_at(test::fixture_host(fixture)),
+                                test::fixture_inventory(fixture), vendor, {.host_view = !prefix});
   EXPECT_TRUE(spec) << spec.error().message;
   return spec ? *spec : std::string();
 }
@@ -47,16 +48,17 @@ TEST(CdiGenerate, NvidiaSpecParsesBackWithEveryName) {
   EXPECT_EQ(spec->devices.size(), 8u * 3 + 1);  // index, bus id, uuid per GPU, and "all"
   const auto* d0 = device(*spec, "0");
   ASSERT_NE(d0, nullptr);
-  EXPECT_EQ(d0->device_paths,
-            (std::vector<std::string>{"/dev/nvidia0", "/dev/dri/card1", "/dev/dri/renderD128"}));
+  // CUDA computes through /dev/nvidiaN alone: no DRM node (the card node is display).
+  EXPECT_EQ(d0->device_paths, (std::vector<std::string>{"/dev/nvidia0"}));
   const auto* by_bus = device(*spec, "0000:18:00.0");
   ASSERT_NE(by_bus, nullptr);
   EXPECT_EQ(by_bus->device_paths, d0->device_paths);
   ASSERT_NE(device(*spec, "GPU-445d2601-9853-a7c7-c87c-e2ff0e3d2f08"), nullptr);
-  EXPECT_EQ(device(*spec, "all")->device_paths.size(), 8u * 3);
-  EXPECT_EQ(spec->common_device_paths,
-            (std::vector<std::string>{"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
-                                      "/dev/nvidia-modeset"}));
+  EXPECT_EQ(device(*spec, "all")->device_paths.size(), 8u);
+  // /dev/nvidia-modeset is withheld (display only), as `run --container` withholds it.
+  EXPECT_EQ(
+      spec->common_device_paths,
+      (std::vector<std::string>{"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools"}));
 
   // Any YAML reader sees the same document: "0" stays a string, permissions exclude mknod.
   auto doc = YAML::Load(text);
@@ -74,9 +76,9 @@ TEST(CdiGenerate, SimulatedHostPrefixesHostPaths) {
   EXPECT_EQ(spec->kind, "amd.com/gpu");
   const auto* d = device(*spec, "0");
   ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d->device_paths, (std::vector<std::string>{"/dev/dri/card1", "/dev/dri/renderD128"}));
-  EXPECT_EQ(d->host_paths,
-            (std::vector<std::string>{root + "/dev/dri/card1", root + "/dev/dri/renderD128"}));
+  // ROCm computes through /dev/kfd and the render node; the card node is display.
+  EXPECT_EQ(d->device_paths, (std::vector<std::string>{"/dev/dri/renderD128"}));
+  EXPECT_EQ(d->host_paths, (std::vector<std::string>{root + "/dev/dri/renderD128"}));
   EXPECT_EQ(spec->common_device_paths, (std::vector<std::string>{"/dev/kfd"}));
 }
 
@@ -106,19 +108,21 @@ TEST(CdiGenerate, AscendSharedNodesAndDriverMounts) {
   // Device 0 in PCI order is the NPU with physical id 4.
   EXPECT_EQ(device(*spec, "0")->device_paths, (std::vector<std::string>{"/dev/davinci4"}));
   auto doc = YAML::Load(text);
-  bool version_info = false;
+  // The whole driver directory (HCCL reads driver/topo beside driver/lib64), read-only.
+  bool driver_dir = false;
   for (const auto& m : doc["containerEdits"]["mounts"]) {
     EXPECT_EQ(m["options"][0].Scalar(), "ro");
-    if (m["containerPath"].Scalar() == "/usr/local/Ascend/driver/version.info") version_info = true;
+    if (m["containerPath"].Scalar() == "/usr/local/Ascend/driver") driver_dir = true;
   }
-  EXPECT_TRUE(version_info) << text;
+  EXPECT_TRUE(driver_dir) << text;
 }
 
 TEST(CdiGenerate, NoDevicesIsAHostError) {
-  auto r = generate_cdi_spec(test::fixture_inventory("h100-8x"), "amd", {});
+  auto h100 = host_at(test::fixture_host("h100-8x"));
+  auto r = generate_cdi_spec(h100, test::fixture_inventory("h100-8x"), "amd");
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, ErrorKind::host);
-  auto u = generate_cdi_spec(test::fixture_inventory("h100-8x"), "nosuch", {});
+  auto u = generate_cdi_spec(h100, test::fixture_inventory("h100-8x"), "nosuch");
   ASSERT_FALSE(u);
   EXPECT_EQ(u.error().kind, ErrorKind::bad_input);
 }
@@ -145,10 +149,10 @@ TEST(CdiRead, FindsSpecsAndNamesForDevicesUnderARoot) {
   test::copy_tree(test::fixture_host("h100-8x"), root);
   auto inv = test::probe_root(root);
   // Shared control nodes: only those the host has (a runtime refuses a missing node).
-  ASSERT_EQ(::unlink((root + "/dev/nvidia-modeset").c_str()), 0);
-  auto spec = generate_cdi_spec(inv, "nvidia", on_fixture(root, true));
+  ASSERT_EQ(::unlink((root + "/dev/nvidia-uvm-tools").c_str()), 0);
+  auto spec = generate_cdi_spec(host_at(root), inv, "nvidia");
   ASSERT_TRUE(spec);
-  EXPECT_EQ(spec->find("nvidia-modeset"), std::string::npos);
+  EXPECT_EQ(spec->find("nvidia-uvm-tools"), std::string::npos);
   test::write_file(root + "/etc/cdi/anygpu-nvidia.yaml", *spec);
   // A vendor spec in the runtime directory for a different kind is ignored for names.
   test::write_file(root + "/var/run/cdi/other.json",
@@ -166,15 +170,23 @@ TEST(CdiRead, FindsSpecsAndNamesForDevicesUnderARoot) {
   EXPECT_EQ((*specs)[0].devices[0].host_paths[0], "/dev/nvidia0");
 
   std::vector<Device> chosen{inv.devices[2], inv.devices[5]};
-  auto names = cdi_names_for(*specs, chosen);
-  ASSERT_TRUE(names);
-  EXPECT_EQ(*names, (std::vector<std::string>{"nvidia.com/gpu=2", "nvidia.com/gpu=5"}));
+  auto edits = container_edits(host, "nvidia", chosen);
+  ASSERT_TRUE(edits);
+  auto choice = choose_cdi_names(*specs, *edits);
+  ASSERT_TRUE(choice.names);
+  EXPECT_EQ(*choice.names, (std::vector<std::string>{"nvidia.com/gpu=2", "nvidia.com/gpu=5"}));
+  EXPECT_TRUE(choice.warnings.empty());
 
   // A device the spec does not describe: no names, so the caller falls back to nodes.
   auto stranger = inv.devices[0];
   stranger.device_nodes = {"/dev/nvidia42"};
-  EXPECT_FALSE(cdi_names_for(*specs, {stranger}));
-  EXPECT_FALSE(cdi_names_for(*specs, {}));
+  stranger.minor = 42;
+  test::write_file(root + "/dev/nvidia42", "");
+  std::vector<Device> strangers{stranger};
+  auto stranger_edits = container_edits(host, "nvidia", strangers);
+  ASSERT_TRUE(stranger_edits);
+  EXPECT_FALSE(choose_cdi_names(*specs, *stranger_edits).names);
+  EXPECT_FALSE(choose_cdi_names(*specs, SelectionEdits{}).names);
 }
 
 TEST(CdiRead, AbsentDirectoriesAreNoSpecs) {
@@ -273,6 +285,94 @@ TEST(CdiParse, AcceptsWhatRuntimesAccept) {
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->minimum_version, "0.3.0");
   EXPECT_EQ(r->devices[0].host_paths, (std::vector<std::string>{"/dev/nvidia0"}));
+}
+
+}  // namespace anygpu
+
+namespace anygpu {
+
+namespace {
+
+// A spec for nvidia.com/gpu whose device "0" is /dev/nvidia0 (as a generated one) plus `extra`
+// YAML for its top-level containerEdits.
+CdiSpec hostile(const std::string& top_level_edits) {
+  std::string text =
+      "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n"
+      "- name: \"0\"\n  containerEdits:\n    deviceNodes:\n    - path: /dev/nvidia0\n"
+      "containerEdits:\n  deviceNodes:\n  - path: /dev/nvidiactl\n  - path: /dev/nvidia-uvm\n"
+      "  - path: /dev/nvidia-uvm-tools\n" +
+      top_level_edits;
+  auto spec = parse_cdi_spec(text, "/etc/cdi/hostile.yaml");
+  EXPECT_TRUE(spec) << spec.error().message;
+  return spec ? *spec : CdiSpec{};
+}
+
+}  // namespace
+
+TEST(CdiTrust, ASpecGrantingMoreThanTheSelectionIsNotUsedByName) {
+  const auto& inv = test::fixture_inventory("h100-8x");
+  HostOptions o;
+  o.root = test::fixture_host("h100-8x");
+  o.load_libraries = false;
+  HostRoot host(o);
+  std::vector<const Device*> first{inv.of_vendor("nvidia")[0]};
+  auto edits = container_edits(host, "nvidia", first);
+  ASSERT_TRUE(edits);
+
+  // The plain spec is used by name.
+  auto plain = choose_cdi_names({hostile("")}, *edits);
+  ASSERT_TRUE(plain.names);
+  EXPECT_EQ(*plain.names, std::vector<std::string>{"nvidia.com/gpu=0"});
+  EXPECT_TRUE(cdi_spec_warnings(hostile("")).empty());
+
+  struct Case {
+    std::string edits, why;
+  };
+  std::vector<Case> cases = {
+      {"  - path: /dev/nvidia1\n  - path: /dev/mem\n", "add /dev/nvidia1, /dev/mem"},
+      {"  mounts:\n  - {hostPath: /, containerPath: /host}\n", "read-write mount of the host's /"},
+      {"  mounts:\n  - {hostPath: /etc/, containerPath: /h, options: [rw]}\n",
+       "read-write mount of the host's /etc"},
+      {"  hooks:\n  - {hookName: createRuntime, path: /usr/bin/x}\n", "createRuntime hook"},
+      {"  hooks:\n  - {hookName: prestart, path: /usr/bin/x}\n", "prestart hook"},
+      {"  env: [LD_PRELOAD=/tmp/x.so]\n", "LD_PRELOAD"},
+      {"  env: [LD_AUDIT=/tmp/x.so]\n", "LD_AUDIT"},
+  };
+  for (const auto& c : cases) {
+    auto spec = hostile(c.edits);
+    auto choice = choose_cdi_names({spec}, *edits);
+    EXPECT_FALSE(choice.names) << c.edits;
+    ASSERT_EQ(choice.warnings.size(), 1u) << c.edits;
+    EXPECT_NE(choice.warnings[0].find("/etc/cdi/hostile.yaml covers the selected devices"),
+              std::string::npos);
+    EXPECT_NE(choice.warnings[0].find(c.why), std::string::npos) << choice.warnings[0];
+    EXPECT_NE(choice.warnings[0].find("passing device nodes explicitly"), std::string::npos);
+    // `cdi list` marks the same spec.
+    auto marks = cdi_spec_warnings(spec);
+    ASSERT_FALSE(marks.empty()) << c.edits;
+  }
+  // A read-only mount of / and a createContainer hook are not risks by themselves.
+  auto benign = hostile(
+      "  mounts:\n  - {hostPath: /usr/lib/x, containerPath: /usr/lib/x, options: [ro]}\n"
+      "  hooks:\n  - {hookName: createContainer, path: /usr/bin/nvidia-ctk}\n");
+  EXPECT_TRUE(choose_cdi_names({benign}, *edits).names);
+  // A spec lacking a shared node the container needs is not used either.
+  auto thin = parse_cdi_spec(
+      "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: \"0\"\n  containerEdits:\n"
+      "    deviceNodes:\n    - path: /dev/nvidia0\n",
+      "/etc/cdi/thin.yaml");
+  ASSERT_TRUE(thin);
+  auto lacking = choose_cdi_names({*thin}, *edits);
+  EXPECT_FALSE(lacking.names);
+  ASSERT_EQ(lacking.warnings.size(), 1u);
+  EXPECT_NE(lacking.warnings[0].find("it lacks /dev/nvidiactl"), std::string::npos);
+  // A device entry holding another GPU's node does not stand for GPU 0 at all.
+  auto wide_device = parse_cdi_spec(
+      "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: \"0\"\n  containerEdits:\n"
+      "    deviceNodes:\n    - path: /dev/nvidia0\n    - path: /dev/nvidia1\n",
+      "/etc/cdi/w.yaml");
+  ASSERT_TRUE(wide_device);
+  EXPECT_FALSE(choose_cdi_names({*wide_device}, *edits).names);
 }
 
 }  // namespace anygpu

@@ -22,15 +22,22 @@ Selection select_on(const std::string& host, const std::string& config_text) {
   return *sel;
 }
 
-// Facts as gather_host_facts would find them for the fixture: every candidate path that exists
-// in the fixture tree, the given groups, podman on PATH.
+// Facts as gather_host_facts would find them for the fixture: the container edits of the
+// selection on the fixture tree, the given group ids (fixtures carry no /etc/group), podman on
+// PATH.
 HostFacts facts_for(const std::string& host, const Selection& sel,
                     std::map<std::string, int> groups = {{"video", 44}, {"render", 993}}) {
   HostFacts f;
   f.root_prefix = test::fixture_host(host);
-  for (const auto& p : container_candidate_paths(sel))
-    if (HostRoot(HostOptions{f.root_prefix, false, {}}).exists(p)) f.existing_nodes.push_back(p);
-  f.group_ids = std::move(groups);
+  if (!sel.devices.empty()) {
+    auto edits =
+        container_edits(HostRoot(HostOptions{f.root_prefix, false, {}}), sel.vendor, sel.devices);
+    EXPECT_TRUE(edits) << edits.error().message;
+    f.edits = std::move(*edits);
+    for (auto g : Registry::builtin().vendor(sel.vendor)->container.groups)
+      if (auto it = groups.find(std::string(g)); it != groups.end())
+        f.edits.common.add_gid(static_cast<uint32_t>(it->second));
+  }
   f.engines_on_path = {"podman", "docker"};
   f.cwd = "/home/u/exp";
   return f;
@@ -88,7 +95,9 @@ TEST(LaunchContainer, NvidiaTwoOfEightPassesOnlyTheirNodes) {
   EXPECT_NE(std::find(env.begin(), env.end(), "NVIDIA_VISIBLE_DEVICES=void"), env.end());
   EXPECT_NE(std::find(env.begin(), env.end(), "ANYGPU_DIST_BACKEND=nccl"), env.end());
   EXPECT_NE(std::find(env.begin(), env.end(), "CUDA_DEVICE_ORDER=PCI_BUS_ID"), env.end());
-  EXPECT_EQ(values_of(plan->argv, "-v"), std::vector<std::string>{"/home/u/exp:/workspace"});
+  EXPECT_TRUE(values_of(plan->argv, "-v").empty());
+  EXPECT_EQ(values_of(plan->argv, "--mount"),
+            std::vector<std::string>{"type=bind,src=/home/u/exp,dst=/workspace"});
   EXPECT_EQ(plan->engine, "podman");
   ASSERT_EQ(plan->devices.size(), 2u);
   EXPECT_EQ(plan->devices[1].index, 3);
@@ -122,10 +131,8 @@ TEST(LaunchContainer, HygonLikeRocmWithItsExtraNode) {
   EXPECT_EQ(values_of(plan->argv, "--device"),
             (std::vector<std::string>{root + r + ":" + r, root + "/dev/kfd:/dev/kfd",
                                       root + "/dev/mkfd:/dev/mkfd"}));
-  // render is absent from this host's groups: only video is added, and the plan says why.
+  // render is absent from this host's groups: only video is added.
   EXPECT_EQ(values_of(plan->argv, "--group-add"), std::vector<std::string>{"39"});
-  EXPECT_TRUE(std::any_of(plan->notes.begin(), plan->notes.end(),
-                          [](const std::string& n) { return n.find("group render") == 0; }));
 }
 
 TEST(LaunchContainer, IntelRenderAndCardNodes) {
@@ -156,9 +163,10 @@ TEST(LaunchContainer, AscendNodesAndReadOnlyDriverMounts) {
                 root + "/dev/davinci4:/dev/davinci4", root + "/dev/davinci5:/dev/davinci5",
                 root + "/dev/davinci_manager:/dev/davinci_manager",
                 root + "/dev/devmm_svm:/dev/devmm_svm", root + "/dev/hisi_hdc:/dev/hisi_hdc"}));
-  auto mounts = values_of(plan->argv, "-v");
+  auto mounts = values_of(plan->argv, "--mount");
   EXPECT_NE(std::find(mounts.begin(), mounts.end(),
-                      root + "/usr/local/Ascend/driver:/usr/local/Ascend/driver:ro"),
+                      "type=bind,src=" + root +
+                          "/usr/local/Ascend/driver,dst=/usr/local/Ascend/driver,ro"),
             mounts.end());
   auto env = values_of(plan->argv, "-e");
   EXPECT_NE(std::find(env.begin(), env.end(), "ASCEND_RT_VISIBLE_DEVICES=0,1"), env.end());
@@ -190,7 +198,8 @@ TEST(LaunchContainer, CdiNamesReplaceNodesWhenASpecCoversTheDevices) {
 TEST(LaunchContainer, MissingNodesAreNotPassed) {
   auto sel = select_on("h100-8x", "devices: [0]\n");
   auto facts = facts_for("h100-8x", sel);
-  std::erase(facts.existing_nodes, "/dev/nvidia-uvm-tools");
+  std::erase_if(facts.edits.common.device_nodes,
+                [](const NodeEdit& n) { return n.path == "/dev/nvidia-uvm-tools"; });
   auto plan = plan_launch(sel, container_options(), facts, {}, std::nullopt);
   ASSERT_TRUE(plan.ok());
   for (const auto& d : values_of(plan->argv, "--device"))

@@ -1,0 +1,106 @@
+#include "launch/engine_args.h"
+
+#include <regex>
+
+#include "util/strings.h"
+
+namespace anygpu {
+
+namespace {
+
+std::string csv_field(std::string_view field) {
+  if (field.find_first_of(",\"\r\n") == std::string_view::npos && !field.starts_with(' '))
+    return std::string(field);
+  std::string out = "\"";
+  for (char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// distribution/reference's grammar (reference/regexp.go), written out as one ECMAScript regex.
+const std::regex& reference_regex() {
+  static const std::regex re([] {
+    std::string component = "[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*";
+    std::string domain_component = "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])";
+    std::string domain_name = domain_component + "(?:\\." + domain_component + ")*";
+    std::string host = "(?:" + domain_name + "|\\[[a-fA-F0-9:]+\\])";
+    std::string domain = host + "(?::[0-9]+)?";
+    std::string name = "(?:" + domain + "/)?" + component + "(?:/" + component + ")*";
+    std::string tag = "[\\w][\\w.-]{0,127}";
+    std::string digest = "[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}";
+    return "(" + name + ")(?::" + tag + ")?(?:@" + digest + ")?";
+  }());
+  return re;
+}
+
+bool has_control(std::string_view s) {
+  for (unsigned char c : s)
+    if (c < 0x20 || c == 0x7f) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string bind_mount_arg(const MountEdit& mount) {
+  std::string out = cat({"type=bind,", csv_field(cat({"src=", mount.host_path})), ",",
+                         csv_field(cat({"dst=", mount.container_path}))});
+  if (mount.read_only()) out += ",ro";
+  return out;
+}
+
+std::optional<Error> check_image_reference(std::string_view ref, std::string_view flag) {
+  auto bad = [&](std::string_view why) -> std::optional<Error> {
+    return bad_input(cat({flag, " '", ref, "': ", why}));
+  };
+  if (ref.empty()) return bad("an image reference is required (not an empty string)");
+  if (ref.front() == '-') return bad("an image reference, not an option (it starts with '-')");
+  if (ref.size() > 1024 || has_control(ref)) return bad("not an image reference");
+  std::match_results<std::string_view::const_iterator> m;
+  if (!std::regex_match(ref.begin(), ref.end(), m, reference_regex()))
+    return bad("not an image reference ([registry[:port]/]name[:tag][@digest], lower-case name)");
+  if (m[1].length() > 255) return bad("the name is longer than 255 characters");
+  return std::nullopt;
+}
+
+std::optional<Error> check_container_user(std::string_view user, std::string_view flag) {
+  static const std::regex re(
+      "(?:[0-9]+|[A-Za-z_][A-Za-z0-9_.-]{0,31})"
+      "(?::(?:[0-9]+|[A-Za-z_][A-Za-z0-9_.-]{0,31}))?");
+  if (!std::regex_match(user.begin(), user.end(), re))
+    return bad_input(cat({flag, " '", user, "': expected USER or UID, optionally :GROUP or :GID"}));
+  return std::nullopt;
+}
+
+std::optional<Error> check_shm_size(std::string_view size, std::string_view flag) {
+  static const std::regex re("[0-9]{1,18}[bkmgBKMG]?");
+  if (!std::regex_match(size.begin(), size.end(), re) ||
+      size.find_first_not_of("0bkmgBKMG") == std::string_view::npos)
+    return bad_input(cat({flag, " '", size, "': expected a positive size such as 8g or 512m"}));
+  return std::nullopt;
+}
+
+std::optional<Error> check_engine_args(const std::vector<std::string>& args) {
+  // Flags whose effect anygpu decides itself (or never grants).
+  static constexpr std::string_view kRefused[] = {
+      "--privileged",    "--cap-add",      "--device", "--device-cgroup-rule",
+      "--security-opt",  "--user",         "-u",       "--userns",
+      "--pid",           "--ipc",          "--uts",    "--cgroupns",
+      "--group-add",     "--volumes-from", "--gpus",   "--runtime",
+      "--oci-hooks-dir", "--hooks-dir"};
+  for (const auto& a : args) {
+    std::string_view flag = a;
+    flag = flag.substr(0, flag.find('='));
+    for (auto r : kRefused)
+      if (flag == r)
+        return bad_input(cat({"--engine-arg '", a, "': ", r,
+                              " would give the container more than the selected devices "
+                              "(anygpu sets devices, user and groups itself; use --user for "
+                              "the user)"}));
+    if (has_control(a)) return bad_input(cat({"--engine-arg: a control character in '", a, "'"}));
+  }
+  return std::nullopt;
+}
+
+}  // namespace anygpu
