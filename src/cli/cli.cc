@@ -63,7 +63,8 @@ std::vector<Command> commands() {
   return {detect_command(),  check_command(),     select_command(),   run_command(),
           metrics_command(), top_command(),       exporter_command(), doctor_command(),
           wheel_command(),   host_init_command(), init_command(),     cdi_command(),
-          slurm_command(),   k8s_command(),       vendors_command(),  gather_command()};
+          slurm_command(),   k8s_command(),       vendors_command(),  gather_command(),
+          health_command(),  ps_command()};
 }
 }  // namespace
 

@@ -56,5 +56,7 @@ Command doctor_command();
 Command host_init_command();
 Command wheel_command();
 Command init_command();
+Command health_command();
+Command ps_command();
 
 }  // namespace anygpu::cli

@@ -180,6 +180,34 @@ Result<std::string> HostRoot::read_file(std::string_view path, size_t max_bytes)
   return out;
 }
 
+Result<std::string> HostRoot::read_log(std::string_view path, size_t max_bytes) const {
+  int fd = open_at_root(path, O_RDONLY | O_NONBLOCK);
+  if (fd < 0) return errno_error(path);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode))) {
+    ::close(fd);
+    return internal_error(cat({path, ": neither a regular file nor a log device"}));
+  }
+  std::string out;
+  // /dev/kmsg hands out one record per read() and refuses buffers shorter than the record.
+  std::string buf(16384, '\0');
+  while (out.size() < max_bytes) {
+    ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && (errno == EINTR || errno == EPIPE)) continue;
+    if (n < 0 && errno == EAGAIN) break;  // the end of the ring buffer
+    if (n < 0) {
+      auto err = errno_error(path);
+      ::close(fd);
+      return err;
+    }
+    if (n == 0) break;
+    out.append(buf.data(), std::min(static_cast<size_t>(n), max_bytes - out.size()));
+  }
+  ::close(fd);
+  note(path);
+  return out;
+}
+
 Result<std::string> HostRoot::read_value(std::string_view path) const {
   auto text = read_file(path, kSmallFileBytes);
   if (!text) return text.error();
@@ -207,6 +235,31 @@ Result<std::vector<std::string>> HostRoot::list_dir(std::string_view path) const
   std::sort(names.begin(), names.end());
   note(path);
   return names;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> HostRoot::read_links(
+    std::string_view path) const {
+  int fd = open_at_root(path, O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return errno_error(path);
+  DIR* d = ::fdopendir(fd);
+  if (!d) {
+    auto err = errno_error(path);
+    ::close(fd);
+    return err;
+  }
+  std::vector<std::pair<std::string, std::string>> links;
+  char buf[PATH_MAX];
+  while (auto* e = ::readdir(d)) {
+    if (e->d_type != DT_LNK && e->d_type != DT_UNKNOWN) continue;
+    // readlinkat on the entry itself: the link is read, never followed.
+    ssize_t n = ::readlinkat(::dirfd(d), e->d_name, buf, sizeof buf - 1);
+    if (n < 0) continue;  // not a link, or gone (a process closing its files)
+    links.emplace_back(e->d_name, std::string(buf, static_cast<size_t>(n)));
+  }
+  ::closedir(d);
+  std::sort(links.begin(), links.end());
+  note(path);
+  return links;
 }
 
 Result<std::string> HostRoot::read_link(std::string_view path) const {

@@ -51,11 +51,18 @@ class HostRoot {
 
   // Whole file, at most `max_bytes` (larger is an error: sysfs values are small).
   Result<std::string> read_file(std::string_view path, size_t max_bytes = 1 << 20) const;
+  // A log that may be a character device of records (/dev/kmsg) or a regular file (a captured
+  // copy): read without blocking until the end of what is there, at most `max_bytes`.
+  // Records the kernel overwrote while reading (EPIPE) are skipped.
+  Result<std::string> read_log(std::string_view path, size_t max_bytes) const;
   // First line, trimmed; an error for a missing, unreadable, empty or binary file.
   Result<std::string> read_value(std::string_view path) const;
   // Sorted entry names without "." and "..".
   Result<std::vector<std::string>> list_dir(std::string_view path) const;
   Result<std::string> read_link(std::string_view path) const;
+  // Every symlink in a directory with its target (name order), one directory open for all:
+  // /proc/PID/fd holds thousands of links.
+  Result<std::vector<std::pair<std::string, std::string>>> read_links(std::string_view dir) const;
   // Canonical host path with every symlink resolved beneath the root.
   Result<std::string> resolve(std::string_view path) const;
   bool exists(std::string_view path) const;

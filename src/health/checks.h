@@ -1,0 +1,34 @@
+// The individual health checks, each adding findings for one device (or the host).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "health/finding.h"
+#include "health/rules.h"
+#include "host/host_root.h"
+#include "model/inventory.h"
+
+namespace anygpu::health {
+
+struct CheckContext {
+  const HostRoot& host;
+  std::vector<std::string>& warnings;
+};
+
+// sysfs: AER counters, link width/speed, config space, AMD RAS counters and bad pages, hwmon
+// temperatures against the device's own thresholds.
+void check_pcie(const CheckContext& ctx, const Device& dev, std::vector<Finding>& out);
+void check_ras(const CheckContext& ctx, const Device& dev, std::vector<Finding>& out);
+void check_thermal(const CheckContext& ctx, const Device& dev, std::vector<Finding>& out);
+
+// The kernel log: Xid/SXid and the drivers' reset, hang and RAS messages, attributed to the
+// device they name (or the only device of that driver); the rest goes to `host`.
+void check_kernel_log(const CheckContext& ctx, const HealthRules& rules,
+                      std::optional<double> since_seconds, std::vector<DeviceHealth>& devices,
+                      const Inventory& inv, std::vector<Finding>& host);
+
+// Adds `f`, or counts it into an existing finding with the same code and message.
+void add_finding(std::vector<Finding>& out, Finding f);
+
+}  // namespace anygpu::health

@@ -1,0 +1,137 @@
+#include "ps/processes.h"
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+#include "util/strings.h"
+
+namespace anygpu::ps {
+
+namespace {
+
+constexpr std::string_view kProc = "/proc";
+constexpr std::string_view kPasswd = "/etc/passwd";
+
+// Node path → bus id, for every per-device node of every listed device. Under --root the
+// same node also appears with the root's prefix (a process on this machine that opened the
+// fixture's file).
+std::unordered_map<std::string, std::string> device_nodes(const HostRoot& host,
+                                                          const Inventory& inv) {
+  std::unordered_map<std::string, std::string> nodes;
+  for (const auto& d : inv.devices) {
+    auto bus = d.pci.address.str();
+    std::vector<std::string> paths = d.device_nodes;
+    if (d.render_node) paths.push_back(*d.render_node);
+    if (d.card_node) paths.push_back(*d.card_node);
+    for (const auto& p : paths) {
+      nodes.emplace(p, bus);
+      if (!host.is_real_root()) nodes.emplace(host.outside(p), bus);
+    }
+  }
+  return nodes;
+}
+
+std::map<uint32_t, std::string> read_users(const HostRoot& host) {
+  std::map<uint32_t, std::string> users;
+  auto text = host.read_file(kPasswd, size_t{4} << 20);
+  if (!text) return users;
+  for (auto line : split_lines(*text)) {
+    auto f = split(line, ':');
+    if (f.size() < 3 || f[0].empty()) continue;
+    if (auto uid = parse_uint(f[2]); uid && *uid <= UINT32_MAX)
+      users.emplace(static_cast<uint32_t>(*uid), std::string(f[0]));
+  }
+  return users;
+}
+
+std::optional<uint32_t> real_uid(std::string_view status) {
+  for (auto line : split_lines(status)) {
+    if (!line.starts_with("Uid:")) continue;
+    auto fields = split(trim(line.substr(4)), '\t');
+    if (fields.empty()) return std::nullopt;
+    auto uid = parse_uint(fields[0]);
+    if (uid && *uid <= UINT32_MAX) return static_cast<uint32_t>(*uid);
+  }
+  return std::nullopt;
+}
+
+void merge_client(ProcessInfo& p, const DrmClient& c) {
+  if (auto m = c.device_memory()) p.memory_bytes = p.memory_bytes.value_or(0) + *m;
+  for (const auto& [e, ns] : c.engine_ns) p.engine_ns[e] += ns;
+  for (const auto& [e, n] : c.engine_cycles) p.engine_cycles[e] += n;
+}
+
+}  // namespace
+
+ProcessScan scan_processes(const HostRoot& host, const Inventory& inv) {
+  ProcessScan scan;
+  auto nodes = device_nodes(host, inv);
+  if (nodes.empty()) return scan;
+  auto entries = host.list_dir(kProc);
+  if (!entries) return scan;
+  std::map<uint32_t, std::string> users;
+  bool users_read = false;
+  for (const auto& name : *entries) {
+    auto pid = parse_uint(name);
+    if (!pid || *pid == 0 || *pid > INT32_MAX) continue;
+    auto base = cat({kProc, "/", name});
+    auto links = host.read_links(base + "/fd");
+    if (!links) {
+      if (links.error().sys_errno == EACCES) ++scan.hidden;
+      continue;  // EACCES: another user's process; ENOENT: it exited meanwhile
+    }
+    ProcessInfo p;
+    std::set<std::string> devices;
+    std::set<std::pair<std::string, uint64_t>> clients;  // one DRM client counted once
+    for (const auto& [fd, target] : *links) {
+      auto hit = nodes.find(target);
+      if (hit == nodes.end()) continue;
+      devices.insert(hit->second);
+      auto info = host.read_file(cat({base, "/fdinfo/", fd}), kSmallFileBytes);
+      if (!info) continue;
+      auto client = parse_fdinfo(*info);
+      if (!client.is_drm()) continue;
+      if (client.pdev) devices.insert(*client.pdev);
+      if (client.client_id &&
+          !clients.emplace(client.pdev.value_or(hit->second), *client.client_id).second)
+        continue;
+      merge_client(p, client);
+    }
+    if (devices.empty()) continue;
+    p.pid = static_cast<int>(*pid);
+    p.devices.assign(devices.begin(), devices.end());
+    if (auto comm = host.read_value(base + "/comm")) p.command = *comm;
+    if (auto status = host.read_file(base + "/status", kSmallFileBytes)) {
+      if (auto uid = real_uid(*status)) {
+        if (!users_read) {
+          users = read_users(host);
+          users_read = true;
+        }
+        auto u = users.find(*uid);
+        p.user = u != users.end() ? u->second : std::to_string(*uid);
+      }
+    }
+    if (auto cg = host.read_file(base + "/cgroup", kSmallFileBytes))
+      p.attribution = parse_cgroup(*cg);
+    scan.processes.push_back(std::move(p));
+  }
+  std::sort(scan.processes.begin(), scan.processes.end(),
+            [](const auto& a, const auto& b) { return a.pid < b.pid; });
+  return scan;
+}
+
+std::vector<ProcessInfo> stale_processes(const ProcessScan& before, const ProcessScan& after) {
+  std::vector<ProcessInfo> out;
+  for (const auto& now : after.processes) {
+    if (!now.memory_bytes || *now.memory_bytes == 0 || !now.has_activity_counters()) continue;
+    auto then = std::find_if(before.processes.begin(), before.processes.end(),
+                             [&](const auto& p) { return p.pid == now.pid; });
+    if (then == before.processes.end()) continue;  // new since the first scan: no window yet
+    if (then->engine_ns == now.engine_ns && then->engine_cycles == now.engine_cycles)
+      out.push_back(now);
+  }
+  return out;
+}
+
+}  // namespace anygpu::ps

@@ -1,0 +1,42 @@
+// `anygpu ps`: processes holding any registry vendor's per-device node, found through
+// /proc/PID/fd beneath the HostRoot, with DRM client statistics (fdinfo) and attribution
+// (container, pod, Slurm job) from /proc/PID/cgroup.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "host/host_root.h"
+#include "model/inventory.h"
+#include "ps/cgroup.h"
+#include "ps/fdinfo.h"
+
+namespace anygpu::ps {
+
+struct ProcessInfo {
+  int pid = 0;
+  std::optional<std::string> user;
+  std::string command;
+  std::vector<std::string> devices;  // PCI bus ids, sorted
+  std::optional<uint64_t> memory_bytes;
+  std::map<std::string, uint64_t> engine_ns;      // busy ns per engine, summed over clients
+  std::map<std::string, uint64_t> engine_cycles;  // xe
+  Attribution attribution;
+
+  bool has_activity_counters() const { return !engine_ns.empty() || !engine_cycles.empty(); }
+};
+
+struct ProcessScan {
+  std::vector<ProcessInfo> processes;  // by pid
+  int hidden = 0;                      // processes whose fds this user may not read
+};
+
+ProcessScan scan_processes(const HostRoot& host, const Inventory& inv);
+
+// Holders of device memory whose engine counters did not move between two scans.
+std::vector<ProcessInfo> stale_processes(const ProcessScan& before, const ProcessScan& after);
+
+}  // namespace anygpu::ps

@@ -1,0 +1,58 @@
+#include "ps/render.h"
+
+#include <cstdio>
+
+#include "util/strings.h"
+
+namespace anygpu::ps {
+
+nlohmann::ordered_json processes_to_json(const std::vector<ProcessInfo>& processes, int hidden) {
+  auto list = nlohmann::ordered_json::array();
+  for (const auto& p : processes) {
+    nlohmann::ordered_json j{{"pid", p.pid}};
+    if (p.user) j["user"] = *p.user;
+    j["command"] = p.command;
+    j["devices"] = p.devices;
+    if (p.memory_bytes) j["memory_bytes"] = *p.memory_bytes;
+    if (!p.engine_ns.empty()) j["engines"] = p.engine_ns;
+    if (!p.engine_cycles.empty()) j["engine_cycles"] = p.engine_cycles;
+    const auto& a = p.attribution;
+    if (a.container) j["container"] = {{"runtime", a.container->runtime}, {"id", a.container->id}};
+    if (a.pod_uid) j["pod"] = {{"uid", *a.pod_uid}};
+    if (a.slurm) {
+      j["slurm"] = {{"job_id", a.slurm->job_id}};
+      if (a.slurm->step) j["slurm"]["step"] = *a.slurm->step;
+    }
+    list.push_back(std::move(j));
+  }
+  nlohmann::ordered_json doc{{"schema", "anygpu.processes/v1"}, {"processes", std::move(list)}};
+  if (hidden) doc["hidden_processes"] = hidden;
+  return doc;
+}
+
+std::string processes_to_text(const std::vector<ProcessInfo>& processes, int hidden) {
+  std::string out;
+  char line[512];
+  std::snprintf(line, sizeof line, "%8s  %-12s %-16s %-10s %s\n", "PID", "USER", "COMMAND",
+                "MEMORY", "DEVICES / OWNER");
+  out += line;
+  for (const auto& p : processes) {
+    std::string mem = p.memory_bytes ? std::to_string(*p.memory_bytes >> 20) + " MiB" : "-";
+    std::string owner = join(p.devices, ",");
+    const auto& a = p.attribution;
+    if (a.pod_uid) owner += " pod " + *a.pod_uid;
+    if (a.container) owner += " " + a.container->runtime + " " + a.container->id.substr(0, 12);
+    if (a.slurm)
+      owner += " slurm job " + a.slurm->job_id + (a.slurm->step ? " step " + *a.slurm->step : "");
+    std::snprintf(line, sizeof line, "%8d  %-12.12s %-16.16s %-10s %s\n", p.pid,
+                  p.user.value_or("?").c_str(), p.command.c_str(), mem.c_str(), owner.c_str());
+    out += line;
+  }
+  if (hidden)
+    out += cat({std::to_string(hidden),
+                " processes of other users could not be inspected "
+                "(run as root to see them)\n"});
+  return out;
+}
+
+}  // namespace anygpu::ps

@@ -1,0 +1,205 @@
+// `anygpu health` on fixture copies carrying real-format evidence: AER counters, a degraded
+// link, a fallen-off device, AMD RAS counters and bad pages, hwmon over its threshold and
+// kernel-log records (Xid 79/48/94, SXid, amdgpu resets and ring timeouts).
+#include <gtest/gtest.h>
+
+#include "health/health.h"
+#include "health/render.h"
+#include "test_support.h"
+
+namespace anygpu::health {
+namespace {
+
+using test::TempDir;
+using test::write_file;
+
+std::string dev(const std::string& root, const std::string& bdf, const std::string& file) {
+  return root + "/sys/bus/pci/devices/" + bdf + "/" + file;
+}
+
+const Finding* find(const DeviceHealth& d, std::string_view code) {
+  for (const auto& f : d.findings)
+    if (f.code == code) return &f;
+  return nullptr;
+}
+
+const DeviceHealth& device(const HealthReport& r, std::string_view bus) {
+  for (const auto& d : r.devices)
+    if (d.pci_bus_id == bus) return d;
+  ADD_FAILURE() << "no device " << bus;
+  static DeviceHealth none;
+  return none;
+}
+
+HealthReport run(const std::string& root, HealthOptions opts = {}) {
+  HostRoot host(HostOptions{root, false, std::chrono::milliseconds(1000)});
+  auto inv = test::probe_root(root);
+  auto r = evaluate_health(host, inv, opts);
+  EXPECT_TRUE(r) << (r ? "" : r.error().message);
+  return r ? std::move(r.value()) : HealthReport{};
+}
+
+TEST(HealthEval, CleanFixturesAreHealthy) {
+  for (const char* host : {"h100-8x", "mi300x-8x", "intel-max-arc", "ascend-910b-8x"}) {
+    auto r = run(test::fixture_host(host));
+    ASSERT_FALSE(r.devices.empty()) << host;
+    for (const auto& d : r.devices)
+      EXPECT_EQ(d.health(), Health::ok) << host << " " << d.pci_bus_id;
+    EXPECT_FALSE(r.any_critical());
+  }
+}
+
+TEST(HealthEval, NvidiaPcieAndKernelLogEvidence) {
+  TempDir tmp;
+  auto root = tmp / "h";
+  test::copy_tree(test::fixture_host("h100-8x"), root);
+  write_file(dev(root, "0000:18:00.0", "aer_dev_fatal"),
+             "Undefined 0\nDLP 0\nSDES 0\nTLP 0\nFCP 0\nCmpltTO 1\nCmpltAbrt 0\nUnxCmplt 0\n"
+             "RxOF 0\nMalfTLP 0\nECRC 0\nUnsupReq 0\nACSViol 0\nUncorrIntErr 0\nBlockedTLP 0\n"
+             "AtomicOpBlocked 0\nTLPBlockedErr 0\nPoisonTLPBlocked 0\nTOTAL_ERR_FATAL 1\n");
+  write_file(dev(root, "0000:2a:00.0", "aer_dev_correctable"), "RxErr 5\nTOTAL_ERR_COR 5\n");
+  write_file(dev(root, "0000:3a:00.0", "current_link_width"), "8\n");
+  write_file(dev(root, "0000:3a:00.0", "current_link_speed"), "2.5 GT/s PCIe\n");
+  write_file(dev(root, "0000:5d:00.0", "current_link_speed"), "2.5 GT/s PCIe\n");
+  write_file(dev(root, "0000:9a:00.0", "config"), std::string(256, '\xff'));
+  write_file(root + "/dev/kmsg",
+             "3,100,1000000,-;NVRM: Xid (PCI:0000:ab:00): 79, pid=4242, GPU has fallen off the "
+             "bus.\n"
+             "3,101,2000000,-;NVRM: Xid (PCI:0000:ba:00): 48, pid=1, DBE (double bit error) ECC\n"
+             "3,102,3000000,-;NVRM: Xid (PCI:0000:db:00): 94, pid=2, Contained: SM (0x1).\n"
+             "3,103,3500000,-;NVRM: Xid (PCI:0000:db:00): 94, pid=3, Contained: SM (0x1).\n"
+             "4,104,4000000,-;nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 12028, Non-fatal\n"
+             "6,105,5000000,-;NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64\n"
+             "3,106,6000000,-;NVRM: Xid (PCI:0000:77:00): 79, a GPU this host does not list\n");
+  auto r = run(root);
+  auto* aer = find(device(r, "0000:18:00.0"), "pcie.aer.fatal");
+  ASSERT_TRUE(aer);
+  EXPECT_EQ(aer->severity, Severity::critical);
+  EXPECT_NE(aer->evidence.find("CmpltTO 1"), std::string::npos);
+  EXPECT_EQ(device(r, "0000:18:00.0").health(), Health::critical);
+  // Corrected errors are information: the device stays ok.
+  ASSERT_TRUE(find(device(r, "0000:2a:00.0"), "pcie.aer.correctable"));
+  EXPECT_EQ(device(r, "0000:2a:00.0").health(), Health::ok);
+  EXPECT_EQ(device(r, "0000:3a:00.0").health(), Health::warning);
+  ASSERT_TRUE(find(device(r, "0000:3a:00.0"), "pcie.link.degraded"));
+  // A lower speed alone is power saving.
+  ASSERT_TRUE(find(device(r, "0000:5d:00.0"), "pcie.link.speed-reduced"));
+  EXPECT_EQ(device(r, "0000:5d:00.0").health(), Health::ok);
+  ASSERT_TRUE(find(device(r, "0000:9a:00.0"), "pcie.fallen-off-bus"));
+  auto* x79 = find(device(r, "0000:ab:00.0"), "xid");
+  ASSERT_TRUE(x79);
+  EXPECT_EQ(x79->severity, Severity::critical);
+  EXPECT_NE(x79->message.find("Xid 79"), std::string::npos);
+  EXPECT_NE(x79->evidence.find("#100"), std::string::npos);
+  EXPECT_NE(x79->action.find("reboot"), std::string::npos);
+  EXPECT_EQ(device(r, "0000:ba:00.0").health(), Health::critical);
+  auto* x94 = find(device(r, "0000:db:00.0"), "xid");
+  ASSERT_TRUE(x94);
+  EXPECT_EQ(x94->severity, Severity::warning);
+  EXPECT_NE(x94->message.find("(2 times)"), std::string::npos);
+  EXPECT_NE(x94->evidence.find("#103"), std::string::npos);  // the latest record
+  // The NVSwitch event and the unknown GPU land on the host, never on a listed device.
+  ASSERT_EQ(r.host.size(), 2u);
+  EXPECT_TRUE(r.any_critical());
+  auto j = health_to_json(r);
+  EXPECT_EQ(j["schema"], "anygpu.health/v1");
+  EXPECT_EQ(j["devices"][0]["health"], "critical");
+  EXPECT_EQ(j["devices"][0]["findings"][0]["code"], "pcie.aer.fatal");
+}
+
+TEST(HealthEval, SinceKeepsOnlyRecentRecords) {
+  TempDir tmp;
+  auto root = tmp / "h";
+  test::copy_tree(test::fixture_host("h100-8x"), root);
+  write_file(root + "/proc/uptime", "1000.00 7000.00\n");
+  write_file(root + "/dev/kmsg",
+             "3,1,10000000,-;NVRM: Xid (PCI:0000:18:00): 79, old\n"
+             "3,2,990000000,-;NVRM: Xid (PCI:0000:2a:00): 79, recent\n");
+  HealthOptions o;
+  o.since_seconds = 60;
+  auto r = run(root, o);
+  EXPECT_FALSE(find(device(r, "0000:18:00.0"), "xid"));
+  EXPECT_TRUE(find(device(r, "0000:2a:00.0"), "xid"));
+  auto all = run(root);
+  EXPECT_TRUE(find(device(all, "0000:18:00.0"), "xid"));
+}
+
+TEST(HealthEval, AmdRasBadPagesThermalAndDriverMessages) {
+  TempDir tmp;
+  auto root = tmp / "h";
+  test::copy_tree(test::fixture_host("mi300x-8x"), root);
+  write_file(dev(root, "0000:05:00.0", "ras/umc_err_count"), "ue: 2\nce: 7\n");
+  write_file(dev(root, "0000:05:00.0", "ras/gfx_err_count"), "ue: 0\nce: 0\n");
+  write_file(dev(root, "0000:26:00.0", "ras/gpu_vram_bad_pages"),
+             "0x00012345 : 0x00001000 : R\n0x00012346 : 0x00001000 : P\n");
+  write_file(dev(root, "0000:26:00.0", "ras/umc_err_count"), "ue: 0\nce: 3\n");
+  write_file(root + "/dev/kmsg",
+             "3,10,1000,-;amdgpu 0000:46:00.0: amdgpu: GPU reset begin!\n"
+             " SUBSYSTEM=pci\n DEVICE=+pci:0000:46:00.0\n"
+             "3,11,2000,-;[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring sdma0 timeout, "
+             "signaled seq=1, emitted seq=2\n"
+             "3,12,3000,-;amdgpu 0000:65:00.0: amdgpu: 3 uncorrectable hardware errors detected "
+             "in umc block\n");
+  auto r = run(root);
+  auto* ue = find(device(r, "0000:05:00.0"), "ras.uncorrectable");
+  ASSERT_TRUE(ue);
+  EXPECT_NE(ue->evidence.find("umc_err_count"), std::string::npos);
+  EXPECT_TRUE(find(device(r, "0000:05:00.0"), "ras.correctable"));
+  EXPECT_EQ(device(r, "0000:26:00.0").health(), Health::warning);
+  EXPECT_TRUE(find(device(r, "0000:26:00.0"), "memory.retired-pages"));
+  EXPECT_TRUE(find(device(r, "0000:46:00.0"), "gpu.reset"));
+  EXPECT_EQ(device(r, "0000:65:00.0").health(), Health::critical);
+  // A ring timeout that names no device, on a host with eight amdgpu devices, blames none.
+  ASSERT_EQ(r.host.size(), 1u);
+  EXPECT_EQ(r.host[0].code, "gpu.ring-timeout");
+}
+
+TEST(HealthEval, MalformedEvidenceIsAWarningNotAFinding) {
+  TempDir tmp;
+  auto root = tmp / "h";
+  test::copy_tree(test::fixture_host("mi300x-8x"), root);
+  write_file(dev(root, "0000:05:00.0", "ras/umc_err_count"), "ue: many\n");
+  write_file(dev(root, "0000:05:00.0", "aer_dev_fatal"), "\x01\x02garbage\n");
+  auto r = run(root);
+  EXPECT_EQ(device(r, "0000:05:00.0").health(), Health::ok);
+  ASSERT_EQ(r.warnings.size(), 2u);
+  EXPECT_NE(r.warnings[0].find("0000:05:00.0"), std::string::npos);
+}
+
+TEST(HealthEval, ASuspendedDeviceIsNotTouched) {
+  TempDir tmp;
+  auto root = tmp / "h";
+  test::copy_tree(test::fixture_host("laptop-hybrid"), root);
+  write_file(dev(root, "0000:01:00.0", "config"), std::string(64, '\xff'));
+  auto r = run(root);
+  EXPECT_EQ(device(r, "0000:01:00.0").health(), Health::ok);
+}
+
+TEST(HealthEval, DeviceSelection) {
+  auto root = test::fixture_host("workstation-mixed");
+  HealthOptions o;
+  o.devices = {"nvidia:0"};
+  auto r = run(root, o);
+  ASSERT_EQ(r.devices.size(), 1u);
+  EXPECT_EQ(r.devices[0].vendor, "nvidia");
+  const auto& inv = test::fixture_inventory("workstation-mixed");
+  auto unknown = select_devices(inv, {"0000:ff:00.0"});
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().kind, ErrorKind::host);
+  EXPECT_NE(unknown.error().message.find("0000:ff:00.0"), std::string::npos);
+  auto ambiguous = select_devices(inv, {"0"});
+  ASSERT_FALSE(ambiguous);
+  EXPECT_EQ(ambiguous.error().kind, ErrorKind::bad_input);
+}
+
+TEST(HealthDuration, ParsesUnitsAndRejectsNonsense) {
+  EXPECT_EQ(*parse_duration("90"), 90);
+  EXPECT_EQ(*parse_duration("15m"), 900);
+  EXPECT_EQ(*parse_duration("2h"), 7200);
+  EXPECT_EQ(*parse_duration("1d"), 86400);
+  for (const char* bad : {"", "-5m", "nan", "inf", "5x", "m", "1e999"})
+    EXPECT_FALSE(parse_duration(bad)) << bad;
+}
+
+}  // namespace
+}  // namespace anygpu::health
