@@ -6,6 +6,7 @@
 
 #include "cli/command.h"
 #include "cluster/k8s.h"
+#include "cluster/k8s_names.h"
 #include "host/confined_writer.h"
 #include "launch/command_line.h"
 #include "probe/probe.h"
@@ -24,7 +25,16 @@ struct K8sFlags {
   std::vector<std::string> command;
 };
 
+// Label keys are <prefix>/<name>: the prefix must be a DNS subdomain (Kubernetes and NFD
+// refuse the node's labels otherwise).
+Result<bool> check_prefix(const std::string& prefix) {
+  if (auto why = k8s_names::label_prefix_problem(prefix); !why.empty())
+    return bad_input(cat({"--label-prefix \"", prefix, "\": ", why}));
+  return true;
+}
+
 int run_labels(const GlobalOptions& g, const K8sFlags& f) {
+  if (auto ok = check_prefix(f.prefix); !ok) return fail(ok.error());
   auto opts = g.host_options();
   if (!opts) return fail(opts.error());
   HostRoot host(*opts);
@@ -51,6 +61,7 @@ int run_labels(const GlobalOptions& g, const K8sFlags& f) {
 }
 
 int run_job(const GlobalOptions& g, const K8sFlags& f) {
+  if (auto ok = check_prefix(f.prefix); !ok) return fail(ok.error());
   JobRequest r;
   r.name = f.name;
   r.image = f.image;
@@ -108,7 +119,7 @@ Command k8s_command() {
             job->add_option("--gpus", f->gpus, "devices per pod")->check(CLI::Range(1, 1024));
             job->add_option("--nnodes", f->nnodes, "pods (> 1: a kubeflow.org/v1 PyTorchJob)")
                 ->check(CLI::Range(1, 65536));
-            job->add_option("--name", f->name, "object name (a DNS label)");
+            job->add_option("--name", f->name, "object name (a DNS-1035 label)");
             job->add_option("--vendor", f->vendor, "target vendor (default: this host's)");
             job->add_option("--resource", f->resource,
                             "device-plugin resource (default: the vendor's, from the registry)");

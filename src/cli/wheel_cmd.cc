@@ -39,7 +39,7 @@ nlohmann::ordered_json to_json(const WheelChoice& c) {
   nlohmann::ordered_json j;
   j["schema"] = "anygpu.wheel/v1";
   j["package"] = c.package;
-  j["version"] = c.version;
+  j["version"] = c.version.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(c.version);
   j["vendor"] = c.vendor;
   j["variant"] = c.variant;
   auto or_null = [](const std::string& s) {
@@ -63,8 +63,8 @@ nlohmann::ordered_json to_json(const WheelChoice& c) {
 }
 
 std::string to_text(const WheelChoice& c) {
-  std::string s =
-      cat({c.package, " ", c.version, " for this host (", c.vendor, "): ", c.variant, "\n"});
+  std::string s = cat({c.package, c.version.empty() ? "" : " ", c.version, " for this host (",
+                       c.vendor, "): ", c.variant, "\n"});
   if (!c.pip.empty())
     s += cat({"  pip: ", c.pip, "\n  uv:  ", c.uv, "\n"});
   else

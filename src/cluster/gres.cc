@@ -24,6 +24,17 @@ std::string clean(std::string_view s) {
   return out;
 }
 
+// gres.conf(5) Flags= for a vendor's lines. Without one Slurm sets CUDA_VISIBLE_DEVICES and
+// ROCR_VISIBLE_DEVICES (and ZE_AFFINITY_MASK) together; the ROCm runtime applies ROCR_ first
+// and indexes HIP_/CUDA_ into what is left, so a job on GPUs 2,3 would see none.
+// amd_gpu_env sets ROCR_VISIBLE_DEVICES alone, as Slurm's own RSMI detection does
+// (SchedMD/slurm@00a99eb2ecb1 src/plugins/gpu/rsmi/gpu_rsmi.c, GRES_CONF_ENV_RSMI). The
+// ROCm-runtime vendors are those whose visible-devices variable is HIP's (AMD, Hygon).
+std::string gres_flags(const Vendor* v) {
+  if (v && v->visible_devices_env == "HIP_VISIBLE_DEVICES") return "amd_gpu_env";
+  return {};
+}
+
 bool is_drm(const std::string& node) {
   return node.rfind("/dev/dri/", 0) == 0;
 }
@@ -45,7 +56,8 @@ std::string gres_type(const Device& d) {
   return clean(d.vendor);
 }
 
-std::vector<GresLine> gres_lines(const Inventory& inventory, const CoreMap* cores) {
+std::vector<GresLine> gres_lines(const Inventory& inventory, const CoreMap* cores,
+                                 const Registry& registry) {
   std::vector<GresLine> lines;
   for (const auto& d : inventory.devices) {
     if (d.status == DeviceStatus::driver_missing) continue;  // no node a job could open
@@ -63,6 +75,7 @@ std::vector<GresLine> gres_lines(const Inventory& inventory, const CoreMap* core
     if (l.file.empty() && d.render_node) l.file = *d.render_node;
     if (l.file.empty()) continue;  // no node: nothing Slurm could hand to a job
     if (cores && d.cpu_affinity) l.cores = cores_for_cpulist(*cores, *d.cpu_affinity);
+    l.flags = gres_flags(registry.vendor(d.vendor));
     lines.push_back(std::move(l));
   }
   return lines;
@@ -83,6 +96,7 @@ std::string gres_conf(const std::vector<GresLine>& lines, const std::string& hos
   for (const auto& l : lines) {
     out += cat({"Name=gpu Type=", l.type, " File=", l.file});
     if (l.cores) out += " Cores=" + *l.cores;
+    if (!l.flags.empty()) out += " Flags=" + l.flags;
     out += "\n";
     if (per_type[l.type]++ == 0) order.push_back(l.type);
   }

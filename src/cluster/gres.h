@@ -8,6 +8,7 @@
 
 #include "cluster/core_map.h"
 #include "model/inventory.h"
+#include "registry/registry.h"
 
 namespace anygpu {
 
@@ -15,6 +16,7 @@ struct GresLine {
   std::string type;  // "h100", "mi300x", "ascend910b": Slurm's Type=, a model-ish word
   std::string file;  // the node Slurm's cgroup device constraint opens up for the job
   std::optional<std::string> cores;  // logical core indices (core_map.h)
+  std::string flags;                 // Flags= (amd_gpu_env for ROCm-runtime vendors), may be empty
   const Device* device = nullptr;
 };
 
@@ -23,7 +25,8 @@ struct GresLine {
 std::string gres_type(const Device& device);
 
 // One line per device that has a node; `cores` absent leaves Cores= out.
-std::vector<GresLine> gres_lines(const Inventory& inventory, const CoreMap* cores);
+std::vector<GresLine> gres_lines(const Inventory& inventory, const CoreMap* cores,
+                                 const Registry& registry = Registry::builtin());
 
 // The gres.conf text: a header explaining AutoDetect=off, the lines, and the matching
 // slurm.conf Gres= for the node as a comment.

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "cluster/gres.h"
+#include "cluster/k8s_names.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -37,12 +38,21 @@ bool valid_utf8(std::string_view s) {
   return true;
 }
 
-// RFC 1123 label, as Kubernetes object names of Jobs must be (they name pods too).
-bool dns_label(std::string_view s) {
-  if (s.empty() || s.size() > 63 || s.front() == '-' || s.back() == '-') return false;
-  for (char c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
-  return true;
+// The devices of `vendor` a job gets: the largest set sharing kernel driver and model (the
+// device plugin advertises i915 and xe cards as different resources, so a pod gets cards of
+// one driver); ties go to the first in PCI order. Empty when the vendor has none.
+std::vector<const Device*> job_devices(const Inventory& inv, const std::string& vendor) {
+  std::map<std::pair<std::string, std::string>, std::vector<const Device*>> groups;
+  std::vector<std::pair<std::string, std::string>> order;
+  for (const auto* d : inv.of_vendor(vendor)) {
+    std::pair<std::string, std::string> key{d->driver ? d->driver->name : "", gres_type(*d)};
+    if (groups[key].empty()) order.push_back(key);
+    groups[key].push_back(d);
+  }
+  const std::vector<const Device*>* best = nullptr;
+  for (const auto& key : order)
+    if (!best || groups[key].size() > best->size()) best = &groups[key];
+  return best ? *best : std::vector<const Device*>{};
 }
 
 }  // namespace
@@ -52,10 +62,12 @@ Labels node_labels(const Inventory& inv, const std::string& prefix, const Regist
   if (inv.devices.empty()) return labels;
   std::map<std::string, int> counts;
   for (const auto& d : inv.devices) ++counts[d.vendor];
-  // The vendor with the most devices; ties go to the first in PCI order.
-  const Device* first = nullptr;
+  // The vendor with the most devices; ties go to the first in PCI order. Its model facts come
+  // from the devices a job would get (job_devices), not from whichever card sorts first.
+  const Device* lead = nullptr;
   for (const auto& d : inv.devices)
-    if (!first || counts[d.vendor] > counts[first->vendor]) first = &d;
+    if (!lead || counts[d.vendor] > counts[lead->vendor]) lead = &d;
+  const Device* first = job_devices(inv, lead->vendor).front();
   auto key = [&](std::string_view name) { return cat({prefix, "/", name}); };
   labels.push_back({key("vendor"), first->vendor});
   labels.push_back({key("count"), std::to_string(counts[first->vendor])});
@@ -86,7 +98,7 @@ Result<std::string> k8s_resource_for(const Inventory& inv, const std::string& ve
     return bad_input(cat({"no known device-plugin resource for ", vendor, "; pass --resource"}));
   std::string resource(v->k8s_resource);
   if (resource.find("{driver}") == std::string::npos) return resource;
-  for (const auto* d : inv.of_vendor(vendor))
+  for (const auto* d : job_devices(inv, vendor))
     if (d->driver) return replace_placeholder(resource, "driver", d->driver->name);
   return bad_input(
       cat({"the ", vendor, " resource (", resource, ") depends on the kernel driver and no ",
@@ -94,6 +106,20 @@ Result<std::string> k8s_resource_for(const Inventory& inv, const std::string& ve
 }
 
 namespace {
+
+// The container's arguments. A PyTorchJob pod runs torchrun, which reads the training
+// operator's PET_NNODES, PET_NPROC_PER_NODE, PET_NODE_RANK, PET_MASTER_ADDR and PET_MASTER_PORT
+// (pkg/controller.v1/pytorch/envvar.go and master.go, kubeflow/training-operator@
+// 078ec30ff26649a07d2e28893c332d4cef70e233) and starts nprocPerNode processes with their own
+// RANK, LOCAL_RANK and WORLD_SIZE. The operator's pod-level WORLD_SIZE is replicas ×
+// nprocPerNode and RANK the pod index: a command started once per pod would wait forever for
+// the ranks nobody starts. --no_python runs the user's command itself in each process.
+std::vector<std::string> container_args(const JobRequest& r) {
+  if (r.nnodes <= 1) return r.argv;
+  std::vector<std::string> args = {"torchrun", "--no_python"};
+  args.insert(args.end(), r.argv.begin(), r.argv.end());
+  return args;
+}
 
 void pod_template(YAML::Emitter& out, const JobRequest& r, const std::string& container) {
   out << YAML::BeginMap;
@@ -114,10 +140,10 @@ void pod_template(YAML::Emitter& out, const JobRequest& r, const std::string& co
   out << YAML::Key << "containers" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value << container;
   out << YAML::Key << "image" << YAML::Value << YAML::DoubleQuoted << r.image;
-  if (!r.argv.empty()) {
+  if (auto args = container_args(r); !args.empty()) {
     // args, not command: the image's ENTRYPOINT (e.g. `anygpu check` first) still runs.
     out << YAML::Key << "args" << YAML::Value << YAML::BeginSeq;
-    for (const auto& a : r.argv) out << YAML::DoubleQuoted << a;
+    for (const auto& a : args) out << YAML::DoubleQuoted << a;
     out << YAML::EndSeq;
   }
   out << YAML::Key << "env" << YAML::Value << YAML::BeginSeq << YAML::BeginMap << YAML::Key
@@ -150,15 +176,22 @@ void pod_template(YAML::Emitter& out, const JobRequest& r, const std::string& co
 }  // namespace
 
 Result<std::string> job_manifest(const JobRequest& r) {
-  if (!dns_label(r.name))
+  // DNS-1035: the training operator's webhook refuses other PyTorchJob names (its Services
+  // are named after the job), and a Job's pods carry the name too.
+  if (!k8s_names::is_dns1035_label(r.name))
     return bad_input(cat({"--name \"", r.name,
-                          "\": a Job name must be a DNS label (lower-case letters, digits, '-'; "
-                          "at most 63)"}));
+                          "\": must be a DNS-1035 label (a lower-case letter first, then "
+                          "lower-case letters, digits or '-', ending in a letter or digit; at "
+                          "most 63)"}));
+  if (auto why = k8s_names::label_prefix_problem(r.label_prefix); !why.empty())
+    return bad_input(cat({"--label-prefix \"", r.label_prefix, "\": ", why}));
   if (r.image.empty() || r.image.find_first_of(" \t\n\r") != std::string::npos ||
       !valid_utf8(r.image))
     return bad_input(cat({"--image \"", r.image, "\" is not an image reference"}));
   if (r.gpus < 1) return bad_input("--gpus must be at least 1");
   if (r.nnodes < 1) return bad_input("--nnodes must be at least 1");
+  if (r.nnodes > 1 && r.argv.empty())
+    return bad_input("--nnodes > 1: name the training command after --, torchrun starts it");
   for (const auto& a : r.argv)
     if (!valid_utf8(a) || a.find('\0') != std::string::npos)
       return bad_input(cat({"command argument is not UTF-8 text, which Kubernetes requires"}));
@@ -178,8 +211,9 @@ Result<std::string> job_manifest(const JobRequest& r) {
     out << YAML::Key << "template" << YAML::Value;
     pod_template(out, r, "main");
   } else {
-    // The training operator sets MASTER_ADDR, MASTER_PORT, WORLD_SIZE and RANK per pod and
-    // requires the container to be named "pytorch"; nprocPerNode feeds torchrun.
+    // The training operator sets MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK and the PET_*
+    // variables per pod and requires the container to be named "pytorch"; nprocPerNode
+    // becomes PET_NPROC_PER_NODE for torchrun.
     out << YAML::Key << "nprocPerNode" << YAML::Value << YAML::DoubleQuoted
         << std::to_string(r.gpus);
     out << YAML::Key << "pytorchReplicaSpecs" << YAML::Value << YAML::BeginMap;

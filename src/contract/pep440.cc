@@ -29,18 +29,12 @@ class Scanner {
     i_ += w.size();
     return true;
   }
-  // Digits as a number; absent when there are none or too many.
-  std::optional<uint64_t> number() {
+  // Digits as a number; absent when there are none.
+  std::optional<Number> number() {
     size_t start = i_;
     while (!done() && std::isdigit(static_cast<unsigned char>(s_[i_]))) ++i_;
     if (i_ == start) return std::nullopt;
-    auto digits = s_.substr(start, i_ - start);
-    while (digits.size() > 1 && digits.front() == '0') digits.remove_prefix(1);
-    if (digits.size() > 18) {
-      i_ = start;
-      return std::nullopt;
-    }
-    return parse_uint(digits);
+    return Number::from_digits(s_.substr(start, i_ - start));
   }
   std::string_view rest() const { return s_.substr(std::min(i_, s_.size())); }
 
@@ -69,29 +63,29 @@ std::optional<char> pre_label(Scanner& sc) {
 }
 
 // The pre/post/dev comparison keys of PEP 440 (packaging's _cmpkey), as ordered tuples.
-using Key = std::tuple<int, char, uint64_t>;  // rank: 0 = -inf, 1 = value, 2 = +inf
+using Key = std::tuple<int, char, Number>;  // rank: 0 = -inf, 1 = value, 2 = +inf
 
 Key pre_key(const Version& v) {
-  if (!v.pre && !v.post && v.dev) return {0, 0, 0};
-  if (!v.pre) return {2, 0, 0};
+  if (!v.pre && !v.post && v.dev) return {0, 0, Number()};
+  if (!v.pre) return {2, 0, Number()};
   return {1, v.pre->first, v.pre->second};
 }
 Key post_key(const Version& v) {
-  return v.post ? Key{1, 0, *v.post} : Key{0, 0, 0};
+  return v.post ? Key{1, 0, *v.post} : Key{0, 0, Number()};
 }
 Key dev_key(const Version& v) {
-  return v.dev ? Key{1, 0, *v.dev} : Key{2, 0, 0};
+  return v.dev ? Key{1, 0, *v.dev} : Key{2, 0, Number()};
 }
 
 int cmp_local(const std::vector<std::string>& a, const std::vector<std::string>& b) {
   if (a.empty() || b.empty()) return a.empty() == b.empty() ? 0 : (a.empty() ? -1 : 1);
   for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
-    auto na = parse_uint(a[i]), nb = parse_uint(b[i]);
-    bool da = na && std::all_of(a[i].begin(), a[i].end(), ::isdigit);
-    bool db = nb && std::all_of(b[i].begin(), b[i].end(), ::isdigit);
+    bool da = std::all_of(a[i].begin(), a[i].end(), ::isdigit);
+    bool db = std::all_of(b[i].begin(), b[i].end(), ::isdigit);
     if (da != db) return da ? 1 : -1;  // numeric segments sort after alphanumeric ones
     if (da) {
-      if (*na != *nb) return *na < *nb ? -1 : 1;
+      auto na = Number::from_digits(a[i]), nb = Number::from_digits(b[i]);
+      if (na != nb) return na < nb ? -1 : 1;
     } else if (a[i] != b[i]) {
       return a[i] < b[i] ? -1 : 1;
     }
@@ -109,8 +103,47 @@ int three_way(const T& a, const T& b) {
 
 }  // namespace
 
+Number Number::from_digits(std::string_view d) {
+  while (d.size() > 1 && d.front() == '0') d.remove_prefix(1);
+  Number n;
+  n.digits = std::string(d);
+  return n;
+}
+
+namespace {
+// The byte length of the Unicode whitespace character (Python's str.isspace, which packaging's
+// `\s` follows) that starts `s`, or 0: ASCII whitespace and \x1c-\x1f, U+0085, U+00A0,
+// U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000.
+size_t space_at(std::string_view s) {
+  auto b = [&](size_t i) { return i < s.size() ? static_cast<unsigned char>(s[i]) : 0u; };
+  unsigned c = b(0);
+  if (c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f)) return 1;
+  if (c == 0xc2 && (b(1) == 0x85 || b(1) == 0xa0)) return 2;
+  if (c == 0xe1 && b(1) == 0x9a && b(2) == 0x80) return 3;
+  if (c == 0xe2 && b(1) == 0x80 && (b(2) <= 0x8a || b(2) == 0xa8 || b(2) == 0xa9 || b(2) == 0xaf))
+    return 3;
+  if (c == 0xe2 && b(1) == 0x81 && b(2) == 0x9f) return 3;
+  if (c == 0xe3 && b(1) == 0x80 && b(2) == 0x80) return 3;
+  return 0;
+}
+
+std::string_view strip_spaces(std::string_view s) {
+  while (size_t n = space_at(s)) s.remove_prefix(n);
+  for (bool more = true; more && !s.empty();) {
+    more = false;
+    for (size_t n = 1; n <= 3 && n <= s.size(); ++n)
+      if (space_at(s.substr(s.size() - n)) == n) {
+        s.remove_suffix(n);
+        more = true;
+        break;
+      }
+  }
+  return s;
+}
+}  // namespace
+
 std::optional<Version> Version::parse(std::string_view text) {
-  auto lowered = to_lower(trim(text));
+  auto lowered = to_lower(strip_spaces(text));
   Scanner sc(lowered);
   Version v;
   sc.take('v');
@@ -132,7 +165,6 @@ std::optional<Version> Version::parse(std::string_view text) {
       sc.seek(p);
       break;
     }
-    if (v.release.size() >= 64) return std::nullopt;
     v.release.push_back(*n);
   }
   // Pre-release.
@@ -140,11 +172,10 @@ std::optional<Version> Version::parse(std::string_view text) {
     size_t p = sc.pos();
     sc.take_sep();
     if (auto letter = pre_label(sc)) {
-      size_t q = sc.pos();
+      // packaging's pattern: label [-_.]? [0-9]*: a separator with no number after it belongs
+      // to the label ("1.0a." is 1.0a0).
       sc.take_sep();
-      auto n = sc.number();
-      if (!n) sc.seek(q);
-      v.pre = std::make_pair(*letter, n.value_or(0));
+      v.pre = std::make_pair(*letter, sc.number().value_or(Number()));
     } else {
       sc.seek(p);
     }
@@ -162,11 +193,8 @@ std::optional<Version> Version::parse(std::string_view text) {
     if (!v.post) {
       sc.take_sep();
       if (sc.take_word("post") || sc.take_word("rev") || sc.take_word("r")) {
-        size_t q = sc.pos();
         sc.take_sep();
-        auto n = sc.number();
-        if (!n) sc.seek(q);
-        v.post = n.value_or(0);
+        v.post = sc.number().value_or(Number());
       } else {
         sc.seek(p);
       }
@@ -177,11 +205,8 @@ std::optional<Version> Version::parse(std::string_view text) {
     size_t p = sc.pos();
     sc.take_sep();
     if (sc.take_word("dev")) {
-      size_t q = sc.pos();
       sc.take_sep();
-      auto n = sc.number();
-      if (!n) sc.seek(q);
-      v.dev = n.value_or(0);
+      v.dev = sc.number().value_or(Number());
     } else {
       sc.seek(p);
     }
@@ -212,18 +237,18 @@ std::optional<Version> Version::parse(std::string_view text) {
 
 std::string Version::public_str() const {
   std::string out;
-  if (epoch) out += std::to_string(epoch) + "!";
+  if (!epoch.is_zero()) out += epoch.digits + "!";
   for (size_t i = 0; i < release.size(); ++i) {
     if (i) out += '.';
-    out += std::to_string(release[i]);
+    out += release[i].digits;
   }
-  // cat(), not `"x" + std::to_string(…)`: g++ 12 -O3 misreads that as an overlapping memcpy
+  // cat(), not `"x" + std::string`: g++ 12 -O3 misreads that as an overlapping memcpy
   // (-Wrestrict, GCC bug 105651).
   if (pre)
     out += cat({pre->first == 'c' ? std::string_view("rc") : std::string_view(&pre->first, 1),
-                std::to_string(pre->second)});
-  if (post) out += cat({".post", std::to_string(*post)});
-  if (dev) out += cat({".dev", std::to_string(*dev)});
+                pre->second.digits});
+  if (post) out += cat({".post", post->digits});
+  if (dev) out += cat({".dev", dev->digits});
   return out;
 }
 
@@ -253,8 +278,8 @@ int compare(const Version& a, const Version& b) {
   if (a.epoch != b.epoch) return a.epoch < b.epoch ? -1 : 1;
   auto ra = a.release, rb = b.release;
   size_t n = std::max(ra.size(), rb.size());
-  ra.resize(n, 0);
-  rb.resize(n, 0);
+  ra.resize(n, Number());
+  rb.resize(n, Number());
   if (int c = three_way(ra, rb)) return c;
   if (int c = three_way(pre_key(a), pre_key(b))) return c;
   if (int c = three_way(post_key(a), post_key(b))) return c;
@@ -267,7 +292,7 @@ namespace {
 bool prefix_match(const Version& prefix, const Version& candidate) {
   if (prefix.epoch != candidate.epoch) return false;
   auto r = candidate.release;
-  if (r.size() < prefix.release.size()) r.resize(prefix.release.size(), 0);
+  if (r.size() < prefix.release.size()) r.resize(prefix.release.size(), Number());
   return std::equal(prefix.release.begin(), prefix.release.end(), r.begin());
 }
 
@@ -280,7 +305,9 @@ bool equal(const Specifier& s, const Version& c) {
 }  // namespace
 
 bool Specifier::contains(const Version& c) const {
-  if (op == "===") return to_lower(version) == c.str() || to_lower(version) == c.public_str();
+  // Arbitrary equality is string equality with the installed version as written out
+  // (packaging's _compare_arbitrary): 2.1.0+cu121 is not ===2.1.0.
+  if (op == "===") return to_lower(version) == to_lower(c.str());
   const Version& v = *parsed;
   auto pub = c.public_version();
   if (op == "==") return equal(*this, c);
@@ -289,8 +316,7 @@ bool Specifier::contains(const Version& c) const {
   if (op == ">=") return compare(pub, v) >= 0;
   if (op == "<") {
     if (compare(pub, v) >= 0) return false;
-    if (!v.is_prerelease() && c.is_prerelease() &&
-        compare(c.base_version(), v.base_version()) == 0)
+    if (!v.is_prerelease() && c.is_prerelease() && compare(c.base_version(), v.base_version()) == 0)
       return false;
     return true;
   }
@@ -313,8 +339,8 @@ bool Specifier::contains(const Version& c) const {
 Result<SpecifierSet> SpecifierSet::parse(std::string_view text) {
   SpecifierSet set;
   if (trim(text).empty()) return set;
-  static constexpr std::array<std::string_view, 8> kOps{"===", "~=", "==", "!=",
-                                                        "<=",  ">=", "<",  ">"};
+  static constexpr std::array<std::string_view, 8> kOps{
+      "===", "~=", "==", "!=", "<=", ">=", "<", ">"};
   for (auto item : split(text, ',')) {
     auto t = trim(item);
     if (t.empty()) return bad_input(cat({"empty specifier in '", text, "'"}));
@@ -332,9 +358,13 @@ Result<SpecifierSet> SpecifierSet::parse(std::string_view text) {
     auto body = trim(t.substr(s.op.size()));
     s.version = std::string(body);
     if (body.empty()) return bad_input(cat({"'", t, "': missing version after ", s.op}));
+    // packaging's grammar: whitespace may follow the operator, never sit inside the version;
+    // === takes anything but whitespace, ';' (a marker follows) and ')' (a closing paren).
+    if (body.find_first_of(" \t\r\n\v\f") != std::string_view::npos)
+      return bad_input(cat({"'", t, "': whitespace inside the version"}));
     if (s.op == "===") {
-      if (body.find_first_of(" \t") != std::string_view::npos)
-        return bad_input(cat({"'", t, "': === takes one token"}));
+      if (body.find_first_of(";)") != std::string_view::npos)
+        return bad_input(cat({"'", t, "': === takes a version without ';' or ')'"}));
       set.specs_.push_back(std::move(s));
       continue;
     }
@@ -350,8 +380,8 @@ Result<SpecifierSet> SpecifierSet::parse(std::string_view text) {
     if (s.wildcard && (v->pre || v->post || v->dev || !v->local.empty()))
       return bad_input(cat({"'", t, "': a .* wildcard must follow the release numbers"}));
     if (!v->local.empty() && s.op != "==" && s.op != "!=")
-      return bad_input(cat({"'", t, "': a local label (+", v->local.front(),
-                            ") is allowed only with == and !="}));
+      return bad_input(cat(
+          {"'", t, "': a local label (+", v->local.front(), ") is allowed only with == and !="}));
     if (s.op == "~=" && v->release.size() < 2)
       return bad_input(cat({"'", t, "': ~= needs at least two release numbers (e.g. ~=2.1)"}));
     s.parsed = std::move(*v);
@@ -373,7 +403,11 @@ bool SpecifierSet::contains(std::string_view version_text) const {
       return s.op == "===" && to_lower(s.version) == to_lower(trim(version_text));
     });
   }
-  return contains(*v);
+  // === compares the text as written (packaging's Specifier.filter: str(item).lower()).
+  return std::all_of(specs_.begin(), specs_.end(), [&](const Specifier& s) {
+    if (s.op == "===") return to_lower(s.version) == to_lower(trim(version_text));
+    return s.contains(*v);
+  });
 }
 
 std::string SpecifierSet::str() const {

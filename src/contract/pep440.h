@@ -3,6 +3,7 @@
 // local labels ("+cu121"), and every specifier operator including "==2.1.*" and "~=".
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,17 +14,32 @@
 
 namespace anygpu::pep440 {
 
+// A non-negative integer of any length (PEP 440 puts no bound on release numbers; packaging
+// accepts "1.0000000000000000000000001"): decimal digits without leading zeros.
+struct Number {
+  std::string digits = "0";
+  Number() = default;
+  explicit Number(uint64_t v) : digits(std::to_string(v)) {}
+  static Number from_digits(std::string_view d);  // strips leading zeros
+  bool is_zero() const { return digits == "0"; }
+  std::strong_ordering operator<=>(const Number& o) const {
+    if (digits.size() != o.digits.size()) return digits.size() <=> o.digits.size();
+    return digits <=> o.digits;
+  }
+  bool operator==(const Number& o) const = default;
+};
+
 struct Version {
-  uint64_t epoch = 0;
-  std::vector<uint64_t> release;             // at least one component
-  std::optional<std::pair<char, uint64_t>> pre;  // 'a', 'b' or 'c' (rc)
-  std::optional<uint64_t> post;
-  std::optional<uint64_t> dev;
-  std::vector<std::string> local;            // lower case, split on . - _
+  Number epoch;
+  std::vector<Number> release;                 // at least one component
+  std::optional<std::pair<char, Number>> pre;  // 'a', 'b' or 'c' (rc)
+  std::optional<Number> post;
+  std::optional<Number> dev;
+  std::vector<std::string> local;  // lower case, split on . - _
 
   // Parses and normalises ("v1.0-RC1" -> 1.0rc1). Absent when not a PEP 440 version.
   static std::optional<Version> parse(std::string_view text);
-  std::string str() const;     // normalised form
+  std::string str() const;         // normalised form
   std::string public_str() const;  // without the local label
   bool is_prerelease() const { return pre.has_value() || dev.has_value(); }
   bool is_postrelease() const { return post.has_value(); }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "host/confined_writer.h"
+#include "metrics/backend.h"
 #include "probe/probe.h"
 #include "util/strings.h"
 
@@ -129,7 +130,11 @@ Result<GatherSummary> gather_host(const HostRoot& host, const std::string& dest)
   HostRoot recorded(opts);
   AccessLog log;
   recorded.set_access_log(&log);
-  probe(recorded);
+  Inventory inventory = probe(recorded);
+  // The files `metrics` reads (gpu_busy_percent, hwmon, GT frequency) are not all ones
+  // discovery reads: one sysfs sample records them too, so the copy replays with metrics.
+  for (const auto& backend : make_backends(recorded, inventory, Registry::builtin()))
+    (void)backend->sample();
 
   Copier copier(host, (*staged)->tree());
   for (const auto& path : log.paths()) {

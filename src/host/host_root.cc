@@ -211,6 +211,10 @@ Result<std::string> HostRoot::read_log(std::string_view path, size_t max_bytes) 
 Result<std::string> HostRoot::read_value(std::string_view path) const {
   auto text = read_file(path, kSmallFileBytes);
   if (!text) return text.error();
+  // A value followed by NUL padding ("3\n\0\0…", seen on an RX 6900 XT) is binary, not text:
+  // the first line alone would hide it.
+  if (text->find('\0') != std::string::npos)
+    return internal_error(cat({path, ": not text (NUL bytes)"}));
   auto line = first_line(*text);
   if (line.empty()) return internal_error(cat({path, ": empty"}));
   if (!is_printable_text(line)) return internal_error(cat({path, ": not text"}));

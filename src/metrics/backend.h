@@ -60,6 +60,7 @@ namespace metrics {
 // What the sysfs sampler remembers between samples of one device: the energy counter, so
 // power can come from its delta where the driver publishes no power file (Intel).
 struct EnergyState {
+  int channel = 0;  // the energyN_input the reading came from: a delta needs the same counter
   std::optional<double> joules;
   std::chrono::steady_clock::time_point at{};
 };

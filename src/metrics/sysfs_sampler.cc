@@ -80,12 +80,30 @@ std::optional<std::string> hwmon_dir(const HostRoot& host, const std::string& ba
   return std::nullopt;
 }
 
+// The energy counter to report. Intel's xe registers `card` (energy1) and `pkg` (energy2) and
+// not every part has both (an Arc A380 has only pkg); i915 has one unlabelled energy1.
+// `card` covers the whole board, so it wins while it counts; a card counter stuck at 0 beside
+// a live pkg one (B580, kernel 6.16) gives way to pkg. Unlabelled: the lowest channel.
+// (Documentation/ABI/testing/sysfs-driver-intel-xe-hwmon, torvalds/linux@2369f05661ef.)
+int choose_energy_channel(Reader& r, const std::string& dir, const std::map<int, double>& joules) {
+  int card = 0, pkg = 0;
+  for (auto [n, j] : joules) {
+    auto label = r.label(cat({dir, "/energy", std::to_string(n), "_label"}));
+    if (label == "card" && !card) card = n;
+    if (label == "pkg" && !pkg) pkg = n;
+  }
+  if (card && (joules.at(card) > 0 || !pkg)) return card;
+  if (pkg) return pkg;
+  return joules.begin()->first;
+}
+
 void read_hwmon(Reader& r, const std::string& dir, EnergyState& state,
                 std::chrono::steady_clock::time_point now) {
   auto names = r.host.list_dir(dir);
   if (!names) return;
   std::map<int, double> temps;  // channel -> °C
-  std::optional<double> power_average, power_input, energy;
+  std::optional<double> power_average, power_input, power_cap;
+  std::map<int, double> joules, power_max;  // channel -> J, W
   std::map<int, double> freqs;
   for (const auto& n : *names) {
     auto c = parse_channel(n);
@@ -99,9 +117,13 @@ void read_hwmon(Reader& r, const std::string& dir, EnergyState& state,
     } else if (c->kind == "power" && c->number == 1 && c->item == "input") {
       if (auto v = r.integer(path, 0, kMaxMicroWatts)) power_input = *v / 1e6;
     } else if (c->kind == "power" && c->number == 1 && c->item == "cap") {
-      if (auto v = r.integer(path, 1, kMaxMicroWatts)) r.out.power_limit_watts = *v / 1e6;
-    } else if (c->kind == "energy" && c->number == 1 && c->item == "input") {
-      if (auto v = r.integer(path, 0, kMaxMicroJoules)) energy = static_cast<double>(*v) / 1e6;
+      if (auto v = r.integer(path, 1, kMaxMicroWatts)) power_cap = *v / 1e6;
+    } else if (c->kind == "power" && c->item == "max") {
+      // Intel's sustained (PL1) limit; 0 means the limit is disabled.
+      if (auto v = r.integer(path, 0, kMaxMicroWatts); v && *v > 0) power_max[c->number] = *v / 1e6;
+    } else if (c->kind == "energy" && c->item == "input") {
+      if (auto v = r.integer(path, 0, kMaxMicroJoules))
+        joules[c->number] = static_cast<double>(*v) / 1e6;
     } else if (c->kind == "freq" && c->item == "input") {
       if (auto v = r.integer(path, 0, kMaxHertz)) freqs[c->number] = static_cast<double>(*v);
     }
@@ -120,26 +142,45 @@ void read_hwmon(Reader& r, const std::string& dir, EnergyState& state,
   } else if (!temps.empty()) {
     r.out.temperature_celsius = temps.begin()->second;
   }
+  // radeon registers one unlabelled clock, freq1 = sclk (drivers/gpu/drm/radeon/radeon_pm.c);
+  // amdgpu labels its own.
+  const bool radeon = r.label(dir + "/name") == "radeon";
   for (auto [n, hz] : freqs) {
     auto label = r.label(cat({dir, "/freq", std::to_string(n), "_label"}));
+    if (!label && radeon && n == 1) label = "sclk";
     r.out.clocks_hertz[clock_name(label.value_or("freq" + std::to_string(n)))] = hz;
   }
   // amdgpu: power1_average (pre-MI300) or power1_input (MI300, RDNA3 "PPT" current).
   r.out.power_watts = power_average ? power_average : power_input;
-  if (energy) {
-    r.out.energy_joules = energy;
-    // Intel publishes energy, not power: the mean power since the previous sample.
-    if (!r.out.power_watts && state.joules) {
-      double seconds = std::chrono::duration<double>(now - state.at).count();
-      if (*energy < *state.joules) {
-        r.out.warnings.push_back(dir + "/energy1_input: counter went backwards (reset or wrap)");
-      } else if (seconds > 0.001) {
-        r.out.power_watts = (*energy - *state.joules) / seconds;
-      }
-    }
-    state.joules = energy;
-    state.at = now;
+  if (joules.empty()) {
+    r.out.power_limit_watts = power_cap;
+    return;
   }
+  const int channel = choose_energy_channel(r, dir, joules);
+  const double energy = joules.at(channel);
+  // The limit of the domain whose energy is reported (i915 power1_max, xe power2_max for pkg),
+  // else whichever Intel limit the part has.
+  if (power_cap)
+    r.out.power_limit_watts = power_cap;
+  else if (power_max.contains(channel))
+    r.out.power_limit_watts = power_max.at(channel);
+  else if (!power_max.empty())
+    r.out.power_limit_watts = power_max.begin()->second;
+  r.out.energy_joules = energy;
+  if (state.channel != channel) state.joules.reset();  // a different counter: no delta
+  // Intel publishes energy, not power: the mean power since the previous sample.
+  if (!r.out.power_watts && state.joules) {
+    double seconds = std::chrono::duration<double>(now - state.at).count();
+    if (energy < *state.joules) {
+      r.out.warnings.push_back(cat({dir, "/energy", std::to_string(channel),
+                                    "_input: counter went backwards (reset or wrap)"}));
+    } else if (seconds > 0.001) {
+      r.out.power_watts = (energy - *state.joules) / seconds;
+    }
+  }
+  state.channel = channel;
+  state.joules = energy;
+  state.at = now;
 }
 
 // Intel GT frequency: i915 publishes it per DRM card, xe per tile and GT under the device.

@@ -7,6 +7,7 @@
 #include "probe/sysfs_parse.h"
 #include "util/cpulist.h"
 #include "util/strings.h"
+#include "util/version_tokens.h"
 
 namespace anygpu {
 
@@ -132,21 +133,34 @@ void read_common_facts(const ProbeContext& ctx, PciDevice& d) {
 
 std::optional<std::string> read_driver_version(const ProbeContext& ctx, const Vendor& vendor,
                                                std::string_view driver) {
+  // Each source's candidates in registry order. A marker line can hold several version-shaped
+  // tokens; the one a later source (the module's own /sys/module/<driver>/version) confirms
+  // wins, else the first.
+  std::vector<std::vector<std::string>> found;
   for (const auto& src : vendor.driver_version) {
     auto path = replace_placeholder(src.path, "driver", driver);
     auto text = ctx.host.read_file(path, kSmallFileBytes);
     if (!text) continue;
-    std::optional<std::string> v;
-    if (!src.after.empty())
-      v = token_after(*text, src.after);
-    else if (!src.key.empty())
-      v = key_value(*text, src.key);
-    else if (auto line = first_line(*text); !line.empty())
-      v = std::string(line);
-    if (v && is_printable_text(*v) && v->size() < 128) return v;
-    ctx.warn(cat({path, ": no driver version found"}));
+    std::vector<std::string> candidates;
+    if (!src.after.empty()) {
+      candidates = version_tokens_after(*text, src.after);
+    } else if (!src.key.empty()) {
+      if (auto v = key_value(*text, src.key)) candidates.push_back(*v);
+    } else if (auto line = first_line(*text); !line.empty()) {
+      candidates.emplace_back(line);
+    }
+    std::erase_if(candidates,
+                  [](const std::string& v) { return !is_printable_text(v) || v.size() >= 128; });
+    if (candidates.empty())
+      ctx.warn(cat({path, ": no driver version found"}));
+    else
+      found.push_back(std::move(candidates));
   }
-  return std::nullopt;
+  if (found.empty()) return std::nullopt;
+  for (size_t later = 1; later < found.size(); ++later)
+    for (const auto& v : found.front())
+      if (v == found[later].front()) return v;
+  return found.front().front();
 }
 
 std::vector<PciDevice> scan_pci(const ProbeContext& ctx) {

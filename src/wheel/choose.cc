@@ -5,6 +5,7 @@
 #include <functional>
 #include <set>
 
+#include "contract/pep440.h"
 #include "probe/runtimes.h"
 #include "util/strings.h"
 
@@ -268,6 +269,13 @@ void choose_intel(const Ctx& c, WheelChoice& out) {
       out.alternatives.push_back({v.name, c.data.index_for(v.name), true, "also runs here"});
 }
 
+// PEP 440 order: 2.1.0.post17 is newer than 2.1.0.post8 (not so as strings).
+bool newer_plugin(const std::string& a, const std::string& b) {
+  auto va = pep440::Version::parse(a), vb = pep440::Version::parse(b);
+  if (va && vb) return pep440::compare(*va, *vb) > 0;
+  return a > b;
+}
+
 void choose_plugin(const Ctx& c, const VendorPlugin& p, WheelChoice& out, bool version_given) {
   out.variant = p.package;
   const std::string* cann = runtime_version(c.inv, p.vendor, "cann");
@@ -278,10 +286,13 @@ void choose_plugin(const Ctx& c, const VendorPlugin& p, WheelChoice& out, bool v
     bool cann_ok = !cann || pr.cann.empty() || pr.cann == *cann;
     if (!rel_ok || !cann_ok) continue;
     if (!best || compare_versions(pr.torch, best->torch).value_or(0) > 0 ||
-        (pr.torch == best->torch && pr.plugin > best->plugin))
+        (pr.torch == best->torch && newer_plugin(pr.plugin, best->plugin)))
       best = &pr;
   }
   if (p.pairs.empty()) {
+    // The vendor's own builds (Hygon DTK, CoreX, MACA…) follow its SDK releases, not the
+    // upstream torch table: name no upstream version the user did not ask for.
+    if (!version_given) out.version.clear();
     out.reason = cat({p.note.empty() ? cat({p.package, " comes from the vendor"}) : p.note,
                       p.source.empty() ? std::string() : cat({" (", p.source, ")"})});
     return;
@@ -415,7 +426,9 @@ Result<WheelChoice> choose_wheel(const WheelData& data, const Inventory& invento
         out.alternatives.push_back(
             {"", "", false,
              cat({"this host also has ", d.vendor, " devices: anygpu wheel --vendor ", d.vendor})});
-  if (out.variant != "cpu" && rel->variant("cpu"))
+  bool cpu_listed = std::any_of(out.alternatives.begin(), out.alternatives.end(),
+                                [](const WheelAlternative& a) { return a.variant == "cpu"; });
+  if (out.variant != "cpu" && !cpu_listed && rel->variant("cpu"))
     out.alternatives.push_back(
         {"cpu", data.index_for("cpu"), true, "runs anywhere, without acceleration"});
   return out;

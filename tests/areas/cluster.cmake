@@ -10,3 +10,8 @@ add_test(NAME cluster_slurm_e2e
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/cluster_slurm_test.sh $<TARGET_FILE:anygpu>
                  ${CMAKE_CURRENT_LIST_DIR}/../hosts)
 set_tests_properties(cluster_slurm_e2e PROPERTIES LABELS system RESOURCE_LOCK slurm TIMEOUT 300)
+# The generated PyTorchJob's pods run as local processes with the training operator's
+# environment (2 pods x 2 processes, gloo DDP through Debian's torchrun).
+add_test(NAME cluster_k8s_pytorchjob
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/k8s_pytorchjob_test.sh $<TARGET_FILE:anygpu>)
+set_tests_properties(cluster_k8s_pytorchjob PROPERTIES LABELS system TIMEOUT 400)

@@ -35,7 +35,7 @@ for minor in 128 129; do
 done
 "$anygpu" --root "$tmp/host" slurm gres --output "$tmp/gres.conf" || fail "slurm gres"
 grep -q "^AutoDetect=off$" "$tmp/gres.conf" || fail "no AutoDetect=off in gres.conf"
-lines=$(grep -c "^Name=gpu Type=k100_ai File=$tmp/host/dev/dri/renderD12[89]$" "$tmp/gres.conf")
+lines=$(grep -c "^Name=gpu Type=k100_ai File=$tmp/host/dev/dri/renderD12[89] Flags=amd_gpu_env$" "$tmp/gres.conf")
 [ "$lines" = 2 ] || { cat "$tmp/gres.conf"; fail "expected two K100 lines"; }
 
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -93,9 +93,14 @@ echo "$show" | grep -qi "drain" && { echo "$show"; fail "node drained"; }
 grep -q "not a valid character or block device" "$tmp/slurmd.log" && fail "slurmd rejected a File="
 
 # Slurm hands a --gres step the devices and says which (SLURM_STEP_GPUS / visible devices).
-gpus=$(timeout 60 srun -n 1 --gres=gpu:2 env 2>"$tmp/srun-gres.err" | sed -n 's/^SLURM_STEP_GPUS=//p') ||
+step_env=$(timeout 60 srun -n 1 --gres=gpu:2 env 2>"$tmp/srun-gres.err") ||
   { cat "$tmp/srun-gres.err"; fail "srun --gres=gpu:2"; }
+gpus=$(echo "$step_env" | sed -n 's/^SLURM_STEP_GPUS=//p')
 [ "$gpus" = "0,1" ] || fail "SLURM_STEP_GPUS='$gpus', expected 0,1"
+# Flags=amd_gpu_env (gres.conf(5)): ROCR_VISIBLE_DEVICES alone. With CUDA_VISIBLE_DEVICES as
+# well, ROCm would index the second into what the first left and find no device.
+echo "$step_env" | grep -qx "ROCR_VISIBLE_DEVICES=0,1" || { echo "$step_env" | grep VISIBLE; fail "no ROCR_VISIBLE_DEVICES=0,1"; }
+echo "$step_env" | grep -q "^CUDA_VISIBLE_DEVICES=" && fail "CUDA_VISIBLE_DEVICES set beside ROCR_ for an AMD-class gres"
 
 # Two tasks of one step: anygpu run derives the torch.distributed environment from Slurm's.
 out=$(timeout 120 srun -n 2 "$anygpu" run --no-check -- env 2>"$tmp/srun.err") ||

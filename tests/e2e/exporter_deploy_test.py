@@ -75,6 +75,15 @@ def test_dashboard(deploy, work):
     variables = {v["name"]: v for v in dash["templating"]["list"]}
     check({"datasource", "vendor", "instance"} <= set(variables), f"variables: {set(variables)}")
     check("vendor" in variables["vendor"]["definition"], "vendor variable query")
+    # Grafana's VariableOption: text and value are required, selected optional
+    # (grafana/grafana@1d1cbb373112782cdc9fc25901926b5c2458a2b4
+    # packages/grafana-schema/src/schema/dashboard/v2alpha0/dashboard.schema.cue).
+    for name, v in variables.items():
+        if "current" in v or v["type"] == "datasource":
+            cur = v.get("current", {})
+            check(isinstance(cur.get("text"), (str, list)) and isinstance(cur.get("value"), (str, list)),
+                  f"variable {name}: current needs text and value, has {cur}")
+            check(set(cur) <= {"selected", "text", "value"}, f"variable {name}: current {cur}")
     ids = [p["id"] for p in dash["panels"]]
     check(len(ids) == len(set(ids)), "duplicate panel ids")
     exprs, used = [], set()

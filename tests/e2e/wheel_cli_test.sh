@@ -21,8 +21,9 @@ expect_field() {  # expect_field NAME FILE KEY VALUE
 }
 [ -x "$py" ] || { echo "FAIL: $py is required"; exit 1; }
 
-for case in "h100-8x cu128" "mi300x-8x rocm7.2" "intel-max-arc xpu" "cloud-vm-none cpu" \
-            "workstation-mixed cu128"; do
+# Newest release (2.13): a 550 driver meets CUDA 12's floor, and cu126 is its only 12.x build.
+for case in "h100-8x cu126" "mi300x-8x rocm7.2" "intel-max-arc xpu" "cloud-vm-none cpu" \
+            "workstation-mixed cu126"; do
   set -- $case
   "$bin" --root "$hosts/$1" --no-libs wheel --json >"$tmp/$1.json" 2>"$tmp/$1.err"
   check "wheel $1" 0 $?
@@ -35,6 +36,15 @@ expect_field "mi300x pip" "$tmp/mi.json" pip \
   "pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/rocm6.2.4"
 "$bin" --root "$hosts/ascend-910b-8x" --no-libs wheel torch==2.1 --json >"$tmp/npu.json"
 expect_field "ascend plugin" "$tmp/npu.json" variant torch-npu
+
+# Hygon's DTK builds follow DTK, not the upstream table: no torch version is named.
+"$bin" --root "$hosts/hygon-dcu" --no-libs wheel --json >"$tmp/hy.json"
+expect_field "hygon names no upstream version" "$tmp/hy.json" version None
+"$bin" --root "$hosts/hygon-dcu" --no-libs wheel | head -1 | grep -qx "torch for this host (hygon): torch" \
+  || { echo "FAIL hygon human line"; "$bin" --root "$hosts/hygon-dcu" --no-libs wheel | head -1; fail=1; }
+# Each alternative once (intel-max-arc listed the CPU build twice).
+"$bin" --root "$hosts/intel-max-arc" --no-libs wheel >"$tmp/intel.txt"
+[ "$(grep -c '^  alternative cpu:' "$tmp/intel.txt")" = 1 ] || { echo "FAIL intel cpu alternative count"; cat "$tmp/intel.txt"; fail=1; }
 
 # Human output: the commands and the reason.
 "$bin" --root "$hosts/h100-8x" --no-libs wheel torch==2.5 >"$tmp/h.txt"
@@ -68,13 +78,14 @@ sed 's/^packages:$/packages:/' "$(dirname "$0")/../../data/wheels.yaml" >"$tmp/n
 import sys
 p = sys.argv[1]
 s = open(p).read()
-anchor = '      - version: "2.11"\n'
-new = ('      - version: "2.12"\n        latest: "2.12.0"\n        variants:\n'
-       '          - {name: cu132, cuda: "13.2", arches: [sm_75, sm_80, sm_90, sm_100, sm_120]}\n'
+anchor = '\n# Vendors whose'
+new = ('\n      - version: "2.14"\n        latest: "2.14.0"\n        variants:\n'
+       '          - {name: cu134, cuda: "13.4", arches: [sm_75, sm_80, sm_90, sm_100, sm_120]}\n'
        '          - {name: cpu}\n')
-open(p, "w").write(s.replace(anchor, new + anchor))
+assert anchor in s
+open(p, "w").write(s.replace(anchor, new + anchor, 1))
 PYEOF
-"$bin" --root "$hosts/h100-8x" --no-libs wheel torch==2.12 --data "$tmp/new.yaml" --json >"$tmp/new.json"
+"$bin" --root "$hosts/h100-8x" --no-libs wheel torch==2.14 --data "$tmp/new.yaml" --json >"$tmp/new.json"
 check "updated --data" 0 $?
-expect_field "updated table: driver 550 cannot run cu132" "$tmp/new.json" variant cpu
+expect_field "updated table: driver 550 cannot run cu134" "$tmp/new.json" variant cpu
 exit $fail

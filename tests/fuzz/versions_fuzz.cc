@@ -1,11 +1,12 @@
-// compare_versions, cuda_version_for_driver and version_from_library_file. The input is
-// split at newlines into up to three strings.
+// compare_versions, cuda_version_for_driver, version_from_library_file and version_tokens_after.
+// The input is split at newlines into up to three strings.
 #include <string>
 #include <vector>
 
 #include "fuzz_check.h"
 #include "probe/runtimes.h"
 #include "probe/sysfs_parse.h"
+#include "util/version_tokens.h"
 
 using namespace anygpu;
 
@@ -61,6 +62,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (char ch : *v) FUZZ_CHECK((ch >= '0' && ch <= '9') || ch == '.');
     FUZZ_CHECK(a.size() > v->size() && a.substr(a.size() - v->size()) == *v);
     FUZZ_CHECK(b.find(".so") != std::string_view::npos);
+  }
+  // The driver version in /proc/driver/nvidia/version: dotted numbers only, each a token of
+  // the marker's line after the marker.
+  for (auto marker : {std::string_view("Kernel Module"), b}) {
+    if (marker.empty()) continue;
+    for (const auto& t : version_tokens_after(text, marker)) {
+      FUZZ_CHECK(!t.empty() && t.front() != '.' && t.back() != '.');
+      FUZZ_CHECK(t.find('.') != std::string::npos && t.find("..") == std::string::npos);
+      for (char ch : t) FUZZ_CHECK((ch >= '0' && ch <= '9') || ch == '.');
+      FUZZ_CHECK(text.find(t) != std::string_view::npos);
+    }
   }
   return 0;
 }

@@ -360,13 +360,13 @@ class Host:
         self.ln("sys/class/hwmon/hwmon%d" % n, "../../%s/hwmon/hwmon%d" % (path, n))
 
     # -- vendor helpers ---------------------------------------------------------
-    def nvidia_common(self, ngpus):
-        self.w("proc/driver/nvidia/version", NV_PROC_VERSION)
+    def nvidia_common(self, ngpus, proc_version=NV_PROC_VERSION, version=NV_VERSION):
+        self.w("proc/driver/nvidia/version", proc_version)
         self.w("proc/driver/nvidia/params", "ResmanDebugLevel: 4294967295\nModifyDeviceFiles: 1\n"
                "DeviceFileUID: 0\nDeviceFileGID: 0\nDeviceFileMode: 438\n")
         for m in ("nvidia_uvm", "nvidia_modeset", "nvidia_drm"):
             self.module(m)
-        self.module("nvidia", NV_VERSION)
+        self.module("nvidia", version)
         for i in range(ngpus):
             self.node("dev/nvidia%d" % i)
         for n in ("nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-modeset"):
@@ -887,6 +887,47 @@ def make_vm():
 
 
 # --------------------------------------------------------------------------
+# 9-11. one-GPU NVIDIA hosts for each /proc/driver/nvidia/version flavour
+# --------------------------------------------------------------------------
+# The driver prints "NVRM version: %s" with its id string (kernel-open/nvidia/nv-procfs.c,
+# NVIDIA/open-gpu-kernel-modules@1739a20efc4a). Open modules (R515+, the default from R560 on
+# Turing and newer) say "Open Kernel Module for <arch>"; a GRID guest driver prints the
+# proprietary form with its own version (vGPU 16.5 guest: 535.161.08).
+NV_VARIANTS = {
+    "nvidia-open-l40s": dict(
+        hostname="l40s-01", arch="x86_64", os_key="ubuntu2404", version="560.35.03",
+        device=0x26b9, subsys=(0x10de, 0x1851), model="NVIDIA L40S",
+        line="NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  560.35.03  Release Build  "
+             "(dvs-builder@U16-I3-B03-4-3)  Fri Aug 16 21:42:42 UTC 2024\n"),
+    "nvidia-open-aarch64": dict(
+        hostname="arm-gpu-01", arch="aarch64", os_key="ubuntu2404", version="580.95.05",
+        device=0x2335, subsys=(0x10de, 0x18be), model="NVIDIA H200",
+        line="NVRM version: NVIDIA UNIX Open Kernel Module for aarch64  580.95.05  Release Build  "
+             "(dvs-builder@U22-I3-AE18-23-3)  Tue Sep 23 09:17:59 UTC 2025\n"),
+    "nvidia-grid-guest": dict(
+        hostname="vgpu-guest-01", arch="x86_64", os_key="ubuntu2204", version="535.161.08",
+        device=0x20f1, subsys=(0x10de, 0x145f), model="GRID A100-40C",
+        line="NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.161.08  "
+             "Wed Mar 20 13:45:15 UTC 2024\n"),
+}
+
+
+def make_nvidia_variant(name):
+    v = NV_VARIANTS[name]
+    h = Host(name, v["hostname"], "6.8.0-45-generic", v["arch"], v["os_key"], 16, {0: "0-15"})
+    h.pci("0000:00:00.0", None, 0x8086, 0x29c0, 0x060000, subsys=(0x1af4, 0x1100), numa=-1)
+    h.bridge("0000:00:02.0", None, 0x1b36, 0x000c, -1, link(5, 16))
+    h.nvidia_common(1, v["line"] + "GCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04) \n",
+                    v["version"])
+    g = "0000:01:00.0"
+    h.pci(g, "0000:00:02.0", 0x10de, v["device"], 0x030200, subsys=v["subsys"], rev=0xa1,
+          numa=-1, driver="nvidia", module="nvidia", modversion=v["version"], link=link(5, 16),
+          irq=40)
+    h.drm(g, 0, 128)
+    h.nvidia_info(g, v["model"], 40, 0, "96.00.74.00.01")
+
+
+# --------------------------------------------------------------------------
 # 8. hygon-dcu
 # --------------------------------------------------------------------------
 
@@ -999,6 +1040,9 @@ HOSTS = {
     "hygon-dcu": make_hygon,
     "thead-ppu-4x": make_thead,
     "acme-host": make_acme,
+    "nvidia-open-l40s": lambda: make_nvidia_variant("nvidia-open-l40s"),
+    "nvidia-open-aarch64": lambda: make_nvidia_variant("nvidia-open-aarch64"),
+    "nvidia-grid-guest": lambda: make_nvidia_variant("nvidia-grid-guest"),
 }
 
 

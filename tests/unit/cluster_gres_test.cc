@@ -40,6 +40,23 @@ TEST(Gres, NodePerVendor) {
   EXPECT_EQ(mixed[0].type, "rtx_4090");
 }
 
+// gres.conf(5): AMD-class lines carry Flags=amd_gpu_env (Slurm then sets only
+// ROCR_VISIBLE_DEVICES, as its own RSMI AutoDetect does: gpu_rsmi.c, GRES_CONF_ENV_RSMI).
+TEST(Gres, AmdClassLinesCarryAmdGpuEnv) {
+  for (const char* host : {"mi300x-8x", "hygon-dcu"}) {
+    auto text = gres_conf(gres_lines(test::fixture_inventory(host), nullptr), "n1", "");
+    for (auto line : split_lines(text)) {
+      if (line.rfind("Name=gpu", 0) == 0) {
+        EXPECT_TRUE(line.ends_with(" Flags=amd_gpu_env")) << host << ": " << line;
+      }
+    }
+  }
+  auto mixed =
+      gres_conf(gres_lines(test::fixture_inventory("workstation-mixed"), nullptr), "n1", "");
+  EXPECT_NE(mixed.find("Name=gpu Type=rtx_4090 File=/dev/nvidia0\n"), std::string::npos) << mixed;
+  EXPECT_NE(mixed.find("File=/dev/dri/renderD128 Flags=amd_gpu_env\n"), std::string::npos) << mixed;
+}
+
 TEST(Gres, ConfTextHasAutoDetectOffAndTheSlurmConfHint) {
   auto lines = gres_lines(test::fixture_inventory("h100-8x"), nullptr);
   auto text = gres_conf(lines, "n1", "Cores= left out: no topology");

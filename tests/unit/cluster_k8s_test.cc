@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "cluster/k8s.h"
+#include "cluster/k8s_names.h"
 #include "test_support.h"
 #include "util/strings.h"
 
@@ -29,7 +30,8 @@ YAML::Node pod_spec_of(const YAML::Node& template_node) {
   return template_node["spec"];
 }
 
-void check_pod(const YAML::Node& spec, const JobRequest& r, const std::string& container) {
+void check_pod(const YAML::Node& spec, const JobRequest& r, const std::string& container,
+               const std::vector<std::string>& args) {
   EXPECT_EQ(spec["restartPolicy"].as<std::string>(), "Never");
   EXPECT_EQ(spec["nodeSelector"][r.label_prefix + "/vendor"].as<std::string>(), r.vendor);
   EXPECT_TRUE(spec["securityContext"]["runAsNonRoot"].as<bool>());
@@ -39,8 +41,8 @@ void check_pod(const YAML::Node& spec, const JobRequest& r, const std::string& c
   auto c = spec["containers"][0];
   EXPECT_EQ(c["name"].as<std::string>(), container);
   EXPECT_EQ(c["image"].as<std::string>(), r.image);
-  EXPECT_EQ(c["args"].as<std::vector<std::string>>(), r.argv);  // byte for byte
-  EXPECT_FALSE(c["command"]);                                   // the image's ENTRYPOINT stays
+  EXPECT_EQ(c["args"].as<std::vector<std::string>>(), args);  // byte for byte
+  EXPECT_FALSE(c["command"]);                                 // the image's ENTRYPOINT stays
   EXPECT_EQ(c["resources"]["limits"][r.resource].as<int>(), r.gpus);
   auto sc = c["securityContext"];
   EXPECT_FALSE(sc["allowPrivilegeEscalation"].as<bool>());
@@ -67,7 +69,7 @@ TEST(K8sJob, SingleNodeJob) {
   EXPECT_EQ(doc["kind"].as<std::string>(), "Job");
   EXPECT_EQ(doc["metadata"]["name"].as<std::string>(), "train");
   EXPECT_EQ(doc["spec"]["backoffLimit"].as<int>(), 0);
-  check_pod(pod_spec_of(doc["spec"]["template"]), r, "main");
+  check_pod(pod_spec_of(doc["spec"]["template"]), r, "main", r.argv);
 }
 
 TEST(K8sJob, MultiNodePyTorchJob) {
@@ -84,8 +86,11 @@ TEST(K8sJob, MultiNodePyTorchJob) {
   auto specs = doc["spec"]["pytorchReplicaSpecs"];
   EXPECT_EQ(specs["Master"]["replicas"].as<int>(), 1);
   EXPECT_EQ(specs["Worker"]["replicas"].as<int>(), 3);
+  // torchrun starts nprocPerNode processes per pod from the operator's PET_* variables.
+  std::vector<std::string> args = {"torchrun", "--no_python"};
+  args.insert(args.end(), r.argv.begin(), r.argv.end());
   for (const char* role : {"Master", "Worker"})
-    check_pod(pod_spec_of(specs[role]["template"]), r, "pytorch");
+    check_pod(pod_spec_of(specs[role]["template"]), r, "pytorch", args);
 }
 
 TEST(K8sJob, BadRequestsAreNamed) {
@@ -98,7 +103,18 @@ TEST(K8sJob, BadRequestsAreNamed) {
     EXPECT_NE(m.error().message.find(fragment), std::string::npos) << m.error().message;
   };
   bad([](JobRequest& r) { r.name = "Train_1"; }, "--name \"Train_1\"");
-  bad([](JobRequest& r) { r.name = std::string(64, 'a'); }, "DNS label");
+  bad([](JobRequest& r) { r.name = std::string(64, 'a'); }, "DNS-1035 label");
+  // The training operator's webhook refuses a name that starts with a digit.
+  bad([](JobRequest& r) { r.name = "1job"; }, "--name \"1job\"");
+  for (const char* prefix : {"Foo_Bar", "a..b", "-x.example", "x.example-", ""})
+    bad([&](JobRequest& r) { r.label_prefix = prefix; }, "--label-prefix");
+  bad([](JobRequest& r) { r.label_prefix = std::string(250, 'a') + ".com"; }, "253");
+  bad(
+      [](JobRequest& r) {
+        r.nnodes = 2;
+        r.argv.clear();
+      },
+      "torchrun");
   bad([](JobRequest& r) { r.image = "has space"; }, "--image");
   bad([](JobRequest& r) { r.image = ""; }, "--image");
   bad([](JobRequest& r) { r.argv = {"\xff\xfe"}; }, "not UTF-8");
@@ -109,9 +125,10 @@ TEST(K8sResource, FromTheRegistryWithTheDriverFilledIn) {
   EXPECT_EQ(*k8s_resource_for(test::fixture_inventory("h100-8x"), "nvidia"), "nvidia.com/gpu");
   EXPECT_EQ(*k8s_resource_for(test::fixture_inventory("ascend-910b-8x"), "ascend"),
             "huawei.com/Ascend910");
-  // Intel's plugin names the resource by kernel driver; the first Intel device here is xe.
+  // Intel's plugin names the resource by kernel driver. The first Intel card here (an A770) is
+  // on xe, but the job gets the two Max 1550 on i915: the resource follows them.
   EXPECT_EQ(*k8s_resource_for(test::fixture_inventory("intel-max-arc"), "intel"),
-            "gpu.intel.com/xe");
+            "gpu.intel.com/i915");
   auto unknown_driver = k8s_resource_for(test::fixture_inventory("h100-8x"), "intel");
   ASSERT_FALSE(unknown_driver);
   EXPECT_NE(unknown_driver.error().message.find("--resource"), std::string::npos);
@@ -144,6 +161,55 @@ TEST(K8sLabels, NfdFeatureLines) {
   EXPECT_NE(mixed_text.find("/amd.count=1\n"), std::string::npos);
   EXPECT_NE(mixed_text.find("/nvidia.count=1\n"), std::string::npos);
   EXPECT_TRUE(node_labels(test::fixture_inventory("cloud-vm-none"), "x").empty());
+}
+
+// The rules of k8s.io/apimachinery pkg/util/validation (IsDNS1035Label, IsDNS1123Subdomain)
+// and pkg/api/validate/content (IsLabelKey), kubernetes/kubernetes@008b3652959c.
+TEST(K8sNames, ApimachineryRules) {
+  using namespace k8s_names;
+  for (const char* ok : {"a", "ab", "a-b", "a1", "abc-123", "train"})
+    EXPECT_TRUE(is_dns1035_label(ok)) << ok;
+  for (const char* bad : {"", "1job", "-a", "a-", "A", "a_b", "a.b", "über"})
+    EXPECT_FALSE(is_dns1035_label(bad)) << bad;
+  EXPECT_TRUE(is_dns1035_label(std::string(63, 'a')));
+  EXPECT_FALSE(is_dns1035_label(std::string(64, 'a')));
+  for (const char* ok : {"a", "1.2.3", "example.com", "anygpu.feature.node.kubernetes.io", "a-b.c"})
+    EXPECT_TRUE(is_dns1123_subdomain(ok)) << ok;
+  for (const char* bad : {"", "Foo_Bar", "a..b", "-x.example", "x.example-", ".a", "a.", "a_b.c"})
+    EXPECT_FALSE(is_dns1123_subdomain(bad)) << bad;
+  std::string long_ok;
+  for (int i = 0; i < 4; ++i) long_ok += std::string(i ? 62 : 63, 'a') + (i < 3 ? "." : "");
+  EXPECT_EQ(long_ok.size(), 252u);
+  EXPECT_TRUE(is_dns1123_subdomain(long_ok));
+  EXPECT_FALSE(is_dns1123_subdomain(long_ok + "aa"));  // 254
+  for (const char* ok : {"vendor", "nvidia.count", "A_b-c.D", "x"})
+    EXPECT_TRUE(is_label_name(ok)) << ok;
+  for (const char* bad : {"", "-a", "a-", "_a", "a/b", "a b"})
+    EXPECT_FALSE(is_label_name(bad)) << bad;
+  EXPECT_FALSE(is_label_name(std::string(64, 'a')));
+  EXPECT_TRUE(is_label_key("anygpu.dev/nvidia.count"));
+  EXPECT_FALSE(is_label_key("Foo_Bar/vendor"));
+  EXPECT_FALSE(is_label_key("a/b/c"));
+}
+
+// On a host with i915 and xe cards the model labels describe the cards a job gets (the two
+// Max 1550 on i915), not the A770 that sorts first.
+TEST(K8sLabels, FollowTheDevicesAJobGets) {
+  auto labels = node_labels(test::fixture_inventory("intel-max-arc"), "p");
+  auto text = features_file(labels);
+  EXPECT_NE(text.find("p/product=max_1550\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("p/arch=xe-hpc\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("p/intel.count=3\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("a770"), std::string::npos) << text;
+}
+
+// Every key `k8s labels` writes is a valid label key, for every fixture host.
+TEST(K8sLabels, EveryKeyIsALabelKey) {
+  for (const char* host : {"h100-8x", "mi300x-8x", "intel-max-arc", "ascend-910b-8x",
+                           "workstation-mixed", "laptop-hybrid", "hygon-dcu"})
+    for (const auto& [k, v] :
+         node_labels(test::fixture_inventory(host), std::string(kDefaultLabelPrefix)))
+      EXPECT_TRUE(k8s_names::is_label_key(k)) << host << ": " << k;
 }
 
 }  // namespace anygpu

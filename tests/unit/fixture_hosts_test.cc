@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "probe/probe.h"
 #include "test_support.h"
@@ -46,6 +47,23 @@ TEST(FixtureHosts, H100ServerIgnoresBmcAndNic) {
   ASSERT_EQ(inv.runtimes.size(), 1u);
   EXPECT_EQ(inv.runtimes[0].component, "cuda-driver");
   EXPECT_EQ(inv.runtimes[0].version, "12.4");
+}
+
+// One host per /proc/driver/nvidia/version flavour: open module on x86_64 and aarch64, and a
+// GRID guest driver. The version is the token the module's own file confirms, never "for".
+TEST(FixtureHosts, NvidiaDriverVersionOfEveryModuleFlavour) {
+  for (auto [name, version, cuda] : {std::tuple{"nvidia-open-l40s", "560.35.03", "12.6"},
+                                     std::tuple{"nvidia-open-aarch64", "580.95.05", "13.0"},
+                                     std::tuple{"nvidia-grid-guest", "535.161.08", "12.2"}}) {
+    SCOPED_TRACE(name);
+    auto inv = host(name);
+    ASSERT_EQ(inv.devices.size(), 1u);
+    ASSERT_TRUE(inv.devices[0].driver && inv.devices[0].driver->version);
+    EXPECT_EQ(*inv.devices[0].driver->version, version);
+    ASSERT_EQ(inv.runtimes.size(), 1u);
+    EXPECT_EQ(inv.runtimes[0].version, cuda);
+    EXPECT_TRUE(inv.warnings.empty());
+  }
 }
 
 TEST(FixtureHosts, Mi300xMatchesKfdNodesByLocationNotOrder) {

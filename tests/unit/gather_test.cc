@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include "metrics/collector.h"
+#include "metrics/render.h"
 #include "render/inventory_json.h"
 #include "test_support.h"
 
@@ -21,6 +23,35 @@ TEST(Gather, ReplaysToTheSameInventory) {
     auto original = inventory_to_json(test::probe_root(o.root));
     auto replayed = inventory_to_json(test::probe_root(t / "copy"));
     EXPECT_EQ(original, replayed) << name;
+  }
+}
+
+// What `metrics` reads must travel too: every sample field (values, warnings, absences) of the
+// gathered copy equals the original's. Timestamps differ between the two samples.
+std::string metric_devices(const std::string& root) {
+  HostOptions o;
+  o.root = root;
+  o.load_libraries = false;
+  auto snap = sample_once(o, {});
+  EXPECT_TRUE(snap) << root;
+  if (!snap) return {};
+  auto j = metrics_to_json(*snap);
+  return j["devices"].dump(1);
+}
+
+TEST(Gather, ReplaysToTheSameMetrics) {
+  for (const char* name : {"mi300x-8x", "intel-max-arc", "workstation-mixed", "hygon-dcu"}) {
+    test::TempDir t;
+    HostOptions o;
+    o.root = test::fixture_host(name);
+    o.load_libraries = false;
+    ASSERT_TRUE(gather_host(HostRoot(o), t / "copy")) << name;
+    auto original = metric_devices(o.root);
+    EXPECT_TRUE(original.find("utilization_ratio") != std::string::npos ||
+                original.find("temperature_celsius") != std::string::npos)
+        << name << ": the fixture carries metric files\n"
+        << original;
+    EXPECT_EQ(original, metric_devices(t / "copy")) << name;
   }
 }
 

@@ -547,6 +547,67 @@ TEST(MalformedHost, EmptyOrOversizedValuesAreNamedInAWarning) {
   }
 }
 
+TEST(MalformedHost, EmptyUniqueIdAndNulPaddedValuesAreNamedInAWarning) {
+  DamagedHost h("mi300x-8x");
+  const std::string gpu = gpu_dir("0000:05:00.0");
+  h.write(gpu + "/unique_id", "");
+  h.write(gpu + "/numa_node", std::string("0\n\0\0\0\0", 6));  // as an RX 6900 XT printed
+  auto inv = probe_within(h.root());
+  EXPECT_TRUE(has_warning(inv, gpu + "/unique_id: empty"));
+  EXPECT_TRUE(has_warning(inv, gpu + "/numa_node: not text (NUL bytes)"));
+  const Device* d = find_device(inv, "0000:05:00.0");
+  ASSERT_NE(d, nullptr);
+  EXPECT_FALSE(d->uuid);
+  EXPECT_FALSE(d->numa_node);
+  expect_no_placeholders(inv);
+  h.write(gpu + "/unique_id", "not-hex\n");
+  EXPECT_TRUE(has_warning(probe_within(h.root()), gpu + "/unique_id: invalid unique id"));
+}
+
+// /proc/driver/nvidia/version as the driver prints it ("NVRM version: %s", pNVRM_ID:
+// kernel-open/nvidia/nv-procfs.c,
+// NVIDIA/open-gpu-kernel-modules@1739a20efc4acb55fd1dc53dcc66057b70c2613c) for the proprietary,
+// open (R515+, default from R560) and aarch64 modules and a GRID guest.
+TEST(MalformedHost, NvidiaDriverVersionFromEveryModuleFlavour) {
+  struct Case {
+    const char* line;
+    const char* sysfs;  // /sys/module/nvidia/version; "" = absent
+    const char* want;
+  };
+  for (const auto& c : std::vector<Case>{
+           {"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  560.35.03  Release Build  "
+            "(dvs-builder@U16-I3-B03-4-3)  Fri Aug 16 21:42:42 UTC 2024",
+            "560.35.03", "560.35.03"},
+           {"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  560.35.03  Release Build  "
+            "(dvs-builder@U16-I3-B03-4-3)  Fri Aug 16 21:42:42 UTC 2024",
+            "", "560.35.03"},
+           {"NVRM version: NVIDIA UNIX Open Kernel Module for aarch64  580.173.02  Release Build",
+            "580.173.02", "580.173.02"},
+           // GRID guest driver of vGPU 16.5 (guest 535.161.08, host manager 535.161.05).
+           {"NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.161.08", "535.161.08",
+            "535.161.08"},
+           // Two version-shaped tokens: the one the module itself confirms wins.
+           {"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64 1.2  570.86.15  Release Build",
+            "570.86.15", "570.86.15"},
+           // No version in the line: the module's own file.
+           {"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64", "570.86.15", "570.86.15"},
+       }) {
+    SCOPED_TRACE(c.line);
+    DamagedHost h("h100-8x");
+    h.write("/proc/driver/nvidia/version",
+            std::string(c.line) + "\nGCC version:  gcc version 12.3.0\n");
+    if (*c.sysfs)
+      h.write("/sys/module/nvidia/version", std::string(c.sysfs) + "\n");
+    else
+      h.remove("/sys/module/nvidia/version");
+    auto inv = probe_within(h.root());
+    const Device* d = find_device(inv, "0000:18:00.0");
+    ASSERT_NE(d, nullptr);
+    ASSERT_TRUE(d->driver && d->driver->version) << all_warnings(inv);
+    EXPECT_EQ(*d->driver->version, c.want);
+  }
+}
+
 // read_link_facts() passes warn_if_unknown=false, which silences garbage ("0xzz", overflow)
 // along with the kernel's legitimate "Unknown" / 255.
 TEST(MalformedHost, MalformedLinkWidthIsNamedInAWarning) {

@@ -162,6 +162,90 @@ TEST(MetricsSysfs, XeFrequencyAndPackageTemperature) {
   EXPECT_FALSE(s.memory_used_bytes);
 }
 
+// xe's hwmon channels: energy1/power1 = card, energy2/power2 = pkg; not every part has both
+// (Documentation/ABI/testing/sysfs-driver-intel-xe-hwmon, torvalds/linux@2369f05661ef).
+TEST(MetricsSysfs, XePackageOnlyEnergyAndLimit) {
+  Host h("intel-max-arc");
+  const std::string bus = "0000:06:00.0";
+  const std::string hw = h.hwmon(bus);
+  // An Arc A380 on xe: pkg only, PL1 55 W.
+  for (const char* f : {"energy1_input", "power1_max", "power1_rated_max"})
+    fs::remove(hw + "/" + f);
+  test::write_file(hw + "/energy2_input", "1000000000\n");
+  test::write_file(hw + "/energy2_label", "pkg\n");
+  test::write_file(hw + "/power2_max", "55000000\n");
+  test::write_file(hw + "/power2_label", "pkg\n");
+  metrics::EnergyState state;
+  std::chrono::steady_clock::time_point t0{std::chrono::seconds(10)};
+  auto first = h.sample(bus, state, t0);
+  EXPECT_EQ(first.energy_joules, 1000.0) << warnings(first);
+  EXPECT_EQ(first.power_limit_watts, 55.0);
+  test::write_file(hw + "/energy2_input", "1040000000\n");
+  auto second = h.sample(bus, state, t0 + std::chrono::seconds(2));
+  ASSERT_TRUE(second.power_watts) << warnings(second);
+  EXPECT_NEAR(*second.power_watts, 20.0, 1e-9);
+}
+
+// The A770's xe hwmon rewritten as a B580 on kernel 6.16 has it: energy1 (card) reading
+// `card_uj` beside a live energy2 (pkg) reading `pkg_uj`.
+void card_and_package(const std::string& hw, const char* card_uj, const char* pkg_uj) {
+  test::write_file(hw + "/energy1_input", std::string(card_uj) + "\n");
+  test::write_file(hw + "/energy1_label", "card\n");
+  test::write_file(hw + "/energy2_input", std::string(pkg_uj) + "\n");
+  test::write_file(hw + "/energy2_label", "pkg\n");
+}
+
+TEST(MetricsSysfs, XeCardCounterStuckAtZeroGivesWayToPackage) {
+  Host h("intel-max-arc");
+  const std::string bus = "0000:06:00.0";
+  const std::string hw = h.hwmon(bus);
+  card_and_package(hw, "0", "5000000");
+  test::write_file(hw + "/power2_max", "190000000\n");
+  auto s = h.sample(bus);
+  EXPECT_EQ(s.energy_joules, 5.0) << warnings(s);
+  EXPECT_EQ(s.power_limit_watts, 190.0) << "the limit of the domain reported";
+  // Once card counts, card is the whole board: it wins.
+  test::write_file(hw + "/energy1_input", "7000000\n");
+  auto t = h.sample(bus);
+  EXPECT_EQ(t.energy_joules, 7.0);
+  EXPECT_EQ(t.power_limit_watts, 225.0);  // the fixture's power1_max (card)
+}
+
+TEST(MetricsSysfs, SwitchingCounterGivesNoBogusPower) {
+  Host h("intel-max-arc");
+  const std::string bus = "0000:06:00.0";
+  const std::string hw = h.hwmon(bus);
+  card_and_package(hw, "0", "900000000");
+  metrics::EnergyState state;
+  std::chrono::steady_clock::time_point t0{std::chrono::seconds(10)};
+  h.sample(bus, state, t0);
+  test::write_file(hw + "/energy1_input", "1000000\n");  // card starts counting: 1 J
+  auto s = h.sample(bus, state, t0 + std::chrono::seconds(1));
+  EXPECT_FALSE(s.power_watts) << "a delta across two counters is not power";
+  EXPECT_FALSE(has_warning(s, "backwards")) << warnings(s);
+}
+
+TEST(MetricsSysfs, I915PowerLimitIsPower1Max) {
+  Host h("intel-max-arc");
+  auto s = h.sample("0000:29:00.0");  // Max 1550: power1_max 600 W (sysfs-driver-intel-i915-hwmon)
+  EXPECT_EQ(s.power_limit_watts, 600.0) << warnings(s);
+}
+
+TEST(MetricsSysfs, RadeonUnlabelledFreq1IsTheGraphicsClock) {
+  Host h("workstation-mixed");
+  const std::string bus = "0000:04:00.0";
+  const std::string hw = h.hwmon(bus);
+  // radeon_pm.c registers freq1_input (sclk) with no label.
+  test::write_file(hw + "/name", "radeon\n");
+  fs::remove(hw + "/freq1_label");
+  auto s = h.sample(bus);
+  EXPECT_EQ(s.clocks_hertz.count("freq1"), 0u);
+  EXPECT_EQ(s.clocks_hertz.at("graphics"), 500e6);
+  // Another driver's unlabelled channel keeps its channel name.
+  test::write_file(hw + "/name", "amdgpu\n");
+  EXPECT_EQ(h.sample(bus).clocks_hertz.at("freq1"), 500e6);
+}
+
 TEST(MetricsSysfs, NvidiaHasNothingInSysfs) {
   Host h("h100-8x");
   auto s = h.sample("0000:18:00.0");
@@ -186,7 +270,7 @@ TEST(MetricsSysfs, HygonKeepsAmdgpuAttributes) {
 // Every malformed value: absent, with a warning naming the file, never a crash or a 0.
 struct Malformed {
   const char* file;  // relative to the device ("hwmon/" = its hwmon dir)
-  const char* content;
+  std::string_view content;
   const char* reason;
 };
 
@@ -199,7 +283,7 @@ TEST_P(MetricsSysfsMalformed, ValueAbsentWithReason) {
   std::string rel = m.file;
   std::string path =
       rel.starts_with("hwmon/") ? h.hwmon(bus) + "/" + rel.substr(6) : h.dir(bus) + "/" + rel;
-  test::write_file(path, m.content);
+  test::write_file(path, std::string(m.content));
   auto s = h.sample(bus);
   EXPECT_TRUE(has_warning(s, fs::path(path).filename().string())) << warnings(s);
   EXPECT_TRUE(has_warning(s, m.reason)) << warnings(s);
@@ -235,7 +319,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Malformed{"hwmon/temp1_input", "0x1f\n", "trailing characters"},
                       Malformed{"hwmon/temp1_input", "-", "not a decimal integer"},  // cut
                       Malformed{"hwmon/power1_average", "+-5\n", "not a decimal integer"},
-                      Malformed{"hwmon/power1_average", "\x01\x02\x03", "not text"}));
+                      Malformed{"hwmon/power1_average", "\x01\x02\x03", "not text"},
+                      // NUL padding after a value, as a real RX 6900 XT printed.
+                      Malformed{"gpu_busy_percent", std::string_view("3\n\0\0\0\0", 6), "NUL"}));
 
 TEST(MetricsSysfs, UnreadableFileIsAbsentWithReason) {
   Host h("workstation-mixed");

@@ -75,6 +75,10 @@ TEST(Registry, FactsOthersRelyOn) {
   EXPECT_EQ(r.vendor("intel")->torch_device, "xpu");
   EXPECT_EQ(r.vendor("ascend")->torch_package, "torch_npu");
   EXPECT_EQ(r.vendor("gaudi")->visible_devices_env, "HABANA_VISIBLE_MODULES");
+  // Iluvatar renamed iluvatar.ai to iluvatar.com in Dec 2024 (Deep-Spark/ix-device-plugin
+  // README resourceName; ix-container-toolkit pkg/ixcdi/spec/builder.go vendor).
+  EXPECT_EQ(r.vendor("iluvatar")->k8s_resource, "iluvatar.com/gpu");
+  EXPECT_EQ(r.vendor("iluvatar")->cdi_kind, "iluvatar.com/gpu");
   // Classification: an H100 (0x0302) and an MI300X (0x1200) are accelerators; AMD's CPU-side
   // 0x1022 functions, a GPU's HDMI audio (0x0403) and a bridge (0x0604) are not.
   EXPECT_EQ(r.vendor_for_pci(0x10de, 0x030200)->id, "nvidia");
@@ -110,6 +114,21 @@ TEST(Registry, DeviceTableCoversTheRequiredModels) {
     EXPECT_FALSE(d->source.empty());
   }
   EXPECT_EQ(r.device("amd", 0x74a1)->memory_bandwidth_gbps, 5300);
+}
+
+// A PCI device id shared by boards of different memory names the family and gives no memory
+// figure (0x744c: RX 7900 XTX/XT/GRE; 0x56a0: A770 8 GB and 16 GB); 0x740c is MI250X and MI250.
+TEST(Registry, DeviceIdSharedByBoards) {
+  const auto& r = Registry::builtin();
+  const auto* navi31 = r.device("amd", 0x744c);
+  ASSERT_NE(navi31, nullptr);
+  EXPECT_EQ(navi31->name, "AMD Radeon RX 7900 XTX / 7900 XT / 7900 GRE");
+  EXPECT_FALSE(navi31->memory_gib);
+  EXPECT_FALSE(navi31->memory_bandwidth_gbps);
+  EXPECT_EQ(r.device("amd", 0x740c)->name, "AMD Instinct MI250X / MI250");
+  const auto* a770 = r.device("intel", 0x56a0);
+  ASSERT_NE(a770, nullptr);
+  EXPECT_FALSE(a770->memory_gib) << "the A770 comes with 8 GB and with 16 GB";
 }
 
 TEST(RegistryYaml, ErrorsNameFileLineColumn) {

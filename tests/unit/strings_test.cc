@@ -1,4 +1,5 @@
 #include "util/strings.h"
+#include "util/version_tokens.h"
 
 #include <gtest/gtest.h>
 
@@ -44,6 +45,29 @@ TEST(Strings, VersionExtraction) {
   EXPECT_EQ(key_value("a=1\nVersion=24.1.rc2\n", "Version"), "24.1.rc2");
   EXPECT_EQ(key_value("PRETTY_NAME=\"Ubuntu 22.04\"", "PRETTY_NAME"), "Ubuntu 22.04");
   EXPECT_FALSE(key_value("Version=", "Version"));
+}
+
+TEST(VersionTokens, NvidiaDriverLines) {
+  using V = std::vector<std::string>;
+  // Line formats of /proc/driver/nvidia/version (printed by kernel-open/nvidia/nv-procfs.c,
+  // NVIDIA/open-gpu-kernel-modules@1739a20efc4acb55fd1dc53dcc66057b70c2613c: "NVRM version: %s").
+  EXPECT_EQ(
+      version_tokens_after("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.90.07  Fri May 31",
+                           "Kernel Module"),
+      V{"550.90.07"});
+  EXPECT_EQ(version_tokens_after("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  "
+                                 "560.35.03  Release Build  (dvs-builder@U16-I3-B03-4-3)  Fri Aug "
+                                 "16 21:42:42 UTC 2024\nGCC version:  gcc version 12.2.0",
+                                 "Kernel Module"),
+            V{"560.35.03"});
+  EXPECT_EQ(version_tokens_after(
+                "NVRM version: NVIDIA UNIX Open Kernel Module for aarch64  580.173.02  Release",
+                "Kernel Module"),
+            V{"580.173.02"});
+  EXPECT_TRUE(version_tokens_after("Kernel Module", "Kernel Module").empty());
+  EXPECT_TRUE(
+      version_tokens_after("Kernel Module for x86_64 .1 1. 1..2 v1.2", "Kernel Module").empty());
+  EXPECT_EQ(version_tokens_after("Kernel Module 1.2 3.4", "Kernel Module"), (V{"1.2", "3.4"}));
 }
 
 TEST(Suggest, DidYouMean) {

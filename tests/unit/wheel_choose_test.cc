@@ -54,12 +54,12 @@ std::string nvidia_host(const TempDir& tmp, const std::string& driver,
 
 TEST(WheelChoose, H100NewestCudaTheDriverAllows) {
   auto c = choose(test::fixture_inventory("h100-8x"));
-  // 550.90.07 meets the CUDA 12.x floor, not 13.x (580): cu128 is the newest 12.x of 2.11.
-  EXPECT_EQ(c.variant, "cu128");
-  EXPECT_EQ(c.index_url, "https://download.pytorch.org/whl/cu128");
-  EXPECT_EQ(c.pip, "pip install torch==2.11.0 --index-url https://download.pytorch.org/whl/cu128");
+  // 550.90.07 meets the CUDA 12.x floor, not 13.x (580): cu126 is the only 12.x of 2.13.
+  EXPECT_EQ(c.variant, "cu126");
+  EXPECT_EQ(c.index_url, "https://download.pytorch.org/whl/cu126");
+  EXPECT_EQ(c.pip, "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cu126");
   EXPECT_EQ(c.uv,
-            "uv pip install torch==2.11.0 --index-url https://download.pytorch.org/whl/cu128");
+            "uv pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cu126");
   EXPECT_NE(c.reason.find("550.90.07 >= 525.60.13"), std::string::npos) << c.reason;
   EXPECT_NE(c.reason.find("minor version compatibility"), std::string::npos) << c.reason;
   bool saw_cu130 = false;
@@ -174,7 +174,39 @@ TEST(WheelChoose, HygonHasNoPublicIndex) {
   auto c = choose(test::fixture_inventory("hygon-dcu"));
   EXPECT_EQ(c.vendor, "hygon");
   EXPECT_TRUE(c.pip.empty());
+  EXPECT_EQ(c.version, "") << "DTK builds are not tied to an upstream torch release";
   EXPECT_NE(c.reason.find("DTK"), std::string::npos) << c.reason;
+}
+
+// pytorch/pytorch RELEASE.md and the CUDA support matrix of pytorch#172352: the builds a
+// V100, a K80 and an MI300X get, release by release.
+TEST(WheelChoose, ArchListsPerRelease) {
+  {
+    TempDir tmp;  // V100 (sm_70) on a 570 driver
+    auto inv = test::probe_root(nvidia_host(tmp, "570.133.07", "0x1db4", "Tesla V100-PCIE-16GB"));
+    ASSERT_EQ(inv.devices.at(0).arch.value_or(""), "sm_70");
+    EXPECT_EQ(choose(inv, "2.7").variant, "cu126");   // 2.7's cu128 dropped Volta (#147607)
+    EXPECT_EQ(choose(inv, "2.10").variant, "cu128");  // still sm_70 in 2.10's cu128
+    EXPECT_EQ(choose(inv, "2.11").variant, "cu126");  // not in 2.11's (#175253, #182250)
+  }
+  {
+    TempDir tmp;  // K80 (sm_37): cu118 of 2.1-2.5 carries sm_37
+    auto inv = test::probe_root(nvidia_host(tmp, "470.256.02", "0x102d", "Tesla K80"));
+    ASSERT_EQ(inv.devices.at(0).arch.value_or(""), "sm_37");
+    EXPECT_EQ(choose(inv, "2.3").variant, "cu118");
+  }
+  const auto& mi = test::fixture_inventory("mi300x-8x");  // gfx942
+  EXPECT_NE(choose(mi, "2.3").variant, "rocm5.7") << "2.3's rocm5.7 has no gfx942";
+  EXPECT_NE(choose(mi, "2.2").variant, "rocm5.7") << "2.2's rocm5.7 has no gfx942";
+  const auto* r27 = data().package("torch")->release("2.7");
+  for (const auto& v : r27->variants)
+    if (v.name == "cu128") {
+      EXPECT_FALSE(v.ptx) << "cu128 builds carry no PTX";
+    }
+  for (const auto& rel : data().package("torch")->releases)
+    for (const auto& v : rel.variants)
+      for (const auto& a : v.arches)
+        EXPECT_NE(a, "sm_110") << rel.version << " " << v.name << ": x86_64 builds";
 }
 
 TEST(WheelChoose, NoAcceleratorIsCpu) {

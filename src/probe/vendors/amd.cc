@@ -1,5 +1,6 @@
 // AMD and Hygon (a ROCm derivative): KFD topology gives the gfx target, matched to PCI
 // functions by domain and location_id (KFD node numbers do not follow PCI order).
+#include <cerrno>
 #include <map>
 
 #include "host/paths.h"
@@ -63,8 +64,14 @@ class AmdBackend final : public VendorBackend {
         else
           ctx.warn(cat({vram, ": invalid byte count '", *text, "'"}));
       }
-      if (auto id = ctx.host.read_value(cat({d->sysfs_dir, "/unique_id"}))) {
-        if (id->size() <= 32 && parse_hex(*id)) dev.uuid = "GPU-" + to_lower(*id);
+      std::string unique_id = cat({d->sysfs_dir, "/unique_id"});
+      if (auto id = ctx.host.read_value(unique_id)) {
+        if (id->size() <= 32 && parse_hex(*id))
+          dev.uuid = "GPU-" + to_lower(*id);
+        else
+          ctx.warn(cat({unique_id, ": invalid unique id '", *id, "'"}));
+      } else if (id.error().sys_errno != ENOENT && id.error().sys_errno != ENOTDIR) {
+        ctx.warn(id.error().message);  // empty, binary, a directory: present but unusable
       }
     }
   }

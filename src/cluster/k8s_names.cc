@@ -1,0 +1,57 @@
+#include "cluster/k8s_names.h"
+
+namespace anygpu::k8s_names {
+
+namespace {
+bool lower_alnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+bool alnum(char c) {
+  return lower_alnum(c) || (c >= 'A' && c <= 'Z');
+}
+}  // namespace
+
+bool is_dns1123_label(std::string_view s) {
+  if (s.empty() || s.size() > 63 || !lower_alnum(s.front()) || !lower_alnum(s.back())) return false;
+  for (char c : s)
+    if (!lower_alnum(c) && c != '-') return false;
+  return true;
+}
+
+bool is_dns1035_label(std::string_view s) {
+  return is_dns1123_label(s) && s.front() >= 'a' && s.front() <= 'z';
+}
+
+bool is_dns1123_subdomain(std::string_view s) {
+  if (s.empty() || s.size() > 253) return false;
+  for (size_t start = 0;;) {
+    auto dot = s.find('.', start);
+    if (!is_dns1123_label(s.substr(start, dot == std::string_view::npos ? dot : dot - start)))
+      return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+bool is_label_name(std::string_view s) {
+  if (s.empty() || s.size() > 63 || !alnum(s.front()) || !alnum(s.back())) return false;
+  for (char c : s)
+    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  return true;
+}
+
+bool is_label_key(std::string_view s) {
+  auto slash = s.find('/');
+  if (slash == std::string_view::npos) return is_label_name(s);
+  return is_dns1123_subdomain(s.substr(0, slash)) && is_label_name(s.substr(slash + 1));
+}
+
+std::string label_prefix_problem(std::string_view prefix) {
+  if (prefix.size() > 253) return "longer than 253 characters";
+  if (!is_dns1123_subdomain(prefix))
+    return "not a DNS subdomain (lower-case letters, digits, '-' inside dot-separated parts, "
+           "each starting and ending with a letter or digit)";
+  return {};
+}
+
+}  // namespace anygpu::k8s_names
