@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <map>
 
-#include "host/deadline.h"
 #include "probe/host_info.h"
+#include "probe/libraries_may_load.h"
 #include "probe/libs/library_probe.h"
 #include "probe/pci.h"
 #include "probe/runtimes.h"
 #include "probe/vendors/backend.h"
 #include "util/strings.h"
+#include "worker/probe_client.h"
 
 namespace anygpu {
 
@@ -31,54 +32,47 @@ void merge(Device& dev, const LibraryDeviceFacts& f, std::string_view api) {
   dev.add_source(api);
 }
 
-// Vendors whose libraries are worth loading: a bound driver and at least one awake device
-// (a management library would resume a runtime-suspended GPU).
-std::vector<const Vendor*> vendors_to_load(const std::vector<PciDevice>& found) {
-  std::vector<const Vendor*> out;
-  for (const auto& d : found) {
-    const auto& dev = d.device;
-    if (dev.status != DeviceStatus::ok || !dev.driver) continue;
-    if (std::find(out.begin(), out.end(), d.vendor) == out.end()) out.push_back(d.vendor);
-  }
-  return out;
+void merge_library(const ProbeContext& ctx, const Vendor& vendor, std::vector<PciDevice>& found,
+                   Inventory& inv, LibraryResult& r) {
+  for (const auto& f : r.devices)
+    for (auto& d : found)
+      if (d.vendor == &vendor && d.device.pci.address == f.address)
+        merge(d.device, f, r.report.api);
+  if (r.driver_version)
+    for (auto& d : found)
+      if (d.vendor == &vendor && d.device.driver && !d.device.driver->version)
+        d.device.driver->version = r.driver_version;
+  for (auto& rt : r.runtimes) inv.runtimes.push_back(std::move(rt));
+  if (r.report.status == "error")
+    ctx.warn(cat({vendor.id, " ", r.report.api, ": ", r.report.message.value_or("error")}));
+  inv.libraries.push_back(std::move(r.report));
 }
 
+// Every vendor's libraries run in a worker process of their own (src/worker/), all started at
+// once and collected against one deadline.
 void probe_libraries(const ProbeContext& ctx, std::vector<PciDevice>& found, Inventory& inv) {
-  auto vendors = vendors_to_load(found);
-  if (vendors.empty()) return;
   if (!ctx.host.options().load_libraries) return;
-  std::vector<std::unique_ptr<DeadlineTask<std::vector<LibraryResult>>>> tasks;
-  HostRoot host_copy(ctx.host.options());  // workers may outlive this call: no shared state
-  for (const auto* v : vendors)
-    tasks.push_back(std::make_unique<DeadlineTask<std::vector<LibraryResult>>>(
-        [host_copy, v] { return probe_vendor_libraries(host_copy, *v); }));
-  auto deadline = std::chrono::steady_clock::now() + ctx.host.options().library_timeout;
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    const auto& vendor = *vendors[i];
-    auto results = tasks[i]->wait_until(deadline);
-    if (!results) {
-      auto ms = std::to_string(ctx.host.options().library_timeout.count());
-      inv.libraries.push_back(
-          {std::string(vendor.id), "", "timeout", std::nullopt, "no answer within " + ms + " ms"});
-      ctx.warn(cat(
-          {vendor.id, " management library did not answer within ", ms, " ms; kernel facts only"}));
-      continue;
-    }
-    for (auto& r : *results) {
-      for (const auto& f : r.devices)
-        for (auto& d : found)
-          if (d.vendor == &vendor && d.device.pci.address == f.address)
-            merge(d.device, f, r.report.api);
-      if (r.driver_version)
-        for (auto& d : found)
-          if (d.vendor == &vendor && d.device.driver && !d.device.driver->version)
-            d.device.driver->version = r.driver_version;
-      for (auto& rt : r.runtimes) inv.runtimes.push_back(std::move(rt));
-      if (r.report.status == "error")
-        ctx.warn(cat({vendor.id, " ", r.report.api, ": ", r.report.message.value_or("error")}));
-      inv.libraries.push_back(std::move(r.report));
-    }
+  std::vector<const Vendor*> vendors;
+  for (const auto& d : found)
+    if (std::find(vendors.begin(), vendors.end(), d.vendor) == vendors.end())
+      vendors.push_back(d.vendor);
+  std::erase_if(vendors, [&](const Vendor* v) {
+    std::vector<const Device*> mine;
+    for (const auto& d : found)
+      if (d.vendor == v) mine.push_back(&d.device);
+    return !libraries_may_load(mine);
+  });
+  std::vector<worker::ProbeSession> sessions;
+  for (const auto* v : vendors) {
+    std::vector<LibraryRequest> libs;
+    for (const auto& spec : v->libraries) libs.push_back(library_request(*v, spec));
+    sessions.emplace_back(ctx.host, std::move(libs));
   }
+  for (auto& s : sessions) s.start();
+  auto deadline = worker::Clock::now() + ctx.host.options().library_timeout;
+  for (size_t i = 0; i < sessions.size(); ++i)
+    for (auto& r : sessions[i].finish(deadline, inv.warnings))
+      merge_library(ctx, *vendors[i], found, inv, r);
 }
 
 // A required library (one that ships with the driver) that is nowhere to be found.

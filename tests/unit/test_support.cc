@@ -13,6 +13,15 @@ namespace fs = std::filesystem;
 
 namespace anygpu::test {
 
+namespace {
+// This test binary links the probe code statically, so no `anygpu` sits beside it: name the
+// library worker the way an embedder would (src/worker/locate.h).
+const bool kWorkerNamed = [] {
+  ::setenv("ANYGPU_WORKER", ANYGPU_BINARY_DIR "/anygpu", 0);
+  return true;
+}();
+}  // namespace
+
 std::string source_dir() {
   return ANYGPU_SOURCE_DIR;
 }

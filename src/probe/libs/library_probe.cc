@@ -40,40 +40,69 @@ const ApiEntry* api_entry(std::string_view api) {
 
 }  // namespace
 
-std::vector<LibraryResult> probe_vendor_libraries(const HostRoot& host, const Vendor& vendor) {
-  std::vector<LibraryResult> results;
-  for (const auto& spec : vendor.libraries) {
-    LibraryResult r;
-    r.report.vendor = std::string(vendor.id);
-    r.report.api = std::string(spec.api);
-    const auto* api = api_entry(spec.api);
-    auto lib = host.open_library(spec.sonames, spec.dirs);
-    if (!lib) {
-      bool absent = !host.find_library(spec.sonames, spec.dirs).has_value();
-      r.report.status = absent ? "missing" : "error";
-      if (!host.options().load_libraries) r.report.status = "disabled";
-      r.report.message = lib.error().message;
-      results.push_back(std::move(r));
-      continue;
-    }
-    r.report.path = (*lib)->loaded_from();
-    if (api && !api->init_symbol.empty() && !(*lib)->raw_symbol(api->init_symbol)) {
-      r.report.status = "error";
-      r.report.message = cat({"missing symbol ", api->init_symbol});
-      results.push_back(std::move(r));
-      continue;
-    }
-    if (!api || !api->probe) {
-      r.report.status = "found";
-      results.push_back(std::move(r));
-      continue;
-    }
-    api->probe(**lib, r);
-    bool loaded = r.report.status == "loaded";
-    results.push_back(std::move(r));
-    if (loaded) break;
+LibraryRequest library_request(const Vendor& vendor, const LibrarySpec& spec) {
+  return {std::string(vendor.id), std::string(spec.api),
+          std::vector<std::string>(spec.sonames.begin(), spec.sonames.end()),
+          std::vector<std::string>(spec.dirs.begin(), spec.dirs.end())};
+}
+
+namespace {
+
+struct Names {
+  std::vector<std::string_view> sonames, dirs;
+  explicit Names(const LibraryRequest& r)
+      : sonames(r.sonames.begin(), r.sonames.end()), dirs(r.dirs.begin(), r.dirs.end()) {}
+};
+
+LibraryResult start_result(const LibraryRequest& request) {
+  LibraryResult r;
+  r.report.vendor = request.vendor;
+  r.report.api = request.api;
+  return r;
+}
+
+}  // namespace
+
+std::optional<LibraryResult> missing_without_loading(const HostRoot& host,
+                                                     const LibraryRequest& request) {
+  if (host.is_real_root()) return std::nullopt;
+  Names n(request);
+  if (host.find_library(n.sonames, n.dirs)) return std::nullopt;
+  LibraryResult r = start_result(request);
+  r.report.status = "missing";
+  r.report.message = join(request.sonames, ", ") + ": not found";
+  return r;
+}
+
+LibraryResult probe_library(const HostRoot& host, const LibraryRequest& request) {
+  LibraryResult r = start_result(request);
+  Names n(request);
+  const auto* api = api_entry(request.api);
+  auto lib = host.open_library(n.sonames, n.dirs);
+  if (!lib) {
+    bool absent = !host.find_library(n.sonames, n.dirs).has_value();
+    r.report.status = absent ? "missing" : "error";
+    if (!host.options().load_libraries) r.report.status = "disabled";
+    r.report.message = lib.error().message;
+    return r;
   }
-  return results;
+  r.report.path = (*lib)->loaded_from();
+  if (api && !api->init_symbol.empty() && !(*lib)->raw_symbol(api->init_symbol)) {
+    r.report.status = "error";
+    r.report.message = cat({"missing symbol ", api->init_symbol});
+    return r;
+  }
+  if (!api || !api->probe) {
+    r.report.status = "found";
+    return r;
+  }
+  api->probe(**lib, r);
+  return r;
+}
+
+bool ends_search(const LibraryResult& result) {
+  const auto* api = api_entry(result.report.api);
+  return api && api->probe && result.report.status == "loaded";
 }
 
 }  // namespace anygpu

@@ -1,0 +1,63 @@
+#include "worker/locate.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <vector>
+
+#include "util/strings.h"
+
+#ifndef ANYGPU_INSTALL_WORKER
+#define ANYGPU_INSTALL_WORKER ""
+#endif
+
+namespace anygpu::worker {
+
+namespace {
+
+std::atomic<bool> g_self{false};
+
+bool executable(const std::string& path) {
+  return !path.empty() && path[0] == '/' && ::access(path.c_str(), X_OK) == 0;
+}
+
+// Directory of the object (executable or shared library) this function was linked into.
+std::string own_directory() {
+  Dl_info info{};
+  if (!::dladdr(reinterpret_cast<void*>(&own_directory), &info) || !info.dli_fname) return {};
+  std::string path = info.dli_fname;
+  auto slash = path.rfind('/');
+  if (slash == std::string::npos) return {};
+  return path.substr(0, slash);
+}
+
+}  // namespace
+
+void use_self_as_worker() {
+  g_self.store(true);
+}
+
+Result<std::string> worker_executable() {
+  if (g_self.load()) return std::string("/proc/self/exe");
+  std::vector<std::string> tried;
+  if (const char* env = std::getenv("ANYGPU_WORKER"); env && *env) {
+    if (executable(env)) return std::string(env);
+    return host_error(cat({"ANYGPU_WORKER=", env, " is not an absolute path to an executable"}));
+  }
+  tried.push_back("$ANYGPU_WORKER (unset)");
+  if (auto dir = own_directory(); !dir.empty()) {
+    std::string beside = dir + "/anygpu";
+    if (executable(beside)) return beside;
+    tried.push_back(beside);
+  }
+  if (std::string installed = ANYGPU_INSTALL_WORKER; !installed.empty()) {
+    if (executable(installed)) return installed;
+    tried.push_back(installed);
+  }
+  return host_error("no library worker executable (tried " + join(tried, ", ") +
+                    "); vendor libraries are not loaded in-process");
+}
+
+}  // namespace anygpu::worker

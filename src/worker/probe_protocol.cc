@@ -1,0 +1,203 @@
+#include "worker/probe_protocol.h"
+
+#include <algorithm>
+
+#include "util/strings.h"
+#include "worker/message.h"
+
+namespace anygpu::worker {
+
+namespace {
+
+// The statuses a worker may report itself; crashed, exited, timeout and protocol-error are the
+// parent's verdicts and never come over the wire.
+constexpr std::string_view kWorkerStatuses[] = {"loaded", "found", "missing", "error", "disabled"};
+
+bool arity(const Record& r, size_t n, std::optional<std::string>& error) {
+  if (r.fields.size() == n) return true;
+  error = at(r, cat({"'", r.tag, "' takes ", std::to_string(n), " field(s)"}));
+  return false;
+}
+
+}  // namespace
+
+std::string encode_probe_request(const ProbeRequest& request) {
+  Writer w;
+  w.header().line("root", {request.root});
+  for (const auto& l : request.libraries) {
+    w.line("library", {l.vendor, l.api});
+    for (const auto& s : l.sonames) w.line("soname", {s});
+    for (const auto& d : l.dirs) w.line("dir", {d});
+  }
+  return w.line("end").take();
+}
+
+Result<ProbeRequest> decode_probe_request(std::string_view text) {
+  auto parsed = parse_records(text);
+  if (auto e = header_error(parsed)) return bad_input(*e);
+  if (parsed.error) return bad_input(*parsed.error);
+  ProbeRequest req;
+  std::optional<std::string> error;
+  bool ended = false, rooted = false;
+  for (size_t i = 1; i < parsed.records.size() && !error; ++i) {
+    const auto& r = parsed.records[i];
+    if (ended) {
+      error = at(r, "data after 'end'");
+    } else if (r.tag == "root" && arity(r, 1, error)) {
+      if (rooted || !req.libraries.empty()) error = at(r, "'root' must come once, first");
+      req.root = r.fields[0];
+      rooted = true;
+    } else if (r.tag == "library" && arity(r, 2, error)) {
+      req.libraries.push_back({r.fields[0], r.fields[1], {}, {}});
+    } else if ((r.tag == "soname" || r.tag == "dir") && arity(r, 1, error)) {
+      if (req.libraries.empty()) {
+        error = at(r, cat({"'", r.tag, "' before any 'library'"}));
+      } else {
+        auto& l = req.libraries.back();
+        (r.tag == "soname" ? l.sonames : l.dirs).push_back(r.fields[0]);
+      }
+    } else if (r.tag == "end" && arity(r, 0, error)) {
+      ended = true;
+    } else if (!error) {
+      error = at(r, cat({"unknown tag '", r.tag, "'"}));
+    }
+  }
+  if (error) return bad_input(*error);
+  if (!ended) return bad_input("request ends without 'end'");
+  for (const auto& l : req.libraries)
+    if (l.sonames.empty()) return bad_input("library " + l.vendor + " " + l.api + " has no soname");
+  return req;
+}
+
+std::string encode_begin(std::string_view vendor, std::string_view api) {
+  return Writer().line("begin", {vendor, api}).take();
+}
+
+std::string encode_library(const LibraryResult& result, const StrayOutput& output) {
+  const auto& rep = result.report;
+  Writer w;
+  w.line("library", {rep.vendor, rep.api, rep.status});
+  if (rep.path) w.line("path", {*rep.path});
+  if (rep.message && !rep.message->empty()) w.line("message", {*rep.message});
+  if (result.driver_version) w.line("driver", {*result.driver_version});
+  for (const auto& rt : result.runtimes) w.line("runtime", {rt.component, rt.version, rt.source});
+  for (const auto& d : result.devices) {
+    w.line("device", {d.address.str()});
+    if (d.name) w.line("name", {*d.name});
+    if (d.uuid) w.line("uuid", {*d.uuid});
+    if (d.arch) w.line("arch", {*d.arch});
+    if (d.memory_total_bytes) w.line("memory", {std::to_string(*d.memory_total_bytes)});
+  }
+  if (output.bytes)
+    w.line("output", {std::to_string(output.bytes), output.excerpt.empty() ? "-" : output.excerpt});
+  return w.line("done").take();
+}
+
+ProbeReply decode_probe_reply(std::string_view text) {
+  ProbeReply reply;
+  auto parsed = parse_records(text);
+  if (auto e = header_error(parsed)) {
+    reply.error = *e;
+    return reply;
+  }
+  auto& error = reply.error;
+  std::optional<ProbedLibrary> open;  // a `library` block not yet `done`
+  auto device = [&](const Record& r) -> LibraryDeviceFacts* {
+    if (!open || open->result.devices.empty()) {
+      error = at(r, cat({"'", r.tag, "' outside a device"}));
+      return nullptr;
+    }
+    return &open->result.devices.back();
+  };
+  auto text_field = [&](const Record& r, std::optional<std::string>& into) {
+    if (!arity(r, 1, error)) return;
+    if (into) error = at(r, cat({"second '", r.tag, "'"}));
+    into = r.fields[0];
+  };
+  for (size_t i = 1; i < parsed.records.size() && !error; ++i) {
+    const auto& r = parsed.records[i];
+    if (reply.complete) {
+      error = at(r, "data after 'end'");
+    } else if (r.tag == "begin") {
+      if (!arity(r, 2, error)) break;
+      if (open || reply.in_progress) {
+        error = at(r, "'begin' inside another library");
+        break;
+      }
+      reply.in_progress = {r.fields[0], r.fields[1]};
+    } else if (r.tag == "library") {
+      if (!arity(r, 3, error)) break;
+      if (open || !reply.in_progress || reply.in_progress->first != r.fields[0] ||
+          reply.in_progress->second != r.fields[1]) {
+        error = at(r, "'library' without its 'begin'");
+        break;
+      }
+      if (std::ranges::find(kWorkerStatuses, r.fields[2]) == std::end(kWorkerStatuses)) {
+        error = at(r, "unknown status '" + encode_field(r.fields[2]) + "'");
+        break;
+      }
+      open.emplace();
+      open->result.report.vendor = r.fields[0];
+      open->result.report.api = r.fields[1];
+      open->result.report.status = r.fields[2];
+    } else if (!open && r.tag != "end") {
+      error = at(r, cat({"'", r.tag, "' outside a library"}));
+    } else if (r.tag == "path") {
+      text_field(r, open->result.report.path);
+    } else if (r.tag == "message") {
+      text_field(r, open->result.report.message);
+    } else if (r.tag == "driver") {
+      text_field(r, open->result.driver_version);
+    } else if (r.tag == "runtime") {
+      if (arity(r, 3, error))
+        open->result.runtimes.push_back(
+            {open->result.report.vendor, r.fields[0], r.fields[1], r.fields[2]});
+    } else if (r.tag == "device") {
+      if (!arity(r, 1, error)) break;
+      auto address = PciAddress::parse(r.fields[0]);
+      if (!address) {
+        error = at(r, "bad PCI address");
+        break;
+      }
+      open->result.devices.push_back({*address, {}, {}, {}, {}});
+    } else if (r.tag == "name" || r.tag == "uuid" || r.tag == "arch") {
+      if (auto* d = device(r))
+        text_field(r, r.tag == "name" ? d->name : r.tag == "uuid" ? d->uuid : d->arch);
+    } else if (r.tag == "memory") {
+      auto* d = device(r);
+      if (!d || !arity(r, 1, error)) break;
+      auto v = parse_uint(r.fields[0]);
+      if (!v || d->memory_total_bytes) {
+        error = at(r, "bad or repeated 'memory'");
+        break;
+      }
+      d->memory_total_bytes = *v;
+    } else if (r.tag == "output") {
+      if (!arity(r, 2, error)) break;
+      auto n = parse_uint(r.fields[0]);
+      if (!n || *n == 0 || open->output.bytes) {
+        error = at(r, "bad or repeated 'output'");
+        break;
+      }
+      open->output = {*n, r.fields[1] == "-" ? "" : r.fields[1]};
+    } else if (r.tag == "done") {
+      if (!arity(r, 0, error)) break;
+      reply.libraries.push_back(std::move(*open));
+      open.reset();
+      reply.in_progress.reset();
+    } else if (r.tag == "end") {
+      if (!arity(r, 0, error)) break;
+      if (open || reply.in_progress) {
+        error = at(r, "'end' inside a library");
+        break;
+      }
+      reply.complete = true;
+    } else {
+      error = at(r, cat({"unknown tag '", r.tag, "'"}));
+    }
+  }
+  if (!error && parsed.error) error = parsed.error;
+  return reply;
+}
+
+}  // namespace anygpu::worker

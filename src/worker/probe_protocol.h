@@ -1,0 +1,65 @@
+// Discovery through a worker: the request names the libraries to try (the registry's sonames
+// and directories, already chosen by the parent, so the worker needs no registry), the reply
+// carries one block per library, each announced by `begin` before the worker calls into it —
+// so when the worker dies, the parent knows which library took it down.
+//
+//   request                       reply
+//   anygpu-worker 1               anygpu-worker 1
+//   root /                        begin nvidia nvml
+//   library nvidia nvml           library nvidia nvml loaded
+//   soname libnvidia-ml.so.1      path /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.90.07
+//   dir /usr/lib/wsl/lib          driver 550.90.07
+//   end                           runtime cuda-driver 12.4 nvml
+//                                 device 0000:18:00.0
+//                                 name NVIDIA%20H100%2080GB%20HBM3
+//                                 memory 85520809984
+//                                 done
+//                                 end
+//
+// Optional reply lines per library: path, message, driver, runtime, output (bytes the library
+// wrote to stdout/stderr, and the first of them); per device: name, uuid, arch, memory.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "probe/libs/library_probe.h"
+#include "util/result.h"
+
+namespace anygpu::worker {
+
+struct ProbeRequest {
+  std::string root = "/";
+  std::vector<LibraryRequest> libraries;
+};
+
+std::string encode_probe_request(const ProbeRequest& request);
+Result<ProbeRequest> decode_probe_request(std::string_view text);
+
+// What the library wrote to fd 1/2 while it was being probed.
+struct StrayOutput {
+  uint64_t bytes = 0;
+  std::string excerpt;  // the first bytes, as written
+};
+
+std::string encode_begin(std::string_view vendor, std::string_view api);
+std::string encode_library(const LibraryResult& result, const StrayOutput& output);
+inline constexpr std::string_view kEndLine = "end\n";
+
+struct ProbedLibrary {
+  LibraryResult result;
+  StrayOutput output;
+};
+
+struct ProbeReply {
+  std::vector<ProbedLibrary> libraries;  // complete blocks, in order
+  // `begin` seen for this (vendor, api) and no block yet: the call the worker was in.
+  std::optional<std::pair<std::string, std::string>> in_progress;
+  bool complete = false;             // `end` seen
+  std::optional<std::string> error;  // malformed stream (version mismatch included)
+};
+
+ProbeReply decode_probe_reply(std::string_view text);
+
+}  // namespace anygpu::worker
