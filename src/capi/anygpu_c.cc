@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "anygpu.h"
+#include "host/host_options.h"
 #include "host/host_root.h"
 #include "probe/probe.h"
 #include "render/inventory_json.h"
@@ -31,30 +32,35 @@ char* error_document(const std::string& message, int exit_code) {
   return dup(anygpu::dump_json(j, false));
 }
 
-// Options from the JSON argument, falling back to the environment. `extra` takes the keys of
-// one call beyond the host options (it returns false for a key it does not know).
+// Options from the JSON argument, validated exactly as the CLI validates its flags (one
+// resolve_host_options). `extra` takes the keys of one call beyond the host options (it
+// returns false for a key it does not know).
 using ExtraKey = std::function<bool(const std::string&, const nlohmann::json&)>;
 anygpu::Result<anygpu::HostOptions> parse_options(const char* options_json,
                                                   const ExtraKey& extra = nullptr) {
-  auto opts = anygpu::HostOptions::from_environment();
-  if (!opts || !options_json || !*options_json) return opts;
-  auto j = nlohmann::json::parse(options_json, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return anygpu::bad_input("options: not a JSON object");
-  for (auto& [key, value] : j.items()) {
-    if (key == "root" && value.is_string()) {
-      opts->root = value.get<std::string>();
-    } else if (key == "no_libs" && value.is_boolean()) {
-      opts->load_libraries = !value.get<bool>();
-    } else if (key == "lib_timeout_ms" && value.is_number_unsigned() && value.get<uint64_t>() > 0 &&
-               value.get<uint64_t>() <= 600000) {
-      opts->library_timeout = std::chrono::milliseconds(value.get<uint64_t>());
-    } else if (extra && extra(key, value)) {
-      continue;
-    } else {
-      return anygpu::bad_input("options: unknown key or wrong type: '" + key + "'");
+  anygpu::HostOptionRequest request;
+  request.spelling = anygpu::HostOptionRequest::Spelling::json;
+  if (options_json && *options_json) {
+    auto j = nlohmann::json::parse(options_json, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return anygpu::bad_input("options: not a JSON object");
+    for (auto& [key, value] : j.items()) {
+      if (key == "root" && value.is_string()) {
+        request.root = value.get<std::string>();
+      } else if (key == "no_libs" && value.is_boolean()) {
+        request.no_libs = value.get<bool>();
+      } else if (key == "lib_timeout_ms" && value.is_number_integer()) {
+        // Out-of-range values reach the shared validation, which names the range.
+        request.lib_timeout_ms = value.is_number_unsigned() && value.get<uint64_t>() > (1u << 30)
+                                     ? anygpu::kMaxLibraryTimeoutMs + 1
+                                     : value.get<long long>();
+      } else if (extra && extra(key, value)) {
+        continue;
+      } else {
+        return anygpu::bad_input("options: unknown key or wrong type: '" + key + "'");
+      }
     }
   }
-  return opts;
+  return anygpu::resolve_host_options(request);
 }
 
 }  // namespace

@@ -1,12 +1,20 @@
 #include "cli/cli.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <optional>
 
 #include "cli/command.h"
 #include "cli/help_dump.h"
+#include "cli/seconds.h"
 #include "host/deadline.h"
+#include "host/host_options.h"
+#include "launch/executor.h"
 #include "util/strings.h"
+#include "util/suggest.h"
 
 #ifndef ANYGPU_VERSION
 #define ANYGPU_VERSION "0.0.0"
@@ -20,14 +28,12 @@
 namespace anygpu::cli {
 
 Result<HostOptions> GlobalOptions::host_options() const {
-  auto opts = HostOptions::from_environment();
-  if (!opts) return opts;
-  if (!root.empty()) opts->root = root;
-  if (no_libs) opts->load_libraries = false;
-  if (lib_timeout_ms) opts->library_timeout = std::chrono::milliseconds(lib_timeout_ms);
-  if (opts->root != "/" && !HostRoot(*opts).is_dir("/"))
-    return bad_input(cat({"--root ", opts->root, ": not a directory"}));
-  return opts;
+  // The same validation the C ABI (and so Python) applies to its option keys.
+  HostOptionRequest request;
+  if (!root.empty()) request.root = root;  // `--root ""` is refused before a command runs
+  if (no_libs) request.no_libs = true;
+  if (lib_timeout_ms) request.lib_timeout_ms = lib_timeout_ms;
+  return resolve_host_options(request);
 }
 
 int exit_code(const Error& e) {
@@ -52,7 +58,44 @@ void print(const std::string& text) {
   if (!text.empty() && text.back() != '\n') std::fputc('\n', stdout);
 }
 
+CLI::Validator seconds_in(double lo, double hi) {
+  char range[64];
+  std::snprintf(range, sizeof range, "%g..%g", lo, hi);
+  std::string text_range = range;
+  return CLI::Validator(
+      [lo, hi, text_range](std::string& text) -> std::string {
+        auto v = parse_double(text);  // finite numbers only: "nan" and "inf" are refused
+        if (v && *v >= lo && *v <= hi) return {};
+        return cat({"expected seconds in ", text_range, ", got '", text, "'"});
+      },
+      "SECONDS");
+}
+
 namespace {
+
+// The first word that is not a global option (nor its value): the command the user meant.
+std::optional<std::string_view> command_word(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--") return std::nullopt;
+    if (a == "--root" || a == "--lib-timeout") {
+      ++i;
+      continue;
+    }
+    if (a.starts_with("-")) continue;
+    return a;
+  }
+  return std::nullopt;
+}
+
+// stdout is where the answer goes (and what `eval` reads): losing it is a failure.
+bool stdout_lost(int& err) {
+  errno = 0;
+  bool bad = std::fflush(stdout) != 0 || std::ferror(stdout);
+  err = errno;
+  return bad;
+}
+
 std::string version_text() {
   std::string_view described = ANYGPU_GIT_DESCRIPTION;
   if (described.empty()) return cat({"anygpu ", ANYGPU_VERSION});
@@ -85,12 +128,26 @@ int run(int argc, char** argv) {
   app.add_flag("-v,--verbose", g.verbose, "diagnostics on stderr (env ANYGPU_LOG=debug)");
 
   std::function<int(const GlobalOptions&)> chosen;
+  const char* chosen_name = "";
   auto table = commands();
   for (auto& c : table) {
     auto* sub = app.add_subcommand(c.name, c.help);
     sub->fallthrough();
     auto fn = c.setup(*sub);
-    sub->callback([&chosen, fn] { chosen = fn; });
+    sub->callback([&chosen, &chosen_name, fn, name = c.name] {
+      chosen = fn;
+      chosen_name = name;
+    });
+  }
+  if (auto word = command_word(argc, argv)) {
+    std::vector<std::string_view> names;
+    for (const auto& c : table) names.emplace_back(c.name);
+    if (std::find(names.begin(), names.end(), *word) == names.end()) {
+      std::fprintf(stderr, "anygpu: unknown command '%.*s'%s; see anygpu --help\n",
+                   static_cast<int>(word->size()), word->data(),
+                   did_you_mean(*word, names).c_str());
+      return kExitUsage;
+    }
   }
   if (argc == 2 && argv[1] == kHelpDumpFlag) {
     print(describe_cli(app, version));
@@ -106,10 +163,17 @@ int run(int argc, char** argv) {
     app.exit(e);
     return kExitUsage;
   }
+  if (app.count("--root") && g.root.empty())
+    return fail(bad_input("--root: empty path (give a directory, or omit it for the real host)"));
   if (const char* log = std::getenv("ANYGPU_LOG"); log && std::string_view(log) == "debug")
     g.verbose = true;
   int rc = chosen ? chosen(g) : kExitUsage;
-  std::fflush(stdout);
+  if (int err = 0; stdout_lost(err)) {
+    std::fprintf(stderr, "anygpu: cannot write to standard output: %s\n",
+                 err ? std::strerror(err) : "write error");
+    // `run` keeps its own failures apart from the command's statuses.
+    rc = chosen_name == std::string_view("run") ? kExitRunFailed : kExitCheckFailed;
+  }
   std::fflush(stderr);
   // A vendor library call that never returned still owns a thread: skip static destructors.
   if (abandoned_workers() > 0) std::_Exit(rc);

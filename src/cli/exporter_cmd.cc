@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/seconds.h"
 #include "exporter/listen_address.h"
 #include "exporter/routes.h"
 #include "exporter/server.h"
@@ -93,7 +94,7 @@ Command exporter_command() {
             app.add_option("--interval", f->interval_s,
                            "seconds between background samples (default 1)")
                 ->type_name("SECONDS")
-                ->check(CLI::Range(0.1, 3600.0));
+                ->check(seconds_in(0.1, 3600.0));
             app.add_option("--max-connections", f->max_connections,
                            "open connections served at once (default 64)")
                 ->type_name("N")

@@ -155,6 +155,9 @@ int run(const RunFlags& f, const GlobalOptions& g) {
     }
     if (host.is_real_root()) inputs.affinity = current_affinity();
     auto selection = select_devices(inventory, *config, inputs);
+    if (!selection && slurm && slurm->gpus)
+      return run_failed(cat(
+          {"Slurm allocation (GPUs ", join(*slurm->gpus, ","), "): ", selection.error().message}));
     if (!selection) return run_failed(selection.error().message);
     if (talk)
       for (const auto& r : selection->reasons) std::fprintf(stderr, "anygpu: %s\n", r.c_str());

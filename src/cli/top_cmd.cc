@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "cli/command.h"
+#include "cli/seconds.h"
 #include "metrics/collector.h"
 #include "metrics/render.h"
 #include "metrics/top_view.h"
@@ -157,7 +158,7 @@ Command top_command() {
             auto f = std::make_shared<TopFlags>();
             app.add_option("--interval", f->interval, "seconds between samples (default 1)")
                 ->type_name("SECONDS")
-                ->check(CLI::Range(0.1, 3600.0));
+                ->check(seconds_in(0.1, 3600.0));
             app.add_option("-n,--iterations", f->iterations,
                            "frames to draw before exiting (default: until q or Ctrl-C)")
                 ->type_name("N")

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "registry/registry.h"
+#include "util/regular_file.h"
 #include "util/strings.h"
 #include "util/suggest.h"
 #include "util/yaml_reader.h"
@@ -360,19 +361,10 @@ Result<ContractSpec> parse_contract(std::string_view text, const std::string& fi
 }
 
 Result<ContractSpec> load_contract(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0)
-    return bad_input(cat({path, ": no such file (the runtime contract to check)"}));
-  if (!S_ISREG(st.st_mode)) return bad_input(cat({path, ": not a regular file"}));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return bad_input(cat({path, ": cannot read the runtime contract (no such file?)"}));
-  std::string text;
-  constexpr size_t kLimit = (4 << 20) + 1;
-  text.resize(kLimit);
-  in.read(text.data(), static_cast<std::streamsize>(kLimit));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (in.bad()) return bad_input(cat({path, ": read error"}));
-  return parse_contract(text, path);
+  constexpr size_t kLimit = (4 << 20) + 1;  // the reader refuses more than 4 MiB
+  auto text = read_regular_file(path, kLimit, "the runtime contract to check");
+  if (!text) return text.error();
+  return parse_contract(*text, path);
 }
 
 }  // namespace anygpu

@@ -24,11 +24,17 @@ void probe_kernel_facts(const ProbeContext& ctx, std::vector<PciDevice>& found) 
   for (auto& d : found) apply_registry_facts(ctx, d);
 }
 
-void merge(Device& dev, const LibraryDeviceFacts& f, std::string_view api) {
+void merge(const ProbeContext& ctx, Device& dev, const LibraryDeviceFacts& f,
+           std::string_view api) {
+  constexpr uint64_t kMaxPlausibleBytes = uint64_t{1} << 56;  // 64 PiB: beyond any accelerator
   if (f.name) dev.name = f.name;
   if (f.uuid && !dev.uuid) dev.uuid = f.uuid;
   if (f.arch) dev.arch = f.arch;
-  if (f.memory_total_bytes) dev.memory_total_bytes = f.memory_total_bytes;
+  if (f.memory_total_bytes && *f.memory_total_bytes > kMaxPlausibleBytes)
+    ctx.warn(cat({dev.pci.address.str(), ": ", api, " reports an implausible memory size of ",
+                  std::to_string(*f.memory_total_bytes), " bytes (over 64 PiB); ignored"}));
+  else if (f.memory_total_bytes)
+    dev.memory_total_bytes = f.memory_total_bytes;
   dev.add_source(api);
 }
 
@@ -37,7 +43,7 @@ void merge_library(const ProbeContext& ctx, const Vendor& vendor, std::vector<Pc
   for (const auto& f : r.devices)
     for (auto& d : found)
       if (d.vendor == &vendor && d.device.pci.address == f.address)
-        merge(d.device, f, r.report.api);
+        merge(ctx, d.device, f, r.report.api);
   if (r.driver_version)
     for (auto& d : found)
       if (d.vendor == &vendor && d.device.driver && !d.device.driver->version)

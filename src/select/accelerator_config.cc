@@ -9,6 +9,7 @@
 
 #include "model/inventory.h"
 #include "probe/runtimes.h"
+#include "util/regular_file.h"
 #include "util/strings.h"
 #include "util/suggest.h"
 #include "util/yaml_reader.h"
@@ -329,20 +330,12 @@ Result<AcceleratorConfig> parse_accelerator_config(std::string_view text, const 
 
 Result<AcceleratorConfig> load_accelerator_config(const std::string& path, bool must_exist,
                                                   const Registry& registry) {
-  std::error_code ec;
-  auto st = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(st)) {
-    if (!must_exist) return AcceleratorConfig{};
-    return bad_input(cat({path, ": no such file (the accelerator config to apply)"}));
+  auto text = read_regular_file(path, kMaxConfigBytes + 1, "the accelerator config to apply");
+  if (!text) {
+    if (text.error().sys_errno == ENOENT && !must_exist) return AcceleratorConfig{};
+    return text.error();
   }
-  if (std::filesystem::is_directory(st))
-    return bad_input(cat({path, ": is a directory, not an accelerator config"}));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return bad_input(cat({path, ": cannot read: ", std::strerror(errno)}));
-  std::string text(kMaxConfigBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  return parse_accelerator_config(text, path, registry);
+  return parse_accelerator_config(*text, path, registry);
 }
 
 }  // namespace anygpu

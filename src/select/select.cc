@@ -234,6 +234,28 @@ Result<Selection> select_devices(const Inventory& inv, const AcceleratorConfig& 
   if (cfg.backend != "auto" && vendors.empty())
     return bad_input(cat({"backend '", cfg.backend_written, "' names no known vendor"}));
 
+  // An explicit list (or a Slurm allocation mapped onto one) is a demand, not a preference:
+  // naming a device this host lacks is an error (exit 3), never a quiet fall back to the CPU.
+  auto list_name = cfg.file.empty() ? std::string("devices") : cat({cfg.file, ": devices"});
+  if (!cfg.list.empty()) {
+    std::vector<std::string> absent;
+    for (const auto& ref : cfg.list) {
+      bool found = false;
+      for (const auto& d : inv.devices) {
+        bool considered = std::any_of(vendors.begin(), vendors.end(),
+                                      [&](const Vendor* v) { return v->id == d.vendor; });
+        found = found || (considered && ((ref.bus_id && d.pci.address.str() == *ref.bus_id) ||
+                                         (ref.index && d.index == *ref.index)));
+      }
+      if (!found) absent.push_back(ref.text());
+    }
+    if (!absent.empty())
+      return host_error(
+          cat({list_name, ": no ", cfg.backend == "auto" ? std::string() : cat({cfg.backend, " "}),
+               "device ", join(absent, ", "), " on this host (", std::to_string(inv.devices.size()),
+               " device", inv.devices.size() == 1 ? "" : "s", " found)"}));
+  }
+
   std::vector<std::string> misses;
   const PolicyRule* winner_rule = nullptr;
   std::optional<Candidate> winner;
@@ -335,6 +357,9 @@ Result<Selection> select_devices(const Inventory& inv, const AcceleratorConfig& 
         msg += cat({": ", join(misses, "; ")});
       return host_error(msg);
     }
+    if (!cfg.list.empty())
+      return host_error(
+          cat({list_name, ": the listed devices cannot be used: ", join(misses, "; ")}));
     reasons.push_back(inv.devices.empty()
                           ? "no accelerator on this host: falling back to the CPU"
                           : "no accelerator matches the policy: falling back to the CPU");

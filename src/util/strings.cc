@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 
 namespace anygpu {
@@ -111,6 +112,8 @@ std::optional<double> parse_double(std::string_view s) {
   double v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  // "nan" and "inf" parse, but no value anygpu reads or is given may be either.
+  if (!std::isfinite(v)) return std::nullopt;
   return v;
 }
 
