@@ -41,7 +41,7 @@ podman import -q "$tmp/rootfs.tar" "$base" >/dev/null || { echo "FAIL podman imp
 mkdir -p "$tmp/exp/anygpu-dist/python"
 cp "$bin" "$tmp/exp/anygpu-dist/anygpu"
 cp -r "$src/python/anygpu" "$tmp/exp/anygpu-dist/python/"
-cp "$lib" "$tmp/exp/anygpu-dist/python/anygpu/"
+cp "$lib" "$tmp/exp/anygpu-dist/python/anygpu/libanygpu.so"  # the build's file is versioned
 echo "not for the image" >"$tmp/exp/notes.txt"  # .dockerignore keeps it out
 
 podman build --network=none --pull=never -q -f "$tmp/exp/Dockerfile" \

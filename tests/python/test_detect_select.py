@@ -102,9 +102,10 @@ def test_malformed_no_libs_environment(isolated):
     assert "ANYGPU_NO_LIBS" in str(e.value)
 
 
-def test_exported_selection_is_used_without_probing(isolated):
-    # A root that does not exist: probing would fail, the exported selection must not probe.
-    isolated.setenv("ANYGPU_ROOT", "/nonexistent-anygpu-root")
+def test_exported_selection_is_used_without_probing(isolated, tmp_path):
+    # An empty root: probing would find no device, so AMD devices can only come from the
+    # exported selection (the root itself is still validated: test_host_options.py).
+    isolated.setenv("ANYGPU_ROOT", str(tmp_path))
     for k, v in {"ANYGPU_VENDOR": "amd", "ANYGPU_BACKEND": "rocm", "ANYGPU_TORCH_DEVICE": "cuda",
                  "ANYGPU_DIST_BACKEND": "nccl", "ANYGPU_DEVICES": "0000:05:00.0,0000:26:00.0",
                  "ANYGPU_NUM_WORKERS": "12"}.items():
