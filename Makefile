@@ -104,7 +104,7 @@ test: build asan release
 	@tmp=$$(mktemp -d $(TEST_TMP)/anygpu-test.XXXXXX) && trap 'rm -rf "$$tmp"' EXIT && \
 	TMPDIR=$$tmp ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) && \
 	TMPDIR=$$tmp ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -LE system
+	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -LE 'system|timing'
 
 run: build
 	./scripts/demo.sh $(BUILD)/anygpu

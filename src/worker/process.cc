@@ -265,15 +265,16 @@ Failure classify(ReadEnd end, const Exit& exit, std::chrono::milliseconds timeou
                  const std::optional<std::string>& protocol_error, const std::string& excerpt) {
   Failure f;
   f.exit = exit;
-  if (protocol_error) {
+  // A worker killed at the deadline left a partial reply: that is the timeout's doing.
+  if (end == ReadEnd::deadline) {
+    f.status = "timeout";
+    f.message = "did not answer within " + std::to_string(timeout.count()) + " ms; worker killed";
+  } else if (protocol_error) {
     f.status = "protocol-error";
     f.message = "bad message from the library worker: " + *protocol_error;
   } else if (end == ReadEnd::overflow) {
     f.status = "protocol-error";
     f.message = "the library worker's reply exceeds " + std::to_string(kMaxMessage) + " bytes";
-  } else if (end == ReadEnd::deadline) {
-    f.status = "timeout";
-    f.message = "did not answer within " + std::to_string(timeout.count()) + " ms; worker killed";
   } else if (exit.kind == Exit::Kind::signaled) {
     f.status = "crashed";
     f.message = "the library worker was " + describe(exit);

@@ -74,7 +74,8 @@ TEST(Pep440Vectors, ValidInvalidAndNormalised) {
 }
 
 TEST(Pep440Vectors, Contains) {
-  for (const auto& row : vectors()["contains"]) {
+  auto d = vectors();  // the range must not be a member of a temporary
+  for (const auto& row : d["contains"]) {
     std::string v = row[0], s = row[1];
     EXPECT_EQ(verdict(v, s), row[2].get<bool>() ? "true" : "false") << v << " in " << s;
   }
