@@ -2,14 +2,15 @@
 
 #include "health/checks.h"
 #include "health/kmsg.h"
+#include "host/paths.h"
 #include "util/strings.h"
 
 namespace anygpu::health {
 
 namespace {
 
-constexpr std::string_view kKmsg = "/dev/kmsg";
-constexpr std::string_view kUptime = "/proc/uptime";
+using paths::kKmsg;
+using paths::kUptime;
 constexpr size_t kMaxLogBytes = size_t{16} << 20;
 
 // The driver that printed a record: dev_printk's prefix, NVIDIA's "NVRM:", the module in

@@ -38,6 +38,11 @@ inline constexpr std::string_view kXeCurFreq = "tile0/gt0/freq0/cur_freq";  // M
 // (the option parser rewrites some arguments, e.g. "[a,b]").
 namespace anygpu::paths {
 inline constexpr std::string_view kSelfCmdline = "/proc/self/cmdline";
+// This process's own executable (never beneath --root): the library worker re-executes it.
+inline constexpr std::string_view kSelfExe = "/proc/self/exe";
+// health: the kernel log (record device, or a captured copy under a root) and its clock.
+inline constexpr std::string_view kKmsg = "/dev/kmsg";
+inline constexpr std::string_view kUptime = "/proc/uptime";
 // The host's groups, for the numeric ids of video and render (`--group-add`).
 inline constexpr std::string_view kLaunchGroupFile = "/etc/group";
 }  // namespace anygpu::paths

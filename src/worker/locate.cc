@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "host/paths.h"
 #include "util/strings.h"
 
 #ifndef ANYGPU_INSTALL_WORKER
@@ -40,7 +41,7 @@ void use_self_as_worker() {
 }
 
 Result<std::string> worker_executable() {
-  if (g_self.load()) return std::string("/proc/self/exe");
+  if (g_self.load()) return std::string(paths::kSelfExe);
   std::vector<std::string> tried;
   if (const char* env = std::getenv("ANYGPU_WORKER"); env && *env) {
     if (executable(env)) return std::string(env);
