@@ -147,26 +147,44 @@ struct HttpServer::Loop {
     return started ? started : silent;
   }
 
-  // Makes room for one more connection from `peer`; false when nothing may give way.
-  bool make_room(const std::string& peer) {
-    size_t mine = count(peer);
-    Connection* v = nullptr;
-    if (mine >= peer_cap || (mine > 0 && conns.size() >= cap - reserve)) {
-      // Over its own cap, or into the reserve: the peer makes room from its own.
-      v = victim([&](const Connection& c) { return c.peer == peer; });
-    } else if (mine == 0 && conns.size() >= cap) {
-      // A new peer at capacity: the peers holding the most pay.
-      size_t most = 0;
-      for (const auto& [p, n] : per_peer) most = std::max(most, n);
-      v = victim([&](const Connection& c) { return count(c.peer) == most; });
-      if (!v) v = victim([](const Connection&) { return true; });
-    } else {
-      return true;
-    }
+  // An answered connection waiting for its client's close holds no request, so it is the
+  // first to go, and not as an eviction: its client already has its response. Without this a
+  // client that closes right after reading races the server's view of that close, and its
+  // next request could be refused while its old connections are still counted.
+  template <typename Eligible>
+  bool release_answered(Eligible eligible) {
+    for (auto& [fd, c] : conns)
+      if (c->phase == Phase::lingering && eligible(*c)) {
+        close_conn(fd);
+        return true;
+      }
+    return false;
+  }
+
+  bool evict(Connection* v) {
     if (!v) return false;
     ++s.stats_.evicted;
     ::send(v->fd, kRefusal.data(), kRefusal.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
     close_conn(v->fd);
+    return true;
+  }
+
+  // Makes room for one more connection from `peer`; false when nothing may give way.
+  bool make_room(const std::string& peer) {
+    size_t mine = count(peer);
+    auto own = [&](const Connection& c) { return c.peer == peer; };
+    auto any = [](const Connection&) { return true; };
+    if (mine >= peer_cap || (mine > 0 && conns.size() >= cap - reserve))
+      // Over its own cap, or into the reserve: the peer makes room from its own.
+      return release_answered(own) || evict(victim(own));
+    if (mine == 0 && conns.size() >= cap) {
+      // A new peer at capacity: the peers holding the most pay.
+      if (release_answered(any)) return true;
+      size_t most = 0;
+      for (const auto& [p, n] : per_peer) most = std::max(most, n);
+      Connection* v = victim([&](const Connection& c) { return count(c.peer) == most; });
+      return evict(v ? v : victim(any));
+    }
     return true;
   }
 

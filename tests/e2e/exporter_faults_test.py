@@ -86,6 +86,23 @@ def test_slow_clients(port):
     still_serving(port, "slow clients")
 
 
+def test_answered_give_way(port):
+    """Connections already answered never cost a client its next request: ones whose close the
+    server has not seen yet (here: never sent) give way before anything is refused."""
+    answered = []
+    for _ in range(MAX_CONNECTIONS):
+        s = connect(port)
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+        status, _, _ = read_response(s)
+        check(status == 200, f"an answered connection: status {status}")
+        answered.append(s)
+    for i in range(3):
+        status, _, _ = get(port)
+        check(status == 200, f"request {i} beside {len(answered)} answered connections: {status}")
+    for s in answered:
+        s.close()
+
+
 def test_connection_cap(port):
     """At the cap a newcomer is served at once: the head that has waited longest gives way."""
     held = []
@@ -144,6 +161,7 @@ def main():
     try:
         still_serving(exporter.port, "start")
         test_routes(exporter.port)
+        test_answered_give_way(exporter.port)
         test_malformed(exporter.port)
         test_connection_cap(exporter.port)
         test_slow_clients(exporter.port)
