@@ -23,6 +23,10 @@ extern "C" {
  *   "no_libs"        (bool)    never load vendor libraries (like --no-libs)
  *   "lib_timeout_ms" (integer) deadline for vendor library calls
  * Keys that are absent fall back to ANYGPU_ROOT, ANYGPU_NO_LIBS and ANYGPU_LIB_TIMEOUT_MS.
+ * Validated exactly as the CLI validates --root, --no-libs and --lib-timeout (one shared
+ * function): an empty root or one that is not a directory, a timeout outside 1..600000, an
+ * ANYGPU_NO_LIBS other than 1/0/true/false/yes/no, an unknown key or a wrong type give the
+ * error document with exit_code 2.
  * Returns the anygpu.inventory/v1 document. */
 ANYGPU_API char* anygpu_detect_json(const char* options_json);
 
@@ -35,7 +39,10 @@ ANYGPU_API char* anygpu_detect_json(const char* options_json);
  * Checks the config's runtime_contract first (a failure is an error document with exit_code 1),
  * then returns the anygpu.selection/v1 document:
  *   {"schema": "anygpu.selection/v1", "vendor", "backend", "devices": [bus ids], "env": {…}}
- * An explicit backend that matches nothing is an error document with exit_code 3. */
+ * An explicit backend that matches nothing, or a devices list / caller visible-devices variable
+ * naming devices the host lacks, is an error document with exit_code 3. The caller's
+ * environment is read as `anygpu select` reads it; the document's "unset" lists variables the
+ * caller must remove (present only when non-empty). */
 ANYGPU_API char* anygpu_select_json(const char* options_json);
 
 /* Releases a document returned by this library. NULL is ignored. */

@@ -12,6 +12,7 @@
 #include "render/json_text.h"
 #include "select/render.h"
 #include "select/select.h"
+#include "util/exit_codes.h"
 
 #ifndef ANYGPU_VERSION
 #define ANYGPU_VERSION "0.0.0"
@@ -31,30 +32,35 @@ char* error_document(const std::string& message, int exit_code) {
   return dup(anygpu::dump_json(j, false));
 }
 
-// Options from the JSON argument, falling back to the environment. `extra` takes the keys of
-// one call beyond the host options (it returns false for a key it does not know).
+// Options from the JSON argument, validated exactly as the CLI validates its flags (one
+// resolve_host_options). `extra` takes the keys of one call beyond the host options (it
+// returns false for a key it does not know).
 using ExtraKey = std::function<bool(const std::string&, const nlohmann::json&)>;
 anygpu::Result<anygpu::HostOptions> parse_options(const char* options_json,
                                                   const ExtraKey& extra = nullptr) {
-  auto opts = anygpu::HostOptions::from_environment();
-  if (!opts || !options_json || !*options_json) return opts;
-  auto j = nlohmann::json::parse(options_json, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return anygpu::bad_input("options: not a JSON object");
-  for (auto& [key, value] : j.items()) {
-    if (key == "root" && value.is_string()) {
-      opts->root = value.get<std::string>();
-    } else if (key == "no_libs" && value.is_boolean()) {
-      opts->load_libraries = !value.get<bool>();
-    } else if (key == "lib_timeout_ms" && value.is_number_unsigned() && value.get<uint64_t>() > 0 &&
-               value.get<uint64_t>() <= 600000) {
-      opts->library_timeout = std::chrono::milliseconds(value.get<uint64_t>());
-    } else if (extra && extra(key, value)) {
-      continue;
-    } else {
-      return anygpu::bad_input("options: unknown key or wrong type: '" + key + "'");
+  anygpu::HostOptionRequest request;
+  request.spelling = anygpu::HostOptionRequest::Spelling::json;
+  if (options_json && *options_json) {
+    auto j = nlohmann::json::parse(options_json, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return anygpu::bad_input("options: not a JSON object");
+    for (auto& [key, value] : j.items()) {
+      if (key == "root" && value.is_string()) {
+        request.root = value.get<std::string>();
+      } else if (key == "no_libs" && value.is_boolean()) {
+        request.no_libs = value.get<bool>();
+      } else if (key == "lib_timeout_ms" && value.is_number_integer()) {
+        // Out-of-range values reach the shared validation, which names the range.
+        request.lib_timeout_ms = value.is_number_unsigned() && value.get<uint64_t>() > (1u << 30)
+                                     ? anygpu::kMaxLibraryTimeoutMs + 1
+                                     : value.get<long long>();
+      } else if (extra && extra(key, value)) {
+        continue;
+      } else {
+        return anygpu::bad_input("options: unknown key or wrong type: '" + key + "'");
+      }
     }
   }
-  return opts;
+  return anygpu::resolve_host_options(request);
 }
 
 }  // namespace
@@ -62,11 +68,12 @@ anygpu::Result<anygpu::HostOptions> parse_options(const char* options_json,
 extern "C" char* anygpu_detect_json(const char* options_json) {
   try {
     auto opts = parse_options(options_json);
-    if (!opts) return error_document(opts.error().message, 2);
+    if (!opts)
+      return error_document(opts.error().message, anygpu::exit_code_for(opts.error().kind));
     anygpu::HostRoot host(*opts);
     return dup(anygpu::dump_json(anygpu::inventory_to_json(anygpu::probe(host)), false));
   } catch (const std::exception& e) {
-    return error_document(e.what(), 1);
+    return error_document(e.what(), anygpu::kExitCheckFailed);
   }
 }
 
@@ -86,14 +93,13 @@ extern "C" char* anygpu_select_json(const char* options_json) {
       }
       return true;
     });
-    if (!opts) return error_document(opts.error().message, 2);
+    if (!opts)
+      return error_document(opts.error().message, anygpu::exit_code_for(opts.error().kind));
+    req.caller_env = anygpu::process_environment();
     anygpu::HostRoot host(*opts);
     auto out = anygpu::select_on_host(host, req);
     if (!out) {
-      int code = out.error().kind == anygpu::ErrorKind::bad_input ? 2
-                 : out.error().kind == anygpu::ErrorKind::host    ? 3
-                                                                  : 1;
-      return error_document(out.error().message, code);
+      return error_document(out.error().message, anygpu::exit_code_for(out.error().kind));
     }
     if (out->contract && !out->contract->passed()) {
       std::string msg = "runtime contract " + *out->contract_path + " failed:";
@@ -104,11 +110,11 @@ extern "C" char* anygpu_select_json(const char* options_json) {
         msg += ";";
       }
       if (msg.back() == ';') msg.pop_back();
-      return error_document(msg, 1);
+      return error_document(msg, anygpu::kExitCheckFailed);
     }
     return dup(anygpu::dump_json(anygpu::selection_to_json(*out->selection), false));
   } catch (const std::exception& e) {
-    return error_document(e.what(), 1);
+    return error_document(e.what(), anygpu::kExitCheckFailed);
   }
 }
 

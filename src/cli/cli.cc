@@ -1,12 +1,17 @@
 #include "cli/cli.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <optional>
 
 #include "cli/command.h"
 #include "cli/help_dump.h"
 #include "host/deadline.h"
 #include "util/strings.h"
+#include "util/suggest.h"
 
 #ifndef ANYGPU_VERSION
 #define ANYGPU_VERSION "0.0.0"
@@ -20,30 +25,32 @@
 namespace anygpu::cli {
 
 Result<HostOptions> GlobalOptions::host_options() const {
-  auto opts = HostOptions::from_environment();
-  if (!opts) return opts;
-  if (!root.empty()) opts->root = root;
-  if (no_libs) opts->load_libraries = false;
-  if (lib_timeout_ms) opts->library_timeout = std::chrono::milliseconds(lib_timeout_ms);
-  if (opts->root != "/" && !HostRoot(*opts).is_dir("/"))
-    return bad_input(cat({"--root ", opts->root, ": not a directory"}));
-  return opts;
+  HostOptionRequest request;
+  request.root = root;
+  if (no_libs) request.no_libs = true;
+  request.lib_timeout_ms = lib_timeout_ms;
+  return resolve_host_options(request);
 }
 
 int exit_code(const Error& e) {
-  switch (e.kind) {
-    case ErrorKind::bad_input:
-      return kExitUsage;
-    case ErrorKind::host:
-      return kExitHostLacks;
-    case ErrorKind::internal:
-      return kExitCheckFailed;
-  }
-  return kExitCheckFailed;
+  return exit_code_for(e.kind);
+}
+
+CLI::Validator seconds_in(double lo, double hi) {
+  char range[64];
+  std::snprintf(range, sizeof range, "%g..%g", lo, hi);
+  std::string text_range = range;
+  return CLI::Validator(
+      [lo, hi, text_range](std::string& text) -> std::string {
+        auto v = parse_double(text);
+        if (v && *v >= lo && *v <= hi) return {};
+        return cat({"expected seconds in ", text_range, ", got '", text, "'"});
+      },
+      "SECONDS");
 }
 
 int fail(const Error& e) {
-  std::fprintf(stderr, "anygpu: %s\n", e.message.c_str());
+  std::fprintf(stderr, "anygpu: %s\n", escape_control(e.message).c_str());
   return exit_code(e);
 }
 
@@ -57,6 +64,29 @@ std::string version_text() {
   std::string_view described = ANYGPU_GIT_DESCRIPTION;
   if (described.empty()) return cat({"anygpu ", ANYGPU_VERSION});
   return cat({"anygpu ", ANYGPU_VERSION, " (", described, ")"});
+}
+
+// The first word that is not a global option (nor its value): the command the user meant.
+std::optional<std::string_view> command_word(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--") return std::nullopt;
+    if (a == "--root" || a == "--lib-timeout") {
+      ++i;
+      continue;
+    }
+    if (a.starts_with("-")) continue;
+    return a;
+  }
+  return std::nullopt;
+}
+
+// stdout is where the answer goes (and what `eval` reads): losing it is a failure.
+bool stdout_lost(int& err) {
+  errno = 0;
+  bool bad = std::fflush(stdout) != 0 || std::ferror(stdout);
+  err = errno;
+  return bad;
 }
 
 std::vector<Command> commands() {
@@ -73,23 +103,40 @@ int run(int argc, char** argv) {
   app.set_version_flag("--version", version);
   app.require_subcommand(1);
   GlobalOptions g;
-  app.add_option("--root", g.root, "read the host beneath DIR (env ANYGPU_ROOT)")->type_name("DIR");
+  app.add_option_function<std::string>(
+         "--root", [&g](const std::string& v) { g.root = v; },
+         "read the host beneath DIR (env ANYGPU_ROOT)")
+      ->type_name("DIR");
   app.add_flag("--json", g.json, "machine-readable output on stdout");
   app.add_flag("--no-libs", g.no_libs, "never load vendor libraries (env ANYGPU_NO_LIBS=1)");
-  app.add_option("--lib-timeout", g.lib_timeout_ms,
-                 "milliseconds allowed for vendor library calls (env ANYGPU_LIB_TIMEOUT_MS)")
-      ->type_name("MS")
-      ->check(CLI::Range(1u, 600000u));
+  app.add_option_function<long long>(
+         "--lib-timeout", [&g](long long v) { g.lib_timeout_ms = v; },
+         "milliseconds allowed for vendor library calls (env ANYGPU_LIB_TIMEOUT_MS)")
+      ->type_name("MS");
   app.add_flag("-q,--quiet", g.quiet, "only errors on stderr");
   app.add_flag("-v,--verbose", g.verbose, "diagnostics on stderr (env ANYGPU_LOG=debug)");
 
   std::function<int(const GlobalOptions&)> chosen;
+  const char* chosen_name = "";
   auto table = commands();
   for (auto& c : table) {
     auto* sub = app.add_subcommand(c.name, c.help);
     sub->fallthrough();
     auto fn = c.setup(*sub);
-    sub->callback([&chosen, fn] { chosen = fn; });
+    sub->callback([&chosen, &chosen_name, fn, name = c.name] {
+      chosen = fn;
+      chosen_name = name;
+    });
+  }
+  if (auto word = command_word(argc, argv)) {
+    std::vector<std::string_view> names;
+    for (const auto& c : table) names.emplace_back(c.name);
+    if (std::find(names.begin(), names.end(), *word) == names.end()) {
+      std::fprintf(stderr, "anygpu: unknown command '%.*s'%s; see anygpu --help\n",
+                   static_cast<int>(word->size()), word->data(),
+                   did_you_mean(*word, names).c_str());
+      return kExitUsage;
+    }
   }
   if (argc == 2 && argv[1] == kHelpDumpFlag) {
     print(describe_cli(app, version));
@@ -108,7 +155,12 @@ int run(int argc, char** argv) {
   if (const char* log = std::getenv("ANYGPU_LOG"); log && std::string_view(log) == "debug")
     g.verbose = true;
   int rc = chosen ? chosen(g) : kExitUsage;
-  std::fflush(stdout);
+  if (int err = 0; stdout_lost(err)) {
+    std::fprintf(stderr, "anygpu: cannot write to standard output: %s\n",
+                 err ? std::strerror(err) : "write error");
+    // `run` keeps its own failures apart from the command's statuses.
+    rc = chosen_name == std::string_view("run") ? kExitRunFailed : kExitCheckFailed;
+  }
   std::fflush(stderr);
   // A vendor library call that never returned still owns a thread: skip static destructors.
   if (abandoned_workers() > 0) std::_Exit(rc);

@@ -1,28 +1,25 @@
 // The CLI is one table of commands; each registers its own flags and runs against the
-// global options. Exit codes are decided in one place (exit_code()).
+// global options. Exit codes come from one map (util/exit_codes.h).
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "host/host_root.h"
+#include "util/exit_codes.h"
 #include "util/result.h"
 
 namespace anygpu::cli {
 
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitCheckFailed = 1;
-inline constexpr int kExitUsage = 2;
-inline constexpr int kExitHostLacks = 3;
-
 struct GlobalOptions {
-  std::string root;
+  std::optional<std::string> root;  // set, even to "", when --root was given
   bool json = false;
   bool no_libs = false;
   bool quiet = false;
   bool verbose = false;
-  unsigned lib_timeout_ms = 0;
+  std::optional<long long> lib_timeout_ms;  // validated with the other host options
 
   // Flags over environment over defaults.
   Result<HostOptions> host_options() const;
@@ -36,6 +33,8 @@ struct Command {
 };
 
 int exit_code(const Error& e);
+// A CLI11 check for a duration in seconds: a finite number in lo..hi ("nan", "inf" refused).
+CLI::Validator seconds_in(double lo, double hi);
 // Prints "anygpu: <message>" to stderr and returns the mapped exit code.
 int fail(const Error& e);
 void print(const std::string& text);

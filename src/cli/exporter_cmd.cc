@@ -93,7 +93,7 @@ Command exporter_command() {
             app.add_option("--interval", f->interval_s,
                            "seconds between background samples (default 1)")
                 ->type_name("SECONDS")
-                ->check(CLI::Range(0.1, 3600.0));
+                ->check(seconds_in(0.1, 3600.0));
             app.add_option("--max-connections", f->max_connections,
                            "open connections served at once (default 64)")
                 ->type_name("N")

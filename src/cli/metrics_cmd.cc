@@ -62,6 +62,7 @@ int watch(const HostOptions& host, CollectorOptions opts, Format format) {
   auto next = std::chrono::steady_clock::now();
   for (bool first = true; !g_stop; first = false) {
     emit(*(*collector)->snapshot(), format, true, first);
+    if (std::ferror(stdout)) break;  // nobody reads any more: reported on the way out
     next += opts.interval;
     while (!g_stop && std::chrono::steady_clock::now() < next)
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -83,7 +84,7 @@ Command metrics_command() {
         prom->excludes(csv);
         app.add_option("--watch", f->watch, "sample again every SECONDS until interrupted")
             ->type_name("SECONDS")
-            ->check(CLI::Range(0.1, 86400.0));
+            ->check(seconds_in(0.1, 86400.0));
         return [f](const GlobalOptions& g) {
           if (g.json && (f->prometheus || f->csv))
             return fail(bad_input("--json, --prometheus and --csv exclude each other"));

@@ -157,7 +157,7 @@ Command top_command() {
             auto f = std::make_shared<TopFlags>();
             app.add_option("--interval", f->interval, "seconds between samples (default 1)")
                 ->type_name("SECONDS")
-                ->check(CLI::Range(0.1, 3600.0));
+                ->check(seconds_in(0.1, 3600.0));
             app.add_option("-n,--iterations", f->iterations,
                            "frames to draw before exiting (default: until q or Ctrl-C)")
                 ->type_name("N")

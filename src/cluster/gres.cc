@@ -48,7 +48,7 @@ std::string gres_type(const Device& d) {
 std::vector<GresLine> gres_lines(const Inventory& inventory, const CoreMap* cores) {
   std::vector<GresLine> lines;
   for (const auto& d : inventory.devices) {
-    if (d.status == DeviceStatus::driver_missing) continue;  // no node a job could open
+    if (!d.bound()) continue;  // no node a job could open
     GresLine l;
     l.device = &d;
     l.type = gres_type(d);

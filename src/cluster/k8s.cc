@@ -5,6 +5,7 @@
 #include <map>
 
 #include "cluster/gres.h"
+#include "select/select.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -52,10 +53,12 @@ Labels node_labels(const Inventory& inv, const std::string& prefix, const Regist
   if (inv.devices.empty()) return labels;
   std::map<std::string, int> counts;
   for (const auto& d : inv.devices) ++counts[d.vendor];
-  // The vendor with the most devices; ties go to the first in PCI order.
+  // The primary vendor (the one select, wheel and host-init name); its first device describes it.
+  auto primary = primary_vendor(inv, registry);
   const Device* first = nullptr;
   for (const auto& d : inv.devices)
-    if (!first || counts[d.vendor] > counts[first->vendor]) first = &d;
+    if (!first && d.vendor == primary) first = &d;
+  if (!first) return labels;
   auto key = [&](std::string_view name) { return cat({prefix, "/", name}); };
   labels.push_back({key("vendor"), first->vendor});
   labels.push_back({key("count"), std::to_string(counts[first->vendor])});

@@ -17,6 +17,7 @@
 #include <set>
 
 #include "contract/spec.h"
+#include "util/regular_file.h"
 #include "util/strings.h"
 
 extern char** environ;
@@ -30,13 +31,12 @@ namespace {
 constexpr size_t kMaxOutput = size_t{1} << 20;
 constexpr size_t kMaxMetadataHead = size_t{256} << 10;
 
+// Package metadata is optional: anything but a readable regular file (a FIFO planted in
+// site-packages included) is simply absent.
 std::optional<std::string> read_head(const fs::path& p, size_t max_bytes) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string text(max_bytes, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(max_bytes));
-  text.resize(static_cast<size_t>(in.gcount()));
-  return text;
+  auto text = read_regular_file(p.string(), max_bytes, "package metadata");
+  if (!text) return std::nullopt;
+  return std::move(*text);
 }
 
 bool ends_with(std::string_view s, std::string_view suffix) {
@@ -141,8 +141,15 @@ Result<std::vector<std::string>> query_sys_path(const std::string& python,
   std::string arg_c = "-c";
   std::string code = "import sys; print(\"\\n\".join(sys.path))";
   char* argv[] = {prog.data(), arg_c.data(), code.data(), nullptr};
+  // Its own process group: on timeout the whole group goes, not just the interpreter (a
+  // wrapper script's python, or anything it started, would otherwise live on).
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid = 0;
-  int rc = ::posix_spawnp(&pid, python.c_str(), &fa, nullptr, argv, environ);
+  int rc = ::posix_spawnp(&pid, python.c_str(), &fa, &attr, argv, environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   ::close(fds[1]);
   if (rc != 0) {
@@ -173,7 +180,7 @@ Result<std::vector<std::string>> query_sys_path(const std::string& python,
     if (out.size() < kMaxOutput) out.append(buf, static_cast<size_t>(got));
   }
   ::close(fds[0]);
-  if (timed_out) ::kill(pid, SIGKILL);
+  if (timed_out) ::kill(-pid, SIGKILL);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

@@ -66,7 +66,7 @@ std::vector<Finding> check_containers(const DoctorContext& ctx) {
   }
   std::set<std::string> vendors;
   for (const auto& d : ctx.inventory.devices)
-    if (d.status != DeviceStatus::driver_missing) vendors.insert(d.vendor);
+    if (d.bound()) vendors.insert(d.vendor);
   bool engine = any_exists(ctx.host, doctor_paths::kContainerEngines);
   for (const auto& vendor : vendors) {
     const auto* v = reg.vendor(vendor);

@@ -63,26 +63,6 @@ std::string normalize_root(std::string root) {
 
 }  // namespace
 
-Result<HostOptions> HostOptions::from_environment() {
-  HostOptions o;
-  if (const char* r = std::getenv("ANYGPU_ROOT"); r && *r) o.root = r;
-  if (const char* n = std::getenv("ANYGPU_NO_LIBS"); n && *n) {
-    std::string v = to_lower(n);
-    if (v == "1" || v == "true" || v == "yes")
-      o.load_libraries = false;
-    else if (v != "0" && v != "false" && v != "no")
-      return bad_input(cat({"ANYGPU_NO_LIBS: expected 1 or 0, got '", n, "'"}));
-  }
-  if (const char* t = std::getenv("ANYGPU_LIB_TIMEOUT_MS"); t && *t) {
-    auto ms = parse_uint(t);
-    if (!ms || *ms == 0 || *ms > 600000)
-      return bad_input(
-          cat({"ANYGPU_LIB_TIMEOUT_MS: expected milliseconds 1..600000, got '", t, "'"}));
-    o.library_timeout = std::chrono::milliseconds(*ms);
-  }
-  return o;
-}
-
 void AccessLog::add(std::string path) {
   std::lock_guard lock(mu_);
   paths_.insert(std::move(path));

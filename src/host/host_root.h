@@ -29,6 +29,24 @@ struct HostOptions {
   static Result<HostOptions> from_environment();
 };
 
+// What a caller asked for before validation: CLI flags, or the C ABI's option keys (which the
+// Python package passes through). Absent: the environment, then the defaults.
+struct HostOptionRequest {
+  enum class Spelling { cli, json };  // names in messages: "--root" or "root"
+  Spelling spelling = Spelling::cli;
+  std::optional<std::string> root;
+  std::optional<bool> no_libs;
+  std::optional<long long> lib_timeout_ms;
+};
+
+// The one validation of host options, shared by the CLI, the C ABI and Python: flags over
+// environment over defaults; an empty or missing root, a root that is not a directory, a
+// timeout outside 1..600000 ms and an ANYGPU_NO_LIBS other than 1/0/true/false/yes/no are
+// bad_input naming the option.
+Result<HostOptions> resolve_host_options(const HostOptionRequest& request);
+
+inline constexpr long long kMaxLibraryTimeoutMs = 600000;
+
 // Paths the probe touched, so `anygpu gather` can copy exactly what discovery reads.
 class AccessLog {
  public:

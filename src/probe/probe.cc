@@ -23,11 +23,16 @@ void probe_kernel_facts(const ProbeContext& ctx, std::vector<PciDevice>& found) 
   for (auto& d : found) apply_registry_facts(ctx, d);
 }
 
-void merge(Device& dev, const LibraryDeviceFacts& f, std::string_view api) {
+void merge(const ProbeContext& ctx, Device& dev, const LibraryDeviceFacts& f,
+           std::string_view api) {
   if (f.name) dev.name = f.name;
   if (f.uuid && !dev.uuid) dev.uuid = f.uuid;
   if (f.arch) dev.arch = f.arch;
-  if (f.memory_total_bytes) dev.memory_total_bytes = f.memory_total_bytes;
+  if (f.memory_total_bytes && *f.memory_total_bytes > kMaxPlausibleMemoryBytes)
+    ctx.warn(cat({dev.pci.address.str(), ": ", api, " reports an implausible memory size of ",
+                  std::to_string(*f.memory_total_bytes), " bytes (over 64 PiB); ignored"}));
+  else if (f.memory_total_bytes)
+    dev.memory_total_bytes = f.memory_total_bytes;
   dev.add_source(api);
 }
 
@@ -68,7 +73,7 @@ void probe_libraries(const ProbeContext& ctx, std::vector<PciDevice>& found, Inv
       for (const auto& f : r.devices)
         for (auto& d : found)
           if (d.vendor == &vendor && d.device.pci.address == f.address)
-            merge(d.device, f, r.report.api);
+            merge(ctx, d.device, f, r.report.api);
       if (r.driver_version)
         for (auto& d : found)
           if (d.vendor == &vendor && d.device.driver && !d.device.driver->version)

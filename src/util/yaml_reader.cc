@@ -1,6 +1,11 @@
 #include "util/yaml_reader.h"
 
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
+
 #include <algorithm>
+#include <set>
+#include <sstream>
 
 #include "util/strings.h"
 #include "util/suggest.h"
@@ -11,6 +16,103 @@ namespace {
 // Nested deeper than any real file needs; refuses pathological input before yaml-cpp's own
 // guard, which is far deeper.
 constexpr size_t kMaxFileBytes = 4 << 20;
+
+std::string at_mark(const std::string& file, const YAML::Mark& m) {
+  return cat({file, ":", std::to_string(m.line + 1), ":", std::to_string(m.column + 1)});
+}
+
+// Walks the parser's events once to find what the node API hides: yaml-cpp keeps only the
+// first of two equal keys reachable (`map["k"]`), and YAML::Load reads only the first document.
+// Both would silently drop what the author wrote, so both are errors.
+class StrictnessCheck final : public YAML::EventHandler {
+ public:
+  explicit StrictnessCheck(const std::string& file) : file_(file) {}
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { node(m, nullptr); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { node(m, nullptr); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                const std::string& value) override {
+    node(m, &value);
+  }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    node(m, nullptr);
+    stack_.push_back({false, true, {}});
+  }
+  void OnSequenceEnd() override { stack_.pop_back(); }
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    node(m, nullptr);
+    stack_.push_back({true, true, {}});
+  }
+  void OnMapEnd() override { stack_.pop_back(); }
+
+  std::optional<std::string> error;
+
+ private:
+  struct Level {
+    bool is_map;
+    bool expect_key;  // in a map: the next node is a key
+    std::set<std::string> keys;
+  };
+
+  // Called for every node before a collection is entered: checks it when it is a map key.
+  void node(const YAML::Mark& m, const std::string* scalar) {
+    if (stack_.empty() || !stack_.back().is_map) return;
+    auto& level = stack_.back();
+    bool is_key = level.expect_key;
+    level.expect_key = !level.expect_key;
+    if (!is_key || !scalar || error) return;
+    if (!level.keys.insert(*scalar).second)
+      error = cat({at_mark(file_, m), ": duplicate key '", *scalar,
+                   "' (a second copy would silently replace or be ignored; keep one)"});
+  }
+
+  const std::string& file_;
+  std::vector<Level> stack_;
+};
+
+// Syntax errors throw; otherwise the first duplicate key or extra document, if any.
+std::optional<std::string> strictness_error(const std::string& file, std::string_view text) {
+  std::istringstream in{std::string(text)};
+  YAML::Parser parser(in);
+  StrictnessCheck check(file);
+  if (!parser.HandleNextDocument(check)) return std::nullopt;
+  if (check.error) return check.error;
+  // A second document: its first token's position is where the author should look.
+  struct FirstMark final : YAML::EventHandler {
+    std::optional<YAML::Mark> mark;
+    void seen(const YAML::Mark& m) {
+      if (!mark) mark = m;
+    }
+    void OnDocumentStart(const YAML::Mark& m) override { seen(m); }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark& m, YAML::anchor_t) override { seen(m); }
+    void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { seen(m); }
+    void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                  const std::string&) override {
+      seen(m);
+    }
+    void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {
+      seen(m);
+    }
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {
+      seen(m);
+    }
+    void OnMapEnd() override {}
+  } second;
+  if (parser.HandleNextDocument(second))
+    return cat({second.mark ? at_mark(file, *second.mark) : file,
+                ": a second YAML document; this file must hold exactly one (remove the '---' "
+                "and what follows, or merge it into the first)"});
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<YAML::Node> YamlReader::parse(std::string_view text) const {
@@ -19,10 +121,10 @@ Result<YAML::Node> YamlReader::parse(std::string_view text) const {
   if (text.find('\0') != std::string_view::npos)
     return bad_input(cat({file_, ": contains NUL bytes; not a YAML text file"}));
   try {
+    if (auto problem = strictness_error(file_, text)) return bad_input(std::move(*problem));
     return YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
-    return bad_input(cat({file_, ":", std::to_string(e.mark.line + 1), ":",
-                          std::to_string(e.mark.column + 1), ": ", e.msg}));
+    return bad_input(cat({at_mark(file_, e.mark), ": ", e.msg}));
   }
 }
 

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "probe/runtimes.h"
+#include "util/regular_file.h"
 #include "util/strings.h"
 #include "util/yaml_reader.h"
 
@@ -316,17 +317,10 @@ Result<WheelData> parse_wheel_data(std::string_view text, const std::string& fil
 }
 
 Result<WheelData> load_wheel_data(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return bad_input(cat({path, ": no such file (wheel data)"}));
-  if (!S_ISREG(st.st_mode)) return bad_input(cat({path, ": not a regular file"}));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return bad_input(cat({path, ": cannot read"}));
   constexpr size_t kLimit = (4 << 20) + 1;  // the reader refuses more than 4 MiB
-  std::string text(kLimit, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(kLimit));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (in.bad()) return bad_input(cat({path, ": read error"}));
-  return parse_wheel_data(text, path);
+  auto text = read_regular_file(path, kLimit, "wheel data");
+  if (!text) return text.error();
+  return parse_wheel_data(*text, path);
 }
 
 const WheelData& builtin_wheel_data() {

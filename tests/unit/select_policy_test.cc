@@ -140,12 +140,12 @@ TEST(SelectPolicy, BusIdAndIndexLists) {
   EXPECT_EQ(env_map(b)["CUDA_VISIBLE_DEVICES"], "2,6");
   auto c = pick("mi300x-8x", "devices: [c6:00.0]\n");
   EXPECT_EQ(env_map(c)["HIP_VISIBLE_DEVICES"], "6");
-  // A listed device that does not exist: with auto, nothing matches and the CPU takes over …
-  auto d = pick("h100-8x", "devices: [0000:01:00.0]\n");
-  EXPECT_EQ(d.vendor, "cpu");
-  EXPECT_NE(reasons(d).find("listed device 0000:01:00.0 is not an eligible nvidia device"),
-            std::string::npos);
-  // … with an explicit backend it is exit 3.
+  // A listed device that does not exist is exit 3, with auto too (never the CPU) …
+  auto d = select_devices(host("h100-8x"), config("devices: [0000:01:00.0]\n"), {});
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.error().kind, ErrorKind::host);
+  EXPECT_NE(d.error().message.find("no device 0000:01:00.0 on this host"), std::string::npos);
+  // … and with an explicit backend.
   auto e = select_devices(host("h100-8x"), config("backend: cuda\ndevices: [9]\n"), {});
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.error().kind, ErrorKind::host);

@@ -58,8 +58,10 @@ class AmdBackend final : public VendorBackend {
       std::string vram = cat({d->sysfs_dir, "/mem_info_vram_total"});
       if (auto text = ctx.host.read_value(vram)) {
         auto bytes = parse_uint(*text);
-        if (bytes && *bytes > 0)
+        if (bytes && *bytes > 0 && *bytes <= kMaxPlausibleMemoryBytes)
           dev.memory_total_bytes = *bytes;
+        else if (bytes && *bytes > kMaxPlausibleMemoryBytes)
+          ctx.warn(cat({vram, ": implausible size ", *text, " bytes (over 64 PiB); ignored"}));
         else
           ctx.warn(cat({vram, ": invalid byte count '", *text, "'"}));
       }
