@@ -179,9 +179,11 @@ Result<std::optional<std::set<const Device*>>> caller_visible(const Inventory& i
     auto e = trim(entry);
     if (e.empty()) continue;
     std::vector<const Device*> hits;
+    // "0.1" (ZE_AFFINITY_MASK: device 0, sub-device 1) keeps device 0 visible.
+    auto dot = e.find('.');
+    auto n = parse_int(dot == std::string_view::npos ? e : e.substr(0, dot));
     for (const auto& d : inv.devices) {
       if (d.vendor != v.id) continue;
-      auto n = parse_int(e);
       if ((n && d.index == *n) || (!n && d.uuid && d.uuid->starts_with(e))) hits.push_back(&d);
     }
     if (hits.size() != 1) {

@@ -289,6 +289,14 @@ TEST(StrictSelection, CallerVisibleDevicesRestrictOutsideAnAllocation) {
   // A listed device the caller hid is not used.
   in.caller_env = {{"CUDA_VISIBLE_DEVICES", "3"}};
   EXPECT_FALSE(select_devices(h100, config("devices: [2]\n"), in).ok());
+  // Level Zero's "device.sub-device" form keeps the device.
+  SelectInputs ze;
+  ze.caller_env = {{"ZE_AFFINITY_MASK", "0.1"}};
+  auto intel = select_devices(test::fixture_inventory("intel-max-arc"),
+                              config("backend: oneapi\n"), ze);
+  ASSERT_TRUE(intel.ok()) << intel.error().message;
+  ASSERT_EQ(intel->devices.size(), 1u);
+  EXPECT_EQ(intel->devices[0].index, 0);
   // Inside an allocation, Slurm's variables are its own numbering: no restriction here.
   in.allocation_governs = true;
   auto slurm = select_devices(h100, config("devices: all\n"), in);
