@@ -2,6 +2,8 @@
 // select, wheel and the C ABI.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "anygpu.h"
 
 #include <nlohmann/json.hpp>
@@ -108,11 +110,13 @@ TEST(Vocabulary, CheckAndSelectAgreeOnComputeCapability) {
 
 TEST(Vocabulary, UsableIsOneDefinition) {
   Device d;
-  for (auto [status, bound, usable] : {std::tuple{DeviceStatus::ok, true, true},
-                                       {DeviceStatus::library_missing, true, true},
-                                       {DeviceStatus::suspended, true, false},
-                                       {DeviceStatus::driver_missing, false, false},
-                                       {DeviceStatus::passthrough, false, false}}) {
+  using Row = std::tuple<DeviceStatus, bool, bool>;  // status, bound, usable
+  const Row rows[] = {{DeviceStatus::ok, true, true},
+                      {DeviceStatus::library_missing, true, true},
+                      {DeviceStatus::suspended, true, false},
+                      {DeviceStatus::driver_missing, false, false},
+                      {DeviceStatus::passthrough, false, false}};
+  for (const auto& [status, bound, usable] : rows) {
     d.status = status;
     EXPECT_EQ(d.bound(), bound) << to_string(status);
     EXPECT_EQ(d.usable(), usable) << to_string(status);
