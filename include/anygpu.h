@@ -39,8 +39,10 @@ ANYGPU_API char* anygpu_detect_json(const char* options_json);
  * Checks the config's runtime_contract first (a failure is an error document with exit_code 1),
  * then returns the anygpu.selection/v1 document:
  *   {"schema": "anygpu.selection/v1", "vendor", "backend", "devices": [bus ids], "env": {…}}
- * An explicit backend that matches nothing, or a devices list naming devices the host lacks,
- * is an error document with exit_code 3. */
+ * An explicit backend that matches nothing, or a devices list / caller visible-devices variable
+ * naming devices the host lacks, is an error document with exit_code 3. The caller's
+ * environment is read as `anygpu select` reads it; the document's "unset" lists variables the
+ * caller must remove (present only when non-empty). */
 ANYGPU_API char* anygpu_select_json(const char* options_json);
 
 /* Releases a document returned by this library. NULL is ignored. */

@@ -13,6 +13,7 @@
 #include "render/json_text.h"
 #include "select/render.h"
 #include "select/select.h"
+#include "util/exit_codes.h"
 
 #ifndef ANYGPU_VERSION
 #define ANYGPU_VERSION "0.0.0"
@@ -68,11 +69,12 @@ anygpu::Result<anygpu::HostOptions> parse_options(const char* options_json,
 extern "C" char* anygpu_detect_json(const char* options_json) {
   try {
     auto opts = parse_options(options_json);
-    if (!opts) return error_document(opts.error().message, 2);
+    if (!opts)
+      return error_document(opts.error().message, anygpu::exit_code_for(opts.error().kind));
     anygpu::HostRoot host(*opts);
     return dup(anygpu::dump_json(anygpu::inventory_to_json(anygpu::probe(host)), false));
   } catch (const std::exception& e) {
-    return error_document(e.what(), 1);
+    return error_document(e.what(), anygpu::kExitCheckFailed);
   }
 }
 
@@ -92,14 +94,13 @@ extern "C" char* anygpu_select_json(const char* options_json) {
       }
       return true;
     });
-    if (!opts) return error_document(opts.error().message, 2);
+    if (!opts)
+      return error_document(opts.error().message, anygpu::exit_code_for(opts.error().kind));
+    req.caller_env = anygpu::process_environment();
     anygpu::HostRoot host(*opts);
     auto out = anygpu::select_on_host(host, req);
     if (!out) {
-      int code = out.error().kind == anygpu::ErrorKind::bad_input ? 2
-                 : out.error().kind == anygpu::ErrorKind::host    ? 3
-                                                                  : 1;
-      return error_document(out.error().message, code);
+      return error_document(out.error().message, anygpu::exit_code_for(out.error().kind));
     }
     if (out->contract && !out->contract->passed()) {
       std::string msg = "runtime contract " + *out->contract_path + " failed:";
@@ -110,11 +111,11 @@ extern "C" char* anygpu_select_json(const char* options_json) {
         msg += ";";
       }
       if (msg.back() == ';') msg.pop_back();
-      return error_document(msg, 1);
+      return error_document(msg, anygpu::kExitCheckFailed);
     }
     return dup(anygpu::dump_json(anygpu::selection_to_json(*out->selection), false));
   } catch (const std::exception& e) {
-    return error_document(e.what(), 1);
+    return error_document(e.what(), anygpu::kExitCheckFailed);
   }
 }
 

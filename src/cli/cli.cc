@@ -37,19 +37,11 @@ Result<HostOptions> GlobalOptions::host_options() const {
 }
 
 int exit_code(const Error& e) {
-  switch (e.kind) {
-    case ErrorKind::bad_input:
-      return kExitUsage;
-    case ErrorKind::host:
-      return kExitHostLacks;
-    case ErrorKind::internal:
-      return kExitCheckFailed;
-  }
-  return kExitCheckFailed;
+  return exit_code_for(e.kind);
 }
 
 int fail(const Error& e) {
-  std::fprintf(stderr, "anygpu: %s\n", e.message.c_str());
+  std::fprintf(stderr, "anygpu: %s\n", escape_control(e.message).c_str());
   return exit_code(e);
 }
 

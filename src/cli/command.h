@@ -1,5 +1,5 @@
 // The CLI is one table of commands; each registers its own flags and runs against the
-// global options. Exit codes are decided in one place (exit_code()).
+// global options. Exit codes come from one map (util/exit_codes.h).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -7,14 +7,10 @@
 #include <string>
 
 #include "host/host_root.h"
+#include "util/exit_codes.h"
 #include "util/result.h"
 
 namespace anygpu::cli {
-
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitCheckFailed = 1;
-inline constexpr int kExitUsage = 2;
-inline constexpr int kExitHostLacks = 3;
 
 struct GlobalOptions {
   std::string root;

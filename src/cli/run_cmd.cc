@@ -154,6 +154,8 @@ int run(const RunFlags& f, const GlobalOptions& g) {
       }
     }
     if (host.is_real_root()) inputs.affinity = current_affinity();
+    inputs.caller_env = environment;
+    inputs.allocation_governs = slurm.has_value();
     auto selection = select_devices(inventory, *config, inputs);
     if (!selection && slurm && slurm->gpus)
       return run_failed(cat(

@@ -44,6 +44,7 @@ Command select_command() {
               if (!f->config.empty()) req.config_path = f->config;
               if (f->nproc > 0) req.processes_per_node = f->nproc;
               req.python = f->python;
+              req.caller_env = process_environment();
               auto out = select_on_host(host, req);
               if (!out) return fail(out.error());
               if (out->contract && !out->contract->passed()) {

@@ -60,7 +60,7 @@ std::vector<GresLine> gres_lines(const Inventory& inventory, const CoreMap* core
                                  const Registry& registry) {
   std::vector<GresLine> lines;
   for (const auto& d : inventory.devices) {
-    if (d.status == DeviceStatus::driver_missing) continue;  // no node a job could open
+    if (!d.bound()) continue;  // no node a job could open
     GresLine l;
     l.device = &d;
     l.type = gres_type(d);

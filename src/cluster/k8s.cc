@@ -6,6 +6,7 @@
 
 #include "cluster/gres.h"
 #include "cluster/k8s_names.h"
+#include "select/select.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -62,12 +63,11 @@ Labels node_labels(const Inventory& inv, const std::string& prefix, const Regist
   if (inv.devices.empty()) return labels;
   std::map<std::string, int> counts;
   for (const auto& d : inv.devices) ++counts[d.vendor];
-  // The vendor with the most devices; ties go to the first in PCI order. Its model facts come
-  // from the devices a job would get (job_devices), not from whichever card sorts first.
-  const Device* lead = nullptr;
-  for (const auto& d : inv.devices)
-    if (!lead || counts[d.vendor] > counts[lead->vendor]) lead = &d;
-  const Device* first = job_devices(inv, lead->vendor).front();
+  // The primary vendor (the one select, wheel and host-init name); its model facts come from
+  // the devices a job would get (job_devices), not from whichever card sorts first.
+  auto job = job_devices(inv, primary_vendor(inv, registry));
+  if (job.empty()) return labels;
+  const Device* first = job.front();
   auto key = [&](std::string_view name) { return cat({prefix, "/", name}); };
   labels.push_back({key("vendor"), first->vendor});
   labels.push_back({key("count"), std::to_string(counts[first->vendor])});

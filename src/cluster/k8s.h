@@ -18,8 +18,9 @@ inline constexpr std::string_view kDefaultLabelPrefix = "anygpu.feature.node.kub
 
 using Labels = std::vector<std::pair<std::string, std::string>>;
 
-// vendor, count, arch, memory-gib, torch-device, product (of the vendor with the most
-// devices), plus <vendor>.count for every vendor present. Empty when there is no device.
+// vendor, count, arch, memory-gib, torch-device, product (of the primary vendor: the one select
+// picks with no config), plus <vendor>.count for every vendor present. Empty when there is no
+// device.
 Labels node_labels(const Inventory& inventory, const std::string& prefix,
                    const Registry& registry = Registry::builtin());
 // The features.d file: a comment line, then name=value lines.

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "util/strings.h"
+#include "util/version.h"
 
 namespace anygpu {
 
@@ -288,7 +289,7 @@ CheckResult check_driver(const Context& c) {
                 "vendor");
   }
   const auto& v = *with_version->driver->version;
-  auto cmp = compare_dotted(v, min);
+  auto cmp = compare_versions(v, min);
   if (!cmp)
     return make(name, "warn", v, required,
                 cat({"cannot compare driver version '", v, "' with ", min}),
@@ -351,7 +352,7 @@ CheckResult check_kernel(const Context& c) {
   while (end < k.size() && (std::isdigit(static_cast<unsigned char>(k[end])) || k[end] == '.')) ++end;
   auto numeric = trim(std::string_view(k).substr(0, end));
   while (!numeric.empty() && numeric.back() == '.') numeric.remove_suffix(1);
-  auto cmp = compare_dotted(numeric, min);
+  auto cmp = compare_versions(numeric, min);
   if (!cmp)
     return make(name, "warn", k, required, cat({"cannot compare kernel '", k, "' with ", min}),
                 "check uname -r by hand");
@@ -499,7 +500,7 @@ CheckResult check_wheel(const Context& c, const Dependency& d) {
         break;
       }
     if (floor && dd) {
-      auto cmp = compare_dotted(*dd->driver->version, floor);
+      auto cmp = compare_versions(*dd->driver->version, floor);
       if (cmp && *cmp < 0)
         return make(name, "fail", observed, required,
                     cat({"CUDA ", *b.cuda, " builds need driver >= ", floor, "; this host has ",
@@ -597,7 +598,7 @@ Verdict evaluate_contract(const ContractSpec& spec, const Inventory& inventory,
                           const PythonFacts& python, const Registry& registry) {
   std::vector<std::string> vendors;
   for (const auto& d : inventory.devices)
-    if (d.status != DeviceStatus::driver_missing &&
+    if (d.bound() &&
         std::find(vendors.begin(), vendors.end(), d.vendor) == vendors.end())
       vendors.push_back(d.vendor);
   if (!spec.vendors.empty()) {
@@ -612,7 +613,7 @@ Verdict evaluate_contract(const ContractSpec& spec, const Inventory& inventory,
   for (const auto& v : vendors) {
     Context c{spec, inventory, python, registry, v, {}, 1};
     for (const auto& d : inventory.devices)
-      if (!v.empty() && d.vendor == v && d.status != DeviceStatus::driver_missing)
+      if (!v.empty() && d.vendor == v && d.bound())
         c.devices.push_back(&d);
     if (spec.device_count_min) c.need = static_cast<size_t>(*spec.device_count_min);
     auto e = evaluate_for(c);

@@ -9,10 +9,12 @@
 #include <iterator>
 #include <set>
 
+#include "model/arch.h"
 #include "registry/registry.h"
 #include "util/regular_file.h"
 #include "util/strings.h"
 #include "util/suggest.h"
+#include "util/version.h"
 #include "util/yaml_reader.h"
 
 namespace anygpu {
@@ -23,27 +25,12 @@ constexpr std::array<std::string_view, 2> kTopKeys{"required_features", "depende
 constexpr std::array<std::string_view, 7> kFeatureKeys{
     "gpu_compute_capability", "memory_bandwidth_gbps", "driver_version_min", "vendor",
     "device_count_min",       "memory_gb_min",         "kernel_version_min"};
-constexpr std::array<std::string_view, 4> kDependencyKeys{"name", "version_range",
-                                                          "vendor_agnostic_wheel",
-                                                          "full_distribution"};
+constexpr std::array<std::string_view, 4> kDependencyKeys{
+    "name", "version_range", "vendor_agnostic_wheel", "full_distribution"};
 constexpr std::array<std::string_view, 1> kDependencyRequired{"name"};
 
 bool all_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-// A dotted version segment: digits, or letters followed by digits ("rc2").
-bool dotted_segment_ok(std::string_view s) {
-  if (s.empty() || s.size() > 18) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0;
-  });
-}
-
-bool valid_dotted(std::string_view s) {
-  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s.front()))) return false;
-  auto parts = split(s, '.');
-  return std::all_of(parts.begin(), parts.end(), dotted_segment_ok);
 }
 
 std::vector<std::string_view> known_arches() {
@@ -85,7 +72,8 @@ class ContractParser {
       auto it = item.begin();
       const auto key = it->first.Scalar();
       for (const auto& [k, where] : seen)
-        if (k == key) r_.fail(it->first, cat({"'", key, "' is given twice (first at ", where, ")"}));
+        if (k == key)
+          r_.fail(it->first, cat({"'", key, "' is given twice (first at ", where, ")"}));
       seen.emplace_back(key, r_.where(it->first));
       spec.order.push_back(key);
       feature(key, it->second, spec);
@@ -97,7 +85,8 @@ class ContractParser {
     if (key == "gpu_compute_capability") {
       for (const auto& [text, node] : one_or_list(v, key)) {
         auto req = ArchRequirement::parse(text);
-        if (!req) r_.fail(node, cat({key, ": '", text, "' is not an architecture", arch_hint(text)}));
+        if (!req)
+          r_.fail(node, cat({key, ": '", text, "' is not an architecture", arch_hint(text)}));
         if (req->kind == ArchRequirement::Kind::exact) {
           auto arches = known_arches();
           if (std::find(arches.begin(), arches.end(), req->name) == arches.end())
@@ -113,7 +102,7 @@ class ContractParser {
       spec.memory_gb_min = positive(v, key);
     } else if (key == "driver_version_min" || key == "kernel_version_min") {
       auto s = r_.scalar(v, key);
-      if (!valid_dotted(s))
+      if (!is_dotted_version(s))
         r_.fail(v, cat({key, ": expected a dotted version like ",
                         key == "driver_version_min" ? "535.54.03" : "5.15", ", got '", s, "'"}));
       (key == "driver_version_min" ? spec.driver_version_min : spec.kernel_version_min) = s;
@@ -123,9 +112,9 @@ class ContractParser {
       for (const auto& [text, node] : one_or_list(v, key)) {
         auto id = to_lower(text);
         if (std::find(ids.begin(), ids.end(), id) == ids.end())
-          r_.fail(node, cat({"vendor: unknown vendor '", text, "'", did_you_mean(id, ids),
-                             " (vendors: ", join(std::vector<std::string>(ids.begin(), ids.end()), ", "),
-                             ")"}));
+          r_.fail(node,
+                  cat({"vendor: unknown vendor '", text, "'", did_you_mean(id, ids), " (vendors: ",
+                       join(std::vector<std::string>(ids.begin(), ids.end()), ", "), ")"}));
         if (std::find(spec.vendors.begin(), spec.vendors.end(), id) == spec.vendors.end())
           spec.vendors.push_back(id);
       }
@@ -139,7 +128,7 @@ class ContractParser {
   }
 
   std::vector<std::pair<std::string, YAML::Node>> one_or_list(const YAML::Node& v,
-                                                               const std::string& key) {
+                                                              const std::string& key) {
     std::vector<std::pair<std::string, YAML::Node>> out;
     if (v.IsSequence()) {
       if (v.size() == 0) r_.fail(v, cat({key, ": the list is empty"}));
@@ -166,8 +155,10 @@ class ContractParser {
     auto t = to_lower(trim(text));
     if (t.size() > 2 && t.substr(0, 2) == "sm" && all_digits(std::string_view(t).substr(2)))
       return cat({" (did you mean 'sm_", std::string_view(t).substr(2), "'?)"});
-    if (t.size() > 3 && t.substr(0, 3) == "sm_") return " (NVIDIA targets are sm_ and digits, e.g. sm_80)";
-    if (t.size() > 3 && t.substr(0, 3) == "gfx") return " (AMD targets look like gfx90a or gfx942, a family like gfx94*)";
+    if (t.size() > 3 && t.substr(0, 3) == "sm_")
+      return " (NVIDIA targets are sm_ and digits, e.g. sm_80)";
+    if (t.size() > 3 && t.substr(0, 3) == "gfx")
+      return " (AMD targets look like gfx90a or gfx942, a family like gfx94*)";
     auto arches = known_arches();
     return did_you_mean(t, arches);
   }
@@ -177,8 +168,7 @@ class ContractParser {
       r_.fail(list, "dependencies: expected a list of packages, e.g. '- name: pytorch'");
     r_.expect_sequence(list, "dependencies");
     for (const auto& item : list) {
-      if (!item.IsMap())
-        r_.fail(item, "dependencies: each item is a mapping with at least 'name'");
+      if (!item.IsMap()) r_.fail(item, "dependencies: each item is a mapping with at least 'name'");
       r_.check_keys(item, kDependencyKeys, kDependencyRequired);
       Dependency d;
       d.name = std::string(trim(r_.string_at(item, "name")));
@@ -194,7 +184,8 @@ class ContractParser {
         auto text = r_.scalar(vr, "version_range");
         auto set = pep440::SpecifierSet::parse(text);
         if (!set) r_.fail(vr, cat({"version_range: ", set.error().message}));
-        if (set->specifiers().empty()) r_.fail(vr, "version_range: empty (leave the key out to accept any version)");
+        if (set->specifiers().empty())
+          r_.fail(vr, "version_range: empty (leave the key out to accept any version)");
         d.version_range = std::move(*set);
       }
       for (auto key : {"vendor_agnostic_wheel", "full_distribution"}) {
@@ -204,7 +195,7 @@ class ContractParser {
         if (b && !d.is_torch())
           r_.fail(n, cat({key, ": applies to pytorch (torch) only, not '", d.name, "'"}));
         (std::string_view(key) == "full_distribution" ? d.full_distribution
-                                                       : d.vendor_agnostic_wheel) = b;
+                                                      : d.vendor_agnostic_wheel) = b;
       }
       spec.dependencies.push_back(std::move(d));
     }
@@ -222,16 +213,11 @@ std::optional<ArchRequirement> ArchRequirement::parse(std::string_view text) {
   if (t.empty() || t.size() > 64) return std::nullopt;
   auto base = t.substr(0, t.find(':'));  // gfx90a:sramecc+:xnack- → gfx90a
   if (base.substr(0, 3) == "sm_") {
-    auto digits = base.substr(3);
-    bool exact = false;
-    if (!digits.empty() && (digits.back() == 'a' || digits.back() == 'f')) {
-      exact = true;
-      digits.remove_suffix(1);
-    }
-    if (!all_digits(digits) || digits.size() < 2 || digits.size() > 3) return std::nullopt;
-    a.kind = exact ? Kind::nvidia_exact : Kind::nvidia_min;
-    a.major = static_cast<int>(*parse_uint(digits.substr(0, digits.size() - 1)));
-    a.minor = digits.back() - '0';
+    auto arch = Arch::parse(base);
+    if (!arch || !arch->is_nvidia()) return std::nullopt;
+    a.kind = arch->variant ? Kind::nvidia_exact : Kind::nvidia_min;
+    a.major = arch->major;
+    a.minor = arch->minor;
     return a;
   }
   // "8.0": a compute capability written as a number (YAML reads sm-less values as floats).
@@ -244,22 +230,19 @@ std::optional<ArchRequirement> ArchRequirement::parse(std::string_view text) {
     return a;
   }
   if (base.substr(0, 3) == "gfx") {
-    auto rest = base.substr(3);
-    bool family = !rest.empty() && rest.back() == '*';
-    if (family) rest.remove_suffix(1);
-    if (rest.empty() || rest.size() > 6 || !std::all_of(rest.begin(), rest.end(), [](char c) {
-          return std::isdigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'f');
-        }))
-      return std::nullopt;
-    if (!std::isdigit(static_cast<unsigned char>(rest.front()))) return std::nullopt;
+    bool family = base.ends_with('*');
+    auto arch = Arch::parse(family ? base.substr(0, base.size() - 1) : base);
+    if (!arch || !arch->is_gfx()) return std::nullopt;
     a.kind = family ? Kind::gfx_family : Kind::gfx;
-    a.name = cat({"gfx", rest});
+    a.name = arch->name;
     return a;
   }
   if (base != t) return std::nullopt;  // features only on gfx targets
-  if (!std::all_of(t.begin(), t.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
-      }) ||
+  if (!std::all_of(t.begin(), t.end(),
+                   [](char c) {
+                     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
+                            c == '.';
+                   }) ||
       !std::isalpha(static_cast<unsigned char>(t.front())))
     return std::nullopt;
   a.kind = Kind::exact;
@@ -282,8 +265,7 @@ bool ArchRequirement::accepts(std::string_view device_arch) const {
     case Kind::gfx:
       return d == name;
     case Kind::gfx_family:
-      return d.size() > name.size() && d.substr(0, name.size()) == name &&
-             d.substr(0, 3) == "gfx";
+      return d.size() > name.size() && d.substr(0, name.size()) == name && d.substr(0, 3) == "gfx";
     case Kind::exact:
       return d == name;
   }
@@ -320,30 +302,6 @@ std::string normalize_dist_name(std::string_view name) {
   }
   if (out == "pytorch") return "torch";
   return out;
-}
-
-std::optional<int> compare_dotted(std::string_view a, std::string_view b) {
-  if (!valid_dotted(trim(a)) || !valid_dotted(trim(b))) return std::nullopt;
-  auto pa = split(trim(a), '.'), pb = split(trim(b), '.');
-  // Segment key: (0, letters, number) for "rc2", (1, "", number) for "03".
-  auto key = [](std::string_view s) {
-    size_t i = 0;
-    while (i < s.size() && std::isalpha(static_cast<unsigned char>(s[i]))) ++i;
-    auto letters = to_lower(s.substr(0, i));
-    auto digits = s.substr(i);
-    uint64_t n = 0;
-    if (!digits.empty()) {
-      auto v = all_digits(digits) ? parse_uint(digits) : std::nullopt;
-      n = v.value_or(UINT64_MAX);
-    }
-    return std::tuple<int, std::string, uint64_t>(letters.empty() ? 1 : 0, letters, n);
-  };
-  for (size_t i = 0; i < std::max(pa.size(), pb.size()); ++i) {
-    auto ka = i < pa.size() ? key(pa[i]) : key("0");
-    auto kb = i < pb.size() ? key(pb[i]) : key("0");
-    if (ka != kb) return ka < kb ? -1 : 1;
-  }
-  return 0;
 }
 
 Result<ContractSpec> parse_contract(std::string_view text, const std::string& file) {

@@ -68,9 +68,5 @@ Result<ContractSpec> load_contract(const std::string& path);
 // PEP 503 normalisation: lower case, runs of -_. become "-"; "pytorch" is torch's alias.
 std::string normalize_dist_name(std::string_view name);
 
-// Dotted comparison for driver and kernel versions: numeric segments numerically
-// ("535.54.03" == "535.54.3"), a missing segment is 0, and a segment starting with letters
-// ("rc2" in Ascend's "24.1.rc2") sorts before any number. Absent when either is unparsable.
-std::optional<int> compare_dotted(std::string_view a, std::string_view b);
 
 }  // namespace anygpu

@@ -99,7 +99,7 @@ std::vector<Finding> check_containers(const DoctorContext& ctx) {
   }
   std::set<std::string> vendors;
   for (const auto& d : ctx.inventory.devices)
-    if (d.status != DeviceStatus::driver_missing) vendors.insert(d.vendor);
+    if (d.bound()) vendors.insert(d.vendor);
   for (const auto& vendor : vendors) check_outdated(ctx, vendor, specs, out);
   bool engine = any_exists(ctx.host, doctor_paths::kContainerEngines);
   for (const auto& vendor : vendors) {

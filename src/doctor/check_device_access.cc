@@ -86,7 +86,7 @@ std::vector<Finding> check_device_access(const DoctorContext& ctx) {
   std::map<std::string, std::vector<std::string>> nodes;  // vendor -> nodes to check
   std::set<std::string> usable_vendors;
   for (const auto& d : ctx.inventory.devices) {
-    if (d.status == DeviceStatus::driver_missing) continue;
+    if (!d.bound()) continue;
     usable_vendors.insert(d.vendor);
     for (const auto& n : d.device_nodes) nodes[d.vendor].push_back(n);
   }

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "select/select.h"
 #include "util/strings.h"
 
 extern char** environ;
@@ -14,14 +15,7 @@ extern char** environ;
 namespace anygpu {
 
 Environment current_environment() {
-  Environment env;
-  for (char** e = environ; e && *e; ++e) {
-    std::string_view kv(*e);
-    auto eq = kv.find('=');
-    if (eq == std::string_view::npos) continue;
-    env.emplace(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
-  }
-  return env;
+  return process_environment();
 }
 
 std::vector<std::string> plan_environment(const LaunchPlan& plan, const Environment& caller) {

@@ -3,12 +3,10 @@
 #pragma once
 
 #include "launch/plan.h"
+#include "util/exit_codes.h"
 
 namespace anygpu {
 
-inline constexpr int kExitRunFailed = 125;      // anygpu itself failed
-inline constexpr int kExitNotExecutable = 126;  // found, but cannot be executed
-inline constexpr int kExitNotFound = 127;       // not found
 
 // The environment the command gets: the caller's, minus plan.unset_env, with plan.env on top.
 std::vector<std::string> plan_environment(const LaunchPlan& plan, const Environment& caller);

@@ -70,8 +70,11 @@ Result<LaunchPlan> plan_launch(const Selection& selection, const LaunchOptions& 
       notes.push_back(cat({visible, " derived from the Slurm allocation (Slurm sets none for ",
                            selection.vendor, ")"}));
     }
-  } else if (rocr_conflict()) {
-    unset.push_back("ROCR_VISIBLE_DEVICES");
+  } else {
+    unset = selection.unset;
+    if (rocr_conflict() &&
+        std::find(unset.begin(), unset.end(), "ROCR_VISIBLE_DEVICES") == unset.end())
+      unset.push_back("ROCR_VISIBLE_DEVICES");
   }
 
   std::vector<std::string> argv = options.command;

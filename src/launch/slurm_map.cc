@@ -17,6 +17,7 @@ Result<bool> apply_slurm_gpus(const SlurmContext& slurm, AcceleratorConfig& conf
     list.push_back(ref);
   }
   config.list = std::move(list);
+  config.list_origin = cat({"Slurm allocation ", join(*slurm.gpus, ",")});
   config.count.reset();
   notes.push_back(
       cat({"Slurm allocated GPUs ", join(*slurm.gpus, ","), ": selecting exactly those"}));

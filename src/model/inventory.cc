@@ -42,10 +42,20 @@ std::string_view to_string(DeviceStatus s) {
       return "driver-missing";
     case DeviceStatus::library_missing:
       return "library-missing";
+    case DeviceStatus::passthrough:
+      return "passthrough";
     case DeviceStatus::suspended:
       return "suspended";
   }
   return "ok";
+}
+
+bool Device::bound() const {
+  return status != DeviceStatus::driver_missing && status != DeviceStatus::passthrough;
+}
+
+bool Device::usable() const {
+  return status == DeviceStatus::ok || status == DeviceStatus::library_missing;
 }
 
 void Device::add_source(std::string_view source) {

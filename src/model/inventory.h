@@ -34,12 +34,17 @@ struct PciInfo {
   std::string root_complex;  // "pci0000:17": the host bridge the device hangs off
 };
 
+// No accelerator has 64 PiB of memory: a larger size read from a file or a library is
+// corrupt (e.g. 2^64-1 from a broken counter) and is left absent with a warning.
+inline constexpr uint64_t kMaxPlausibleMemoryBytes = uint64_t{1} << 56;
+
 struct DriverInfo {
   std::string name;
   std::optional<std::string> version;
 };
 
-enum class DeviceStatus { ok, driver_missing, library_missing, suspended };
+// JSON: "ok", "driver-missing", "library-missing", "suspended", "passthrough".
+enum class DeviceStatus { ok, driver_missing, library_missing, suspended, passthrough };
 std::string_view to_string(DeviceStatus s);
 
 struct Device {
@@ -63,6 +68,12 @@ struct Device {
   std::vector<std::string> sources;  // "sysfs", "registry", "nvml", …
 
   void add_source(std::string_view source);
+  // Bound to the vendor's own driver: the vendor runtime enumerates it and its nodes exist
+  // (not driver-missing, not passthrough).
+  bool bound() const;
+  // May be selected and handed to a process: bound and awake. A missing management library
+  // costs only detail, so library-missing devices are usable.
+  bool usable() const;
 };
 
 struct HostInfo {

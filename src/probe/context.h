@@ -8,6 +8,7 @@
 
 #include "host/host_root.h"
 #include "registry/registry.h"
+#include "util/strings.h"
 
 namespace anygpu {
 
@@ -16,7 +17,8 @@ struct ProbeContext {
   const Registry& registry;
   std::vector<std::string>& warnings;
 
-  void warn(std::string message) const { warnings.push_back(std::move(message)); }
+  // Messages carry file and directory names from the host: never their control characters.
+  void warn(std::string_view message) const { warnings.push_back(escape_control(message)); }
 
   // A value that may legitimately be absent; a file that is there but unusable (empty,
   // binary, oversized, a directory or FIFO, unreadable) becomes a warning naming its path.

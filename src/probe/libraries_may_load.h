@@ -13,7 +13,7 @@ namespace anygpu {
 
 inline bool libraries_may_load(const std::vector<const Device*>& vendor_devices) {
   for (const auto* d : vendor_devices)
-    if (d->driver && (d->status == DeviceStatus::ok || d->status == DeviceStatus::library_missing))
+    if (d->driver && d->usable())
       return true;
   return false;
 }

@@ -121,6 +121,10 @@ void read_common_facts(const ProbeContext& ctx, PciDevice& d) {
   auto pm = ctx.optional_value(attr(d, "power/runtime_status"));
   if (!dev.driver) {
     dev.status = DeviceStatus::driver_missing;
+  } else if (!d.vendor->is_usable_driver(dev.driver->name)) {
+    // vfio-pci, pci-stub (handed to a VM), or any other driver but the vendor's: the vendor
+    // runtime cannot see it, so it is never selected and takes no visible-devices index.
+    dev.status = DeviceStatus::passthrough;
   } else if (pm && *pm == "suspended") {
     // Reading the link registers or vendor files could resume it: identity facts only.
     dev.status = DeviceStatus::suspended;
@@ -175,11 +179,14 @@ std::vector<PciDevice> scan_pci(const ProbeContext& ctx) {
   std::sort(found.begin(), found.end(), [](const PciDevice& a, const PciDevice& b) {
     return a.device.pci.address < b.device.pci.address;
   });
+  for (auto& d : found) read_common_facts(ctx, d);
+  // Indices are what the vendor runtime enumerates (CUDA_DEVICE_ORDER=PCI_BUS_ID order): the
+  // devices bound to the vendor's driver first; those it cannot see (unbound, passthrough)
+  // are numbered after them, so they never shift a visible device's index.
   std::map<std::string, int> next_index;
-  for (auto& d : found) {
-    d.device.index = next_index[d.device.vendor]++;
-    read_common_facts(ctx, d);
-  }
+  for (int pass = 0; pass < 2; ++pass)
+    for (auto& d : found)
+      if (d.device.bound() == (pass == 0)) d.device.index = next_index[d.device.vendor]++;
   return found;
 }
 

@@ -26,11 +26,10 @@ void probe_kernel_facts(const ProbeContext& ctx, std::vector<PciDevice>& found) 
 
 void merge(const ProbeContext& ctx, Device& dev, const LibraryDeviceFacts& f,
            std::string_view api) {
-  constexpr uint64_t kMaxPlausibleBytes = uint64_t{1} << 56;  // 64 PiB: beyond any accelerator
   if (f.name) dev.name = f.name;
   if (f.uuid && !dev.uuid) dev.uuid = f.uuid;
   if (f.arch) dev.arch = f.arch;
-  if (f.memory_total_bytes && *f.memory_total_bytes > kMaxPlausibleBytes)
+  if (f.memory_total_bytes && *f.memory_total_bytes > kMaxPlausibleMemoryBytes)
     ctx.warn(cat({dev.pci.address.str(), ": ", api, " reports an implausible memory size of ",
                   std::to_string(*f.memory_total_bytes), " bytes (over 64 PiB); ignored"}));
   else if (f.memory_total_bytes)

@@ -53,17 +53,6 @@ std::optional<std::string> read_runtime(const ProbeContext& ctx, const RuntimeSp
 
 }  // namespace
 
-std::optional<int> compare_versions(std::string_view a, std::string_view b) {
-  auto pa = split(a, '.'), pb = split(b, '.');
-  for (size_t i = 0; i < std::max(pa.size(), pb.size()); ++i) {
-    auto va = i < pa.size() ? parse_uint(pa[i]) : std::optional<uint64_t>(0);
-    auto vb = i < pb.size() ? parse_uint(pb[i]) : std::optional<uint64_t>(0);
-    if (!va || !vb) return std::nullopt;
-    if (*va != *vb) return *va < *vb ? -1 : 1;
-  }
-  return 0;
-}
-
 std::optional<std::string> cuda_version_for_driver(std::string_view driver_version) {
   for (const auto& f : kCudaDriverFloors) {
     auto c = compare_versions(driver_version, f.driver);

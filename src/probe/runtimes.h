@@ -8,6 +8,7 @@
 
 #include "model/inventory.h"
 #include "probe/context.h"
+#include "util/version.h"
 
 namespace anygpu {
 
@@ -18,7 +19,5 @@ std::vector<RuntimeComponent> probe_runtimes(const ProbeContext& ctx,
 // of minimum driver versions per toolkit. Absent below the oldest entry or when unparsable.
 std::optional<std::string> cuda_version_for_driver(std::string_view driver_version);
 
-// Dotted numeric comparison ("535.54.03" vs "535.54.3" are equal); false if unparsable.
-std::optional<int> compare_versions(std::string_view a, std::string_view b);
 
 }  // namespace anygpu

@@ -76,6 +76,9 @@ struct Vendor {
   std::string_view visible_devices_env;
   std::span<const NamedValue> extra_env;
   std::string_view container_visible_devices_env;  // empty when the vendor has none
+  // Variables the vendor's runtime also reads to narrow or re-index devices (HIP reads
+  // CUDA_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL too): removed beside visible_devices_env.
+  Strings conflicting_env;
   Strings backend_names;
   std::string_view cdi_kind;
   std::string_view k8s_resource;  // may contain {driver}

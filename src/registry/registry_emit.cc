@@ -107,6 +107,7 @@ class Emitter {
       << ", .visible_devices_env = " << quote(v.visible_devices_env)
       << ", .extra_env = " << named(v.extra_env)
       << ", .container_visible_devices_env = " << quote(v.container_visible_devices_env)
+      << ", .conflicting_env = " << strings(v.conflicting_env)
       << ", .backend_names = " << strings(v.backend_names) << ", .cdi_kind = " << quote(v.cdi_kind)
       << ", .k8s_resource = " << quote(v.k8s_resource) << ", .container = " << container
       << ", .sources = " << named(v.sources) << ", .unverified = " << strings(v.unverified) << "}";

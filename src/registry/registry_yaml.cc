@@ -265,13 +265,17 @@ class RegistryParser {
   void env(const YAML::Node& n, Vendor& v) {
     const auto& r = vr_;
     static constexpr std::string_view keys[] = {"visible_devices", "extra",
-                                                "container_visible_devices"};
+                                                "container_visible_devices", "conflicting"};
     static constexpr std::string_view required[] = {"visible_devices", "extra"};
     r.expect_map(n, "env");
     r.check_keys(n, keys, required);
     v.visible_devices_env = str(r, n, "visible_devices");
     v.extra_env = named(r, n["extra"], "extra");
     v.container_visible_devices_env = opt(r, n, "container_visible_devices");
+    v.conflicting_env = n["conflicting"] ? list(r, n["conflicting"], "conflicting") : Strings();
+    for (size_t i = 0; i < v.conflicting_env.size(); ++i)
+      if (v.conflicting_env[i] == v.visible_devices_env)
+        r.fail(n["conflicting"][i], "conflicting names the vendor's own visible_devices");
   }
 
   ContainerSpec container(const YAML::Node& n, const Vendor& v) {

@@ -7,11 +7,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "model/arch.h"
 #include "model/inventory.h"
 #include "probe/runtimes.h"
 #include "util/regular_file.h"
 #include "util/strings.h"
 #include "util/suggest.h"
+#include "util/version.h"
 #include "util/yaml_reader.h"
 
 namespace anygpu {
@@ -60,17 +62,10 @@ long integer(const YamlReader& r, const YAML::Node& n, std::string_view what, lo
 
 // "sm_80", "sm_90a" -> 80/90 (major*10+minor); "8.0" also reads as sm_80.
 std::optional<int> sm_number(std::string_view arch) {
-  std::string_view digits;
   if (arch.starts_with("sm_")) {
-    digits = arch.substr(3);
-    while (!digits.empty() && std::isalpha(static_cast<unsigned char>(digits.back())))
-      digits.remove_suffix(1);
-    if (digits.size() < 2 || digits.size() > 3) return std::nullopt;
-    auto v = parse_int(digits);
-    if (!v) return std::nullopt;
-    for (char c : digits)
-      if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
-    return static_cast<int>(*v);
+    auto a = Arch::parse(arch);
+    if (!a || !a->is_nvidia()) return std::nullopt;
+    return a->sm();
   }
   auto dot = arch.find('.');
   if (dot == std::string_view::npos) return std::nullopt;
@@ -165,7 +160,7 @@ Criterion parse_criterion(const YamlReader& r, const YAML::Node& n, const Regist
     r.check_keys(n, std::array<std::string_view, 2>{"type", "min"},
                  std::array<std::string_view, 1>{"min"});
     auto s = r.scalar(n["min"], "min");
-    if (s.empty() || !compare_versions(s, s))
+    if (!is_dotted_version(s))
       r.fail(n["min"],
              cat({"driver_version min: expected a dotted version like 535.54.03, got '", s, "'"}));
     c.min = s;
@@ -252,6 +247,7 @@ AcceleratorConfig parse_root(const YamlReader& r, const YAML::Node& root, const 
             r.fail(item, cat({"devices: '", ref.text(), "' is listed twice"}));
         cfg.list.push_back(ref);
       }
+      cfg.list_origin = cat({r.where(d), ": devices"});
     } else {
       auto s = r.scalar(d, "devices");
       if (s != "all") {

@@ -51,6 +51,8 @@ struct AcceleratorConfig {
   // devices: all (neither set) | count | list
   std::optional<int> count;
   std::vector<DeviceRef> list;
+  // Who wrote the list, for messages: "FILE:LINE:COLUMN: devices", "SLURM_STEP_GPUS=0,1", …
+  std::string list_origin = "devices";
   std::optional<std::string> runtime_contract;  // resolved against the config's directory
 };
 

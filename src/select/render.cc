@@ -58,12 +58,15 @@ std::string selection_to_shell(const Selection& s) {
           cat({line.empty() ? "export " : " ", s.env[i].first, "=", shell_quote(s.env[i].second)});
     if (!line.empty()) out += line + "\n";
   }
+  if (!s.unset.empty()) out += cat({"unset ", join(s.unset, " "), "\n"});
   return out;
 }
 
 std::string selection_to_dotenv(const Selection& s) {
   std::string out;
   for (const auto& [k, v] : s.env) out += cat({k, "=", dotenv_quote(v), "\n"});
+  // A dotenv file cannot remove a variable: say which ones the consumer must not pass on.
+  if (!s.unset.empty()) out += cat({"# unset before use: ", join(s.unset, " "), "\n"});
   return out;
 }
 
@@ -78,6 +81,7 @@ nlohmann::ordered_json selection_to_json(const Selection& s) {
   auto env = nlohmann::ordered_json::object();
   for (const auto& [k, v] : s.env) env[k] = v;
   j["env"] = env;
+  if (!s.unset.empty()) j["unset"] = s.unset;
   j["torch_device"] = s.torch_device;
   j["dist_backend"] = s.dist_backend;
   j["num_workers"] = s.num_workers;

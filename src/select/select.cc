@@ -1,6 +1,7 @@
 #include "select/select.h"
 
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "model/arch.h"
 #include "probe/probe.h"
 #include "probe/runtimes.h"
 #include "util/cpulist.h"
@@ -18,19 +20,11 @@ namespace anygpu {
 
 namespace {
 
-bool usable(const Device& d) {
-  return d.status == DeviceStatus::ok || d.status == DeviceStatus::library_missing;
-}
-
 // "sm_90a" -> 90; nullopt for other architectures.
 std::optional<int> sm_value(std::string_view arch) {
-  if (!arch.starts_with("sm_")) return std::nullopt;
-  auto digits = arch.substr(3);
-  while (!digits.empty() && std::isalpha(static_cast<unsigned char>(digits.back())))
-    digits.remove_suffix(1);
-  auto v = parse_int(digits);
-  if (!v) return std::nullopt;
-  return static_cast<int>(*v);
+  auto a = Arch::parse(arch);
+  if (!a || !a->is_nvidia()) return std::nullopt;
+  return a->sm();
 }
 
 bool arch_equals(std::string_view arch, std::string_view want) {
@@ -170,6 +164,44 @@ Selection cpu_selection(const Inventory& inv, const SelectInputs& in,
   return s;
 }
 
+// The devices of `v` a caller's visible-devices variable leaves visible; nullopt when the
+// caller set none. Entries are vendor indices (PCI bus order, which anygpu makes the runtime's
+// order) or UUIDs (a unique prefix, as CUDA accepts); an entry naming no device is an error.
+Result<std::optional<std::set<const Device*>>> caller_visible(const Inventory& inv, const Vendor& v,
+                                                              const SelectInputs& in) {
+  using Visible = std::optional<std::set<const Device*>>;
+  if (in.allocation_governs || v.visible_devices_env.empty()) return Visible();
+  auto it = in.caller_env.find(std::string(v.visible_devices_env));
+  if (it == in.caller_env.end()) return Visible();
+  // Vendors share variables (CUDA_VISIBLE_DEVICES: NVIDIA, Iluvatar, T-Head): it restricts
+  // only the vendors this host has.
+  if (inv.of_vendor(v.id).empty()) return Visible();
+  std::set<const Device*> out;
+  std::vector<std::string> unknown;
+  for (auto entry : split(it->second, ',')) {
+    auto e = trim(entry);
+    if (e.empty()) continue;
+    std::vector<const Device*> hits;
+    // "0.1" (ZE_AFFINITY_MASK: device 0, sub-device 1) keeps device 0 visible.
+    auto dot = e.find('.');
+    auto n = parse_int(dot == std::string_view::npos ? e : e.substr(0, dot));
+    for (const auto& d : inv.devices) {
+      if (d.vendor != v.id) continue;
+      if ((n && d.index == *n) || (!n && d.uuid && d.uuid->starts_with(e))) hits.push_back(&d);
+    }
+    if (hits.size() != 1) {
+      unknown.push_back(std::string(e));
+      continue;
+    }
+    out.insert(hits.front());
+  }
+  if (!unknown.empty())
+    return host_error(cat({it->first, "=", it->second, ": names no single ", v.id, " device (",
+                           join(unknown, ", "),
+                           "); entries are indices in PCI bus order or unique UUID prefixes"}));
+  return Visible(std::move(out));
+}
+
 std::string rule_name(const PolicyRule* rule) {
   return rule ? cat({"policy priority ", std::to_string(rule->priority)})
               : std::string("default policy (any usable device)");
@@ -222,7 +254,7 @@ Result<Selection> select_devices(const Inventory& inv, const AcceleratorConfig& 
   if (cfg.backend == "cpu") return cpu_selection(inv, in, {"backend: cpu was asked for"});
 
   for (const auto& d : inv.devices)
-    if (!usable(d)) reasons.push_back(cat({"skipped ", label(d), ": ", to_string(d.status)}));
+    if (!d.usable()) reasons.push_back(cat({"skipped ", label(d), ": ", to_string(d.status)}));
 
   std::vector<const PolicyRule*> rules;
   for (const auto& r : cfg.policy) rules.push_back(&r);
@@ -234,9 +266,8 @@ Result<Selection> select_devices(const Inventory& inv, const AcceleratorConfig& 
   if (cfg.backend != "auto" && vendors.empty())
     return bad_input(cat({"backend '", cfg.backend_written, "' names no known vendor"}));
 
-  // An explicit list (or a Slurm allocation mapped onto one) is a demand, not a preference:
-  // naming a device this host lacks is an error (exit 3), never a quiet fall back to the CPU.
-  auto list_name = cfg.file.empty() ? std::string("devices") : cat({cfg.file, ": devices"});
+  // An explicit list is a demand, not a preference: naming a device this host lacks is an
+  // error (exit 3), never a quiet fall back to the CPU.
   if (!cfg.list.empty()) {
     std::vector<std::string> absent;
     for (const auto& ref : cfg.list) {
@@ -251,9 +282,24 @@ Result<Selection> select_devices(const Inventory& inv, const AcceleratorConfig& 
     }
     if (!absent.empty())
       return host_error(
-          cat({list_name, ": no ", cfg.backend == "auto" ? std::string() : cat({cfg.backend, " "}),
-               "device ", join(absent, ", "), " on this host (", std::to_string(inv.devices.size()),
-               " device", inv.devices.size() == 1 ? "" : "s", " found)"}));
+          cat({cfg.list_origin, ": no ",
+               cfg.backend == "auto" ? std::string() : cat({cfg.backend, " "}), "device ",
+               join(absent, ", "), " on this host (", std::to_string(inv.devices.size()), " device",
+               inv.devices.size() == 1 ? "" : "s", " found)"}));
+  }
+
+  std::map<std::string_view, std::set<const Device*>> hidden_by_caller;
+  for (const auto* v : vendors) {
+    auto visible = caller_visible(inv, *v, in);
+    if (!visible) return visible.error();
+    if (!*visible) continue;
+    auto& hidden = hidden_by_caller[v->id];
+    for (const auto& d : inv.devices)
+      if (d.vendor == v->id && !(*visible)->count(&d)) hidden.insert(&d);
+    reasons.push_back(
+        cat({v->visible_devices_env, "=", in.caller_env.at(std::string(v->visible_devices_env)),
+             " from the caller: ", std::to_string((*visible)->size()), " ", v->id, " device",
+             (*visible)->size() == 1 ? "" : "s", " visible"}));
   }
 
   std::vector<std::string> misses;
@@ -268,8 +314,13 @@ Result<Selection> select_devices(const Inventory& inv, const AcceleratorConfig& 
       for (const auto& d : inv.devices) {
         if (d.vendor != v->id) continue;
         ++devices_of_vendor;
-        if (!usable(d)) {
+        if (!d.usable()) {
           why_not.push_back(cat({label(d), ": ", to_string(d.status)}));
+          continue;
+        }
+        if (auto h = hidden_by_caller.find(v->id);
+            h != hidden_by_caller.end() && h->second.count(&d)) {
+          why_not.push_back(cat({label(d), ": hidden by the caller's ", v->visible_devices_env}));
           continue;
         }
         bool ok = true;
@@ -308,7 +359,15 @@ Result<Selection> select_devices(const Inventory& inv, const AcceleratorConfig& 
                 (ref.index && d->index == *ref.index))
               hit = d;
           if (!hit) {
-            miss(cat({"listed device ", ref.text(), " is not an eligible ", v->id, " device"}));
+            std::string why;
+            for (const auto& d : inv.devices)
+              if (d.vendor == v->id && ((ref.bus_id && d.pci.address.str() == *ref.bus_id) ||
+                                        (ref.index && d.index == *ref.index)))
+                for (const auto& w : why_not)
+                  if (w.starts_with(label(d) + ": "))
+                    why = cat({" (", w.substr(label(d).size() + 2), ")"});
+            miss(
+                cat({"listed device ", ref.text(), " is not an eligible ", v->id, " device", why}));
             all = false;
             break;
           }
@@ -359,7 +418,7 @@ Result<Selection> select_devices(const Inventory& inv, const AcceleratorConfig& 
     }
     if (!cfg.list.empty())
       return host_error(
-          cat({list_name, ": the listed devices cannot be used: ", join(misses, "; ")}));
+          cat({cfg.list_origin, ": the listed devices cannot be used: ", join(misses, "; ")}));
     reasons.push_back(inv.devices.empty()
                           ? "no accelerator on this host: falling back to the CPU"
                           : "no accelerator matches the policy: falling back to the CPU");
@@ -419,8 +478,39 @@ Result<Selection> select_devices(const Inventory& inv, const AcceleratorConfig& 
   // Exactly one in-process visible-devices variable: the registry's, with the vendor's indices.
   if (!v.visible_devices_env.empty())
     s.env.emplace_back(std::string(v.visible_devices_env), join(indices, ","));
+  if (!in.allocation_governs)
+    for (auto name : v.conflicting_env)
+      if (in.caller_env.count(std::string(name))) {
+        s.unset.emplace_back(name);
+        reasons.push_back(
+            cat({"unsetting the caller's ", name, "=", in.caller_env.at(std::string(name)), ": ",
+                 v.id, "'s runtime would narrow or re-index ", v.visible_devices_env}));
+      }
   s.reasons = std::move(reasons);
   return s;
+}
+
+std::string primary_vendor(const Inventory& inventory, const Registry& registry) {
+  auto chosen = select_devices(inventory, AcceleratorConfig{}, SelectInputs{}, registry);
+  if (chosen && chosen->vendor != "cpu") return chosen->vendor;
+  const Vendor* best = nullptr;
+  size_t best_count = 0;
+  for (const auto& v : registry.vendors()) {
+    auto n = inventory.of_vendor(v.id).size();
+    if (n > best_count) best = &v, best_count = n;
+  }
+  return best ? std::string(best->id) : std::string("none");
+}
+
+std::map<std::string, std::string> process_environment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view kv(*e);
+    auto eq = kv.find('=');
+    if (eq == std::string_view::npos) continue;
+    env.emplace(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
+  }
+  return env;
 }
 
 std::vector<int> current_affinity() {
@@ -466,6 +556,7 @@ Result<SelectOutcome> select_on_host(const HostRoot& host, const SelectRequest& 
       if (auto v = parse_int(lws); v && *v >= 1 && *v <= 65536) in.processes_per_node = int(*v);
   // This process's affinity describes this machine, not a replayed --root host.
   if (host.is_real_root()) in.affinity = current_affinity();
+  in.caller_env = request.caller_env;
   auto sel = select_devices(inv, out.config, in, registry);
   if (!sel) return sel.error();
   out.selection = std::move(*sel);

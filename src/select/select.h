@@ -3,6 +3,7 @@
 // (this process's CPU affinity is passed in); select_on_host() does the I/O around it.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -23,6 +24,14 @@ struct SelectInputs {
   std::optional<int> processes_per_node;
   // CPUs this process may run on (sched_getaffinity); empty when unknown.
   std::vector<int> affinity;
+  // The caller's environment. Outside an allocation, a vendor's visible-devices variable in it
+  // (CUDA_VISIBLE_DEVICES=3) restricts that vendor's devices — indices in PCI bus order or
+  // UUIDs, as the vendor runtime reads them — and the vendor's conflicting variables in it are
+  // reported for removal (Selection::unset).
+  std::map<std::string, std::string> caller_env;
+  // Inside a Slurm allocation its GPU list governs (apply_slurm_gpus) and the variables Slurm
+  // set are its own numbering: the caller's variables neither restrict nor get removed here.
+  bool allocation_governs = false;
 };
 
 using EnvVar = std::pair<std::string, std::string>;
@@ -36,6 +45,7 @@ struct Selection {
   std::optional<long> priority;  // the policy entry that won, when a policy was given
   int num_workers = 1;
   std::vector<EnvVar> env;           // in output order
+  std::vector<std::string> unset;    // caller variables to remove (conflicting with env)
   std::vector<std::string> reasons;  // why these devices (for -v)
 };
 
@@ -47,6 +57,13 @@ Result<Selection> select_devices(const Inventory& inventory, const AcceleratorCo
 // holds for every device here). `why` gets a short explanation when it does not.
 bool device_meets(const Device& d, const Criterion& c, std::string* why = nullptr);
 
+// The host's primary vendor, one rule for select, wheel, k8s labels/job and host-init: the
+// vendor `select` picks with no config (most usable devices, then registry order); when no
+// device is usable (all suspended, unbound, passed through), the vendor with the most devices,
+// then registry order; "none" for a host without accelerators.
+std::string primary_vendor(const Inventory& inventory,
+                           const Registry& registry = Registry::builtin());
+
 // CPUs this process may run on, from sched_getaffinity; empty when that fails.
 std::vector<int> current_affinity();
 
@@ -54,7 +71,11 @@ struct SelectRequest {
   std::optional<std::string> config_path;  // absent: ./accelerator-config.yaml, may be missing
   std::optional<int> processes_per_node;   // absent: LOCAL_WORLD_SIZE, else one per device
   std::string python = "python3";          // for the runtime contract's package checks
+  std::map<std::string, std::string> caller_env;  // see SelectInputs::caller_env
 };
+
+// This process's environment, for SelectRequest::caller_env.
+std::map<std::string, std::string> process_environment();
 
 struct SelectOutcome {
   AcceleratorConfig config;

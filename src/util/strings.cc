@@ -73,6 +73,34 @@ std::string cat(std::initializer_list<std::string_view> parts) {
   return out;
 }
 
+std::string escape_control(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  auto hex_byte = [&](unsigned char c) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    out += "\\x";
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+  };
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      hex_byte(c);
+    } else if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(s[i + 1]) <= 0x9f) {
+      hex_byte(c);
+      hex_byte(static_cast<unsigned char>(s[++i]));
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 bool is_printable_text(std::string_view s) {
   for (unsigned char c : s)
     if (c < 0x20 && c != '\t') return false;

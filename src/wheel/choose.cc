@@ -6,6 +6,8 @@
 #include <set>
 
 #include "contract/pep440.h"
+#include "model/arch.h"
+#include "select/select.h"
 #include "probe/runtimes.h"
 #include "util/strings.h"
 
@@ -13,23 +15,12 @@ namespace anygpu {
 
 namespace {
 
-// Discrete accelerators first: on a laptop or workstation the Intel iGPU is rarely the target.
-constexpr std::array<std::string_view, 12> kVendorPreference{
-    "nvidia",    "amd",      "gaudi", "ascend",  "hygon",     "mthreads",
-    "cambricon", "iluvatar", "metax", "enflame", "kunlunxin", "intel"};
-
-struct SmArch {
-  int major = 0, minor = 0;
-};
-
-std::optional<SmArch> parse_sm(std::string_view s) {
-  if (s.substr(0, 3) != "sm_") return std::nullopt;
-  auto digits = s.substr(3);
-  while (!digits.empty() && std::isalpha(static_cast<unsigned char>(digits.back())))
-    digits.remove_suffix(1);  // sm_90a, sm_100f: the arch-specific suffix does not matter here
-  auto n = parse_uint(digits);
-  if (!n || *n < 10 || *n > 9999) return std::nullopt;
-  return SmArch{static_cast<int>(*n / 10), static_cast<int>(*n % 10)};
+// A compute capability from an arch-list entry or a device ("sm_90a": the suffix does not
+// matter for coverage); nullopt for anything but an NVIDIA arch.
+std::optional<Arch> parse_sm(std::string_view s) {
+  auto a = Arch::parse(s);
+  if (!a || !a->is_nvidia()) return std::nullopt;
+  return a;
 }
 
 std::string arch_span(const std::vector<std::string>& arches) {
@@ -358,13 +349,6 @@ std::string variant_of_build(const std::string& version, const std::optional<std
   }
   if (xpu) return "xpu";
   return "cpu";
-}
-
-std::string primary_vendor(const Inventory& inventory) {
-  for (auto v : kVendorPreference)
-    if (!inventory.of_vendor(v).empty()) return std::string(v);
-  if (!inventory.devices.empty()) return inventory.devices.front().vendor;
-  return "none";
 }
 
 Result<WheelChoice> choose_wheel(const WheelData& data, const Inventory& inventory,

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "select/select.h"
 #include "model/inventory.h"
 #include "util/result.h"
 #include "wheel/wheel_data.h"
@@ -42,9 +43,8 @@ struct WheelChoice {
 Result<WheelChoice> choose_wheel(const WheelData& data, const Inventory& inventory,
                                  const WheelRequest& request);
 
-// The vendor whose devices the decision is for: discrete accelerators before integrated Intel
-// graphics; "none" when the host has no accelerator.
-std::string primary_vendor(const Inventory& inventory);
+// The vendor whose devices the decision is for: primary_vendor() (select/select.h), the rule
+// select, k8s and host-init share.
 
 // Does a build with cubins for `arches` (+ optional PTX) run on `arch` (sm_XY)?
 bool cuda_arch_covered(const std::vector<std::string>& arches,

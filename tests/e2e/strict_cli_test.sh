@@ -72,4 +72,17 @@ env -u CUDA_VISIBLE_DEVICES SLURM_JOB_ID=1 SLURM_JOB_NODELIST=n1 SLURM_STEP_GPUS
 check "SLURM_STEP_GPUS=0,1,99" 125 $?
 says "SLURM_STEP_GPUS=0,1,99" "$tmp/err" "no device 99 on this host"
 
+# A caller's CUDA_VISIBLE_DEVICES restricts the selection outside Slurm.
+out=$(env -u SLURM_JOB_ID CUDA_VISIBLE_DEVICES=3 "$bin" --root "$h100" --no-libs select --format dotenv)
+echo "$out" | grep -qx "CUDA_VISIBLE_DEVICES=3" || { echo "FAIL CUDA_VISIBLE_DEVICES=3 widened:"; echo "$out"; fail=1; }
+echo "$out" | grep -qx "ANYGPU_DEVICES=0000:5d:00.0" || { echo "FAIL CUDA_VISIBLE_DEVICES=3 device:"; echo "$out"; fail=1; }
+
+# On AMD, the caller's CUDA_VISIBLE_DEVICES/GPU_DEVICE_ORDINAL go (they would re-index HIP's).
+out=$(env -u SLURM_JOB_ID CUDA_VISIBLE_DEVICES=0 GPU_DEVICE_ORDINAL=0 "$bin" --root "$hosts/mi300x-8x" --no-libs select)
+echo "$out" | grep -qx "unset CUDA_VISIBLE_DEVICES GPU_DEVICE_ORDINAL" || { echo "FAIL AMD conflicting vars kept:"; echo "$out"; fail=1; }
+env -u SLURM_JOB_ID CUDA_VISIBLE_DEVICES=0 GPU_DEVICE_ORDINAL=0 "$bin" --root "$hosts/mi300x-8x" --no-libs --json \
+  run --dry-run -- true >"$tmp/plan.json"
+python3 -c 'import json,sys; u=json.load(open(sys.argv[1]))["unset"]; sys.exit(0 if {"CUDA_VISIBLE_DEVICES","GPU_DEVICE_ORDINAL"} <= set(u) else 1)' "$tmp/plan.json" \
+  || { echo "FAIL run plan keeps AMD conflicting vars:"; cat "$tmp/plan.json"; fail=1; }
+
 exit $fail

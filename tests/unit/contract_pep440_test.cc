@@ -3,6 +3,7 @@
 
 #include "contract/pep440.h"
 #include "contract/spec.h"
+#include "util/version.h"
 
 namespace anygpu::pep440 {
 namespace {
@@ -126,18 +127,18 @@ TEST(Pep440, NonPep440InstalledVersion) {
 }
 
 TEST(DottedVersions, DriverAndKernel) {
-  EXPECT_EQ(compare_dotted("535.54.03", "535.54.3"), 0);
-  EXPECT_EQ(compare_dotted("550.90.07", "535.54.03"), 1);
-  EXPECT_EQ(compare_dotted("535.54.02", "535.54.03"), -1);
-  EXPECT_EQ(compare_dotted("535.104.05", "535.54.03"), 1);
-  EXPECT_EQ(compare_dotted("570.26", "570.26.0"), 0);
-  EXPECT_EQ(compare_dotted("24.1.rc2", "24.1.0"), -1);
-  EXPECT_EQ(compare_dotted("24.1.rc2", "24.1.rc1"), 1);
-  EXPECT_EQ(compare_dotted("24.1.RC2", "23.0.3"), 1);
-  EXPECT_EQ(compare_dotted("6.8.5", "6.8"), 1);
-  EXPECT_FALSE(compare_dotted("", "1"));
-  EXPECT_FALSE(compare_dotted("abc", "1"));
-  EXPECT_FALSE(compare_dotted("1..2", "1"));
+  EXPECT_EQ(compare_versions("535.54.03", "535.54.3"), 0);
+  EXPECT_EQ(compare_versions("550.90.07", "535.54.03"), 1);
+  EXPECT_EQ(compare_versions("535.54.02", "535.54.03"), -1);
+  EXPECT_EQ(compare_versions("535.104.05", "535.54.03"), 1);
+  EXPECT_EQ(compare_versions("570.26", "570.26.0"), 0);
+  EXPECT_EQ(compare_versions("24.1.rc2", "24.1.0"), -1);
+  EXPECT_EQ(compare_versions("24.1.rc2", "24.1.rc1"), 1);
+  EXPECT_EQ(compare_versions("24.1.RC2", "23.0.3"), 1);
+  EXPECT_EQ(compare_versions("6.8.5", "6.8"), 1);
+  EXPECT_FALSE(compare_versions("", "1"));
+  EXPECT_FALSE(compare_versions("abc", "1"));
+  EXPECT_FALSE(compare_versions("1..2", "1"));
 }
 
 }  // namespace

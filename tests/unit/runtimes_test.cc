@@ -21,7 +21,10 @@ TEST(Runtimes, DottedComparison) {
   EXPECT_EQ(compare_versions("535.54", "535.54.0"), 0);
   EXPECT_EQ(compare_versions("535.104.05", "535.54.03"), 1);
   EXPECT_EQ(compare_versions("6.2", "6.10"), -1);
-  EXPECT_FALSE(compare_versions("1.x", "1.0"));
+  // One comparison for every caller: a letter segment ("rc2", "x") sorts before any number.
+  EXPECT_EQ(compare_versions("1.x", "1.0"), -1);
+  EXPECT_FALSE(compare_versions("1..0", "1.0"));
+  EXPECT_FALSE(compare_versions("x.1", "1"));
   EXPECT_FALSE(compare_versions("99999999999999999999999", "1"));
 }
 

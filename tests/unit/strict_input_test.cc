@@ -1,6 +1,7 @@
 // No silent fallbacks: every input anygpu is given is either used as written or refused with a
 // message naming where — duplicate YAML keys, extra documents, special files, bad host options,
-// device lists naming absent devices, corrupt sizes, and a --python that never answers.
+// device lists and visible-devices variables naming absent devices, foreign drivers, corrupt
+// sizes, and a --python that never answers.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -21,6 +22,7 @@
 #include "host/host_options.h"
 #include "registry/registry_yaml.h"
 #include "select/accelerator_config.h"
+#include "select/render.h"
 #include "select/select.h"
 #include "test_support.h"
 #include "util/regular_file.h"
@@ -239,6 +241,9 @@ AcceleratorConfig config(const std::string& text) {
   EXPECT_TRUE(c.ok()) << (c ? "" : c.error().message);
   return c ? *c : AcceleratorConfig{};
 }
+std::map<std::string, std::string> env_of(const Selection& s) {
+  return {s.env.begin(), s.env.end()};
+}
 }  // namespace
 
 TEST(StrictSelection, ADeviceListNamingAbsentDevicesIsExit3) {
@@ -248,8 +253,8 @@ TEST(StrictSelection, ADeviceListNamingAbsentDevicesIsExit3) {
     auto s = select_devices(h100, config(text), {});
     ASSERT_FALSE(s.ok()) << text;
     EXPECT_EQ(s.error().kind, ErrorKind::host) << text;
-    EXPECT_NE(s.error().message.find("/cfg/a.yaml: devices: no "), std::string::npos)
-        << s.error().message;
+    EXPECT_NE(s.error().message.find(": devices: no "), std::string::npos) << s.error().message;
+    EXPECT_EQ(s.error().message.rfind("/cfg/a.yaml:", 0), 0u) << s.error().message;
   }
   auto s = select_devices(h100, config("devices: [0, 99]\n"), {});
   EXPECT_NE(s.error().message.find("no device 99 on this host"), std::string::npos)
@@ -262,6 +267,98 @@ TEST(StrictSelection, ADeviceListNamingAbsentDevicesIsExit3) {
       {});
   ASSERT_FALSE(policy.ok());
   EXPECT_EQ(policy.error().kind, ErrorKind::host);
+}
+
+TEST(StrictSelection, CallerVisibleDevicesRestrictOutsideAnAllocation) {
+  const auto& h100 = test::fixture_inventory("h100-8x");
+  SelectInputs in;
+  in.caller_env = {{"CUDA_VISIBLE_DEVICES", "3"}};
+  auto s = select_devices(h100, config("backend: auto\n"), in);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_EQ(s->devices.size(), 1u);
+  EXPECT_EQ(s->devices[0].index, 3);
+  EXPECT_EQ(env_of(*s)["CUDA_VISIBLE_DEVICES"], "3");
+  // UUID prefixes, as CUDA reads them.
+  in.caller_env = {{"CUDA_VISIBLE_DEVICES", "GPU-c1c08ae2,5"}};
+  auto u = select_devices(h100, config("devices: all\n"), in);
+  ASSERT_TRUE(u.ok()) << u.error().message;
+  EXPECT_EQ(env_of(*u)["CUDA_VISIBLE_DEVICES"], "1,5");
+  // An entry naming no device is exit 3 naming it.
+  in.caller_env = {{"CUDA_VISIBLE_DEVICES", "3,42"}};
+  auto bad = select_devices(h100, config("devices: all\n"), in);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().kind, ErrorKind::host);
+  EXPECT_NE(bad.error().message.find("CUDA_VISIBLE_DEVICES=3,42"), std::string::npos);
+  // A listed device the caller hid is not used.
+  in.caller_env = {{"CUDA_VISIBLE_DEVICES", "3"}};
+  EXPECT_FALSE(select_devices(h100, config("devices: [2]\n"), in).ok());
+  // Level Zero's "device.sub-device" form keeps the device.
+  SelectInputs ze;
+  ze.caller_env = {{"ZE_AFFINITY_MASK", "0.1"}};
+  auto intel =
+      select_devices(test::fixture_inventory("intel-max-arc"), config("backend: oneapi\n"), ze);
+  ASSERT_TRUE(intel.ok()) << intel.error().message;
+  ASSERT_EQ(intel->devices.size(), 1u);
+  EXPECT_EQ(intel->devices[0].index, 0);
+  // Inside an allocation, Slurm's variables are its own numbering: no restriction here.
+  in.allocation_governs = true;
+  auto slurm = select_devices(h100, config("devices: all\n"), in);
+  ASSERT_TRUE(slurm.ok());
+  EXPECT_EQ(slurm->devices.size(), 8u);
+}
+
+TEST(StrictSelection, ConflictingVendorVariablesAreRemovedOnTheVendorsPath) {
+  const auto& mi300x = test::fixture_inventory("mi300x-8x");
+  SelectInputs in;
+  in.caller_env = {{"CUDA_VISIBLE_DEVICES", "0"}, {"GPU_DEVICE_ORDINAL", "1"}, {"PATH", "/bin"}};
+  auto s = select_devices(mi300x, config("devices: 2\n"), in);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->unset, (std::vector<std::string>{"CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"}));
+  auto shell = selection_to_shell(*s);
+  EXPECT_NE(shell.find("\nunset CUDA_VISIBLE_DEVICES GPU_DEVICE_ORDINAL\n"), std::string::npos)
+      << shell;
+  EXPECT_EQ(selection_to_json(*s)["unset"].size(), 2u);
+  // On NVIDIA the same variable is the vendor's own: kept and used as a restriction.
+  auto n = select_devices(test::fixture_inventory("h100-8x"), config("devices: all\n"), in);
+  ASSERT_TRUE(n.ok());
+  EXPECT_TRUE(n->unset.empty());
+}
+
+TEST(StrictProbe, ForeignDriversArePassthroughAndTakeNoVisibleIndex) {
+  test::TempDir dir;
+  test::copy_tree(test::fixture_host("h100-8x"), dir.path());
+  // 0000:18:00.0 (index 0 on the real fixture) handed to a VM; 0000:2a:00.0 to pci-stub.
+  auto rebind = [&](const std::string& bus, const std::string& driver) {
+    auto dev = dir / ("sys/bus/pci/devices/" + bus);
+    auto link = dev + "/driver";
+    ASSERT_EQ(::unlink(link.c_str()), 0) << link;
+    ::mkdir((dir / "sys/bus/pci/drivers/" + driver).c_str(), 0755);
+    test::make_symlink("/sys/bus/pci/drivers/" + driver, link);
+  };
+  rebind("0000:18:00.0", "vfio-pci");
+  rebind("0000:2a:00.0", "pci-stub");
+  auto inv = test::probe_root(dir.path());
+  const auto* vfio = test::find_device(inv, "0000:18:00.0");
+  const auto* stub = test::find_device(inv, "0000:2a:00.0");
+  ASSERT_TRUE(vfio && stub);
+  EXPECT_EQ(vfio->status, DeviceStatus::passthrough);
+  EXPECT_EQ(stub->status, DeviceStatus::passthrough);
+  EXPECT_EQ(to_string(vfio->status), "passthrough");
+  EXPECT_FALSE(vfio->usable());
+  // The six GPUs CUDA sees are 0..5 in bus order; the passthrough ones come after.
+  const auto* third = test::find_device(inv, "0000:3a:00.0");
+  ASSERT_TRUE(third);
+  EXPECT_EQ(third->index, 0);
+  EXPECT_EQ(vfio->index, 6);
+  EXPECT_EQ(stub->index, 7);
+  auto s = select_devices(inv, config("devices: all\n"), {});
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->devices.size(), 6u);
+  EXPECT_EQ(env_of(*s)["CUDA_VISIBLE_DEVICES"], "0,1,2,3,4,5");
+  auto listed = select_devices(inv, config("devices: [0000:18:00.0]\n"), {});
+  ASSERT_FALSE(listed.ok());
+  EXPECT_NE(listed.error().message.find("passthrough"), std::string::npos)
+      << listed.error().message;
 }
 
 TEST(StrictProbe, ImplausibleMemorySizesAreAbsentWithAWarning) {
@@ -279,6 +376,22 @@ TEST(StrictProbe, ImplausibleMemorySizesAreAbsentWithAWarning) {
   for (const auto& w : inv.warnings)
     warned = warned || w.find("implausible size") != std::string::npos;
   EXPECT_TRUE(warned);
+}
+
+TEST(StrictProbe, WarningsNeverCarryRawControlCharacters) {
+  EXPECT_EQ(escape_control("a\nb\tc\x1b[2J\x7f\xc2\x9b\xc3\xa9"),
+            "a\\nb\\tc\\x1b[2J\\x7f\\xc2\\x9b\xc3\xa9");  // é stays
+  test::TempDir dir;
+  test::copy_tree(test::fixture_host("h100-8x"), dir.path());
+  // A directory name with a newline and an escape sequence, as a hostile tree may hold.
+  ::mkdir((dir / "sys/bus/pci/devices/evil\n[FAKE] line\x1b[31m").c_str(), 0755);
+  auto inv = test::probe_root(dir.path());
+  bool named = false;
+  for (const auto& w : inv.warnings) {
+    for (unsigned char c : w) EXPECT_FALSE(c < 0x20 || c == 0x7f) << w;
+    named = named || w.find("evil\\n[FAKE] line\\x1b[31m") != std::string::npos;
+  }
+  EXPECT_TRUE(named);
 }
 
 TEST(StrictPython, ATimedOutProbeTakesItsWholeProcessGroup) {

@@ -59,11 +59,9 @@ class AmdBackend final : public VendorBackend {
       std::string vram = cat({d->sysfs_dir, "/mem_info_vram_total"});
       if (auto text = ctx.host.read_value(vram)) {
         auto bytes = parse_uint(*text);
-        // No accelerator has 64 PiB: 2^64-1 and the like come from a broken counter.
-        constexpr uint64_t kMaxPlausibleBytes = uint64_t{1} << 56;
-        if (bytes && *bytes > 0 && *bytes <= kMaxPlausibleBytes)
+        if (bytes && *bytes > 0 && *bytes <= kMaxPlausibleMemoryBytes)
           dev.memory_total_bytes = *bytes;
-        else if (bytes && *bytes > kMaxPlausibleBytes)
+        else if (bytes && *bytes > kMaxPlausibleMemoryBytes)
           ctx.warn(cat({vram, ": implausible size ", *text, " bytes (over 64 PiB); ignored"}));
         else
           ctx.warn(cat({vram, ": invalid byte count '", *text, "'"}));
