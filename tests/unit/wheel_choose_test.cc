@@ -161,7 +161,9 @@ TEST(WheelChoose, Mi300xRocmWithinWhatTheKernelDriverSupports) {
   EXPECT_NE(ok.reason.find("amdgpu kernel driver 6.8.5 (ROCm 6.2) supports it"), std::string::npos)
       << ok.reason;
   for (const auto& a : ok.alternatives)
-    if (a.variant == "rocm7.1") EXPECT_FALSE(a.fits) << a.note;
+    if (a.variant == "rocm7.1") {
+      EXPECT_FALSE(a.fits) << a.note;
+    }
   // 2.13 has only rocm7.1 and rocm7.2: upgrade the driver first, and what fits meanwhile.
   auto up = choose(inv, "2.13");
   EXPECT_NE(up.reason.find("not 7.2: upgrade the amdgpu kernel driver first"), std::string::npos)
@@ -185,7 +187,9 @@ TEST(WheelChoose, OldAmdgpuDriverLimitsTheRocmBuild) {
             std::string::npos)
       << up.reason;
   for (const auto& a : up.alternatives)
-    if (a.variant == "rocm6.3") EXPECT_FALSE(a.fits) << a.note;
+    if (a.variant == "rocm6.3") {
+      EXPECT_FALSE(a.fits) << a.note;
+    }
   // A module in no row of the matrix is not checked, and says so.
   TempDir tmp2;
   auto unknown = choose(test::probe_root(amd_host(tmp2, "6.16.6")), "2.9");
