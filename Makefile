@@ -30,7 +30,8 @@ TEST_DEPS  := libgtest-dev libgmock-dev clang libclang-rt-14-dev \
               podman runc busybox-static slurm-wlm prometheus \
               prometheus-node-exporter tmux curl shellcheck \
               debootstrap lintian python3-venv python3-pip python3-setuptools python3-wheel \
-              man-db zsh fish bash-completion patchelf dpkg-dev file python3-packaging
+              man-db zsh fish bash-completion patchelf dpkg-dev file python3-packaging \
+              python3-jsonschema
 # What the packaging goals need beyond building.
 PACKAGE_DEPS := $(if $(filter deb,$(MAKECMDGOALS)),dpkg-dev file) \
                 $(if $(filter wheel,$(MAKECMDGOALS)),patchelf binutils) \

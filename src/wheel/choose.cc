@@ -81,6 +81,19 @@ std::string newer_release_hint(const Ctx& c, const std::function<bool(const Whee
   return "";
 }
 
+// " (torch 2.10 rocm7.0 is the newest build it allows)": the newest older release that fits.
+std::string older_release_hint(const Ctx& c, const std::function<bool(const WheelVariant&)>& fits) {
+  for (auto r = c.pkg.releases.rbegin(); r != c.pkg.releases.rend(); ++r) {
+    if (compare_versions(r->version, c.rel.version).value_or(0) >= 0) continue;
+    for (const auto& v : r->variants)
+      if (fits(v))
+        return cat({" (", c.pkg.name, " ", r->version, " ", v.name,
+                    " is the newest "
+                    "build it supports)"});
+  }
+  return "";
+}
+
 void choose_nvidia(const Ctx& c, WheelChoice& out) {
   std::optional<std::string> driver;
   std::vector<std::string> unknown_arch;
@@ -198,19 +211,39 @@ void choose_amd(const Ctx& c, WheelChoice& out) {
   auto not_newer = [&](const WheelVariant& v) {
     return host_rocm && compare_versions(v.rocm, *host_rocm).value_or(1) <= 0;
   };
+  // The kernel driver bounds the user space a wheel may bring (AMD's support matrix).
+  const std::string* module = nullptr;
+  for (const auto* d : c.devices)
+    if (!module && d->driver && d->driver->name == "amdgpu" && d->driver->version)
+      module = &*d->driver->version;
+  const AmdgpuDriver* kmd = module ? c.data.amdgpu_driver(*module) : nullptr;
+  auto driver_supports = [&](const WheelVariant& v) {
+    if (!kmd) return true;
+    auto parts = split(v.rocm, '.');
+    auto major_minor = cat({parts[0], ".", parts.size() > 1 ? parts[1] : "0"});
+    return std::find(kmd->rocm.begin(), kmd->rocm.end(), major_minor) != kmd->rocm.end();
+  };
   const WheelVariant* chosen = nullptr;
   for (const auto* v : rocm)
-    if (!chosen && covers(*v) && not_newer(*v)) chosen = v;
-  bool newer_than_host = false;
+    if (!chosen && covers(*v) && driver_supports(*v) && not_newer(*v)) chosen = v;
   if (!chosen)
     for (const auto* v : rocm)
-      if (!chosen && covers(*v)) chosen = v, newer_than_host = host_rocm != nullptr;
+      if (!chosen && covers(*v) && driver_supports(*v)) chosen = v;
+  bool driver_refuses = false;
+  if (!chosen)
+    for (const auto* v : rocm)
+      if (!chosen && covers(*v)) chosen = v, driver_refuses = kmd != nullptr;
+  auto driver_note = [&](const WheelVariant& v) {
+    return cat({"the host's amdgpu kernel driver ", *module, " (ROCm ", kmd->kmd,
+                ") supports ROCm user space ", join(kmd->rocm, ", "), ", not ", v.rocm});
+  };
   for (const auto* v : rocm) {
     if (v == chosen) continue;
-    WheelAlternative a{v->name, c.data.index_for(v->name), covers(*v), ""};
+    WheelAlternative a{v->name, c.data.index_for(v->name), covers(*v) && driver_supports(*v), ""};
     a.note =
         a.fits ? cat({"also covers ", join(std::vector<std::string>(gfx.begin(), gfx.end()), ", ")})
-               : cat({"no kernels for every GPU; targets ", join(v->gfx, " ")});
+        : covers(*v) ? driver_note(*v)
+                     : cat({"no kernels for every GPU; targets ", join(v->gfx, " ")});
     out.alternatives.push_back(std::move(a));
   }
   auto targets = join(std::vector<std::string>(gfx.begin(), gfx.end()), ", ");
@@ -233,11 +266,34 @@ void choose_amd(const Ctx& c, WheelChoice& out) {
     why +=
         "; no ROCm found on the host (the wheel brings its own ROCm user space; the amdgpu "
         "kernel driver is what the host needs)";
-  else if (newer_than_host)
+  else if (!not_newer(*chosen))
     why += cat({"; newer than the host's ROCm ", *host_rocm,
                 " (no covering build is older; the wheel brings its own user space)"});
   else
     why += cat({", not newer than the host's ROCm ", *host_rocm});
+  if (driver_refuses) {
+    auto newest = *std::max_element(kmd->rocm.begin(), kmd->rocm.end(), [](auto& a, auto& b) {
+      return compare_versions(a, b).value_or(0) < 0;
+    });
+    bool too_old = compare_versions(chosen->rocm, newest).value_or(0) > 0;
+    why += cat({"; ", driver_note(*chosen),
+                too_old ? cat({": upgrade the amdgpu kernel driver first",
+                               older_release_hint(c,
+                                                  [&](const WheelVariant& v) {
+                                                    return v.kind == "rocm" && covers(v) &&
+                                                           driver_supports(v);
+                                                  })})
+                        : cat({": no ROCm build of this release is supported by it",
+                               newer_release_hint(c, [&](const WheelVariant& v) {
+                                 return v.kind == "rocm" && covers(v) && driver_supports(v);
+                               })})});
+  } else if (kmd) {
+    why +=
+        cat({"; the host's amdgpu kernel driver ", *module, " (ROCm ", kmd->kmd, ") supports it"});
+  } else if (module) {
+    why +=
+        cat({"; amdgpu kernel driver ", *module, " is not in AMD's support matrix, not checked"});
+  }
   out.reason = why;
 }
 

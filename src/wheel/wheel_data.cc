@@ -17,11 +17,14 @@ namespace anygpu {
 
 namespace {
 
-constexpr std::array<std::string_view, 7> kTopKeys{
-    "schema", "index_url", "cuda_families", "cuda_toolkits", "arch_lists", "packages", "plugins"};
+constexpr std::array<std::string_view, 8> kTopKeys{
+    "schema",     "index_url", "cuda_families", "cuda_toolkits",
+    "arch_lists", "packages",  "plugins",       "amdgpu_drivers"};
 constexpr std::array<std::string_view, 4> kTopRequired{"schema", "index_url", "cuda_families",
                                                        "packages"};
 constexpr std::array<std::string_view, 2> kFloorKeys{"cuda", "driver_min"};
+constexpr std::array<std::string_view, 3> kAmdgpuKeys{"kmd", "module", "rocm"};
+constexpr std::array<std::string_view, 2> kAmdgpuRequired{"kmd", "rocm"};
 constexpr std::array<std::string_view, 2> kPackageKeys{"name", "releases"};
 constexpr std::array<std::string_view, 4> kReleaseKeys{"version", "latest", "variants",
                                                        "unverified"};
@@ -86,6 +89,7 @@ class WheelDataParser {
     if (auto t = root["cuda_toolkits"]; t && !t.IsNull())
       d.toolkits = floors(t, "cuda_toolkits", 2, 2);
     if (auto a = root["arch_lists"]; a && !a.IsNull()) r_.expect_map(a, "arch_lists");
+    if (auto a = root["amdgpu_drivers"]; a && !a.IsNull()) d.amdgpu_drivers = amdgpu_drivers(a);
     auto packages = root["packages"];
     r_.expect_sequence(packages, "packages");
     std::set<std::string> names;
@@ -119,6 +123,35 @@ class WheelDataParser {
                 cat({"driver_min: expected a driver version like 525.60.13, got '", f.driver_min,
                      "'"}));
       out.push_back(std::move(f));
+    }
+    return out;
+  }
+
+  std::vector<AmdgpuDriver> amdgpu_drivers(const YAML::Node& list) {
+    r_.expect_sequence(list, "amdgpu_drivers");
+    std::vector<AmdgpuDriver> out;
+    std::set<std::string> kmds, modules;
+    for (const auto& item : list) {
+      r_.expect_map(item, "amdgpu_drivers");
+      r_.check_keys(item, kAmdgpuKeys, kAmdgpuRequired);
+      AmdgpuDriver a;
+      a.kmd = r_.string_at(item, "kmd");
+      if (!is_numeric_version(a.kmd, 2, 2) || !kmds.insert(a.kmd).second)
+        r_.fail(item["kmd"],
+                cat({"kmd: expected a new major.minor like \"6.2\", got '", a.kmd, "'"}));
+      if (item["module"]) {
+        a.module = r_.string_at(item, "module");
+        if (!is_numeric_version(a.module, 2, 2) || !modules.insert(a.module).second)
+          r_.fail(item["module"],
+                  cat({"module: expected a new major.minor like \"6.8\", got '", a.module, "'"}));
+      }
+      a.rocm = r_.strings(item["rocm"], "rocm");
+      if (a.rocm.empty()) r_.fail(item["rocm"], "rocm: must not be empty");
+      for (size_t i = 0; i < a.rocm.size(); ++i)
+        if (!is_numeric_version(a.rocm[i], 2, 2))
+          r_.fail(item["rocm"][i],
+                  cat({"rocm: expected major.minor like \"6.2\", got '", a.rocm[i], "'"}));
+      out.push_back(std::move(a));
     }
     return out;
   }
@@ -300,6 +333,15 @@ std::optional<std::string> WheelData::toolkit_driver_min(std::string_view cuda) 
   for (const auto& t : toolkits)
     if (t.cuda == cuda) return t.driver_min;
   return std::nullopt;
+}
+
+const AmdgpuDriver* WheelData::amdgpu_driver(std::string_view module_version) const {
+  auto parts = split(module_version, '.');
+  if (parts.size() < 2 || !is_digits(parts[0]) || !is_digits(parts[1])) return nullptr;
+  auto key = cat({parts[0], ".", parts[1]});
+  for (const auto& a : amdgpu_drivers)
+    if (!a.module.empty() && a.module == key) return &a;
+  return nullptr;
 }
 
 Result<WheelData> parse_wheel_data(std::string_view text, const std::string& file) {

@@ -45,6 +45,13 @@ struct CudaFloor {
   std::string driver_min;  // Linux driver
 };
 
+// A row of AMD's kernel-driver / user-space support matrix.
+struct AmdgpuDriver {
+  std::string kmd;                // the table's driver row: "6.2", "30.10"
+  std::string module;             // major.minor of its amdgpu-dkms module ("6.8"); may be empty
+  std::vector<std::string> rocm;  // supported user space, major.minor
+};
+
 struct PluginPair {
   std::string torch, plugin, cann;
 };
@@ -58,6 +65,7 @@ struct WheelData {
   std::string file;  // where it was read from ("<built-in>" for the embedded copy)
   std::string index_url;
   std::vector<CudaFloor> families, toolkits;
+  std::vector<AmdgpuDriver> amdgpu_drivers;
   std::vector<WheelPackage> packages;
   std::vector<VendorPlugin> plugins;
 
@@ -67,6 +75,8 @@ struct WheelData {
   // Driver floor of the CUDA major version of `cuda` ("12.8" -> 525.60.13).
   std::optional<std::string> family_driver_min(std::string_view cuda) const;
   std::optional<std::string> toolkit_driver_min(std::string_view cuda) const;
+  // The row of an amdgpu module version (/sys/module/amdgpu/version, "6.8.5"); null when none.
+  const AmdgpuDriver* amdgpu_driver(std::string_view module_version) const;
 };
 
 // Parses and validates; errors are bad_input naming FILE:LINE:COLUMN.

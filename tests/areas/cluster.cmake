@@ -15,3 +15,10 @@ set_tests_properties(cluster_slurm_e2e PROPERTIES LABELS system RESOURCE_LOCK sl
 add_test(NAME cluster_k8s_pytorchjob
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/k8s_pytorchjob_test.sh $<TARGET_FILE:anygpu>)
 set_tests_properties(cluster_k8s_pytorchjob PROPERTIES LABELS system TIMEOUT 400)
+# Every manifest anygpu writes (`k8s job`, `k8s labels`, deploy/kubernetes, `cdi generate` on
+# every fixture host) against the upstream schemas in tests/schemas, and broken copies that
+# they must refuse (Debian python3-jsonschema, python3-yaml).
+add_test(NAME manifest_schemas
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/../e2e/manifest_schema_test.py
+                 $<TARGET_FILE:anygpu> ${CMAKE_SOURCE_DIR})
+set_tests_properties(manifest_schemas PROPERTIES TIMEOUT 120)

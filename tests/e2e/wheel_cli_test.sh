@@ -34,6 +34,15 @@ done
 expect_field "mi300x torch 2.7.1 (host ROCm 6.2.4)" "$tmp/mi.json" variant rocm6.2.4
 expect_field "mi300x pip" "$tmp/mi.json" pip \
   "pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/rocm6.2.4"
+# An older amdgpu kernel driver (amdgpu-dkms 6.3.6, ROCm 6.0's: user space 5.6 to 6.2, AMD's
+# support matrix) bounds the ROCm build; beyond it, upgrade the driver first.
+cp -a "$hosts/mi300x-8x" "$tmp/oldkmd" && echo 6.3.6 >"$tmp/oldkmd/sys/module/amdgpu/version"
+"$bin" --root "$tmp/oldkmd" --no-libs wheel torch==2.5 --json >"$tmp/oldkmd.json"
+expect_field "amdgpu 6.3.6 torch 2.5" "$tmp/oldkmd.json" variant rocm6.2
+"$bin" --root "$tmp/oldkmd" --no-libs wheel torch==2.9 >"$tmp/oldkmd.txt"
+grep -q "upgrade the amdgpu kernel driver first (torch 2.7 rocm6.2.4 is the newest" "$tmp/oldkmd.txt" \
+  && echo "ok   amdgpu 6.3.6 torch 2.9: upgrade first" \
+  || { echo "FAIL amdgpu 6.3.6 torch 2.9"; cat "$tmp/oldkmd.txt"; fail=1; }
 "$bin" --root "$hosts/ascend-910b-8x" --no-libs wheel torch==2.1 --json >"$tmp/npu.json"
 expect_field "ascend plugin" "$tmp/npu.json" variant torch-npu
 

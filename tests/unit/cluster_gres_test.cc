@@ -2,6 +2,8 @@
 // logical core indices from sysfs topology (left out, with a note, when there is none).
 #include <gtest/gtest.h>
 
+#include <cctype>
+
 #include "cluster/gres.h"
 #include "test_support.h"
 #include "util/strings.h"
@@ -120,6 +122,36 @@ TEST(Gres, TypeFromNameArchOrVendor) {
   EXPECT_EQ(gres_type(d), "mlu370");
   d.name = "Cambricon MLU370-X8 (rev 2)";
   EXPECT_EQ(gres_type(d), "mlu370-x8");
+}
+
+// gres.conf(5): with AutoDetect on, "the Type specified should match or be a substring of the
+// value that is detected, using an underscore in lieu of any spaces" (SchedMD/slurm@284c3b95f0
+// doc/man/man5/gres.conf.5, lines 419-421); the detected value is the device name lower-cased
+// with spaces made underscores (gpu_common_underscorify_tolower, src/plugins/gpu/common/
+// gpu_common.c). So the short Type anygpu writes stays valid if a site turns AutoDetect on.
+TEST(Gres, TypeIsASubstringOfWhatSlurmAutoDetectWouldName) {
+  auto slurm_name = [](std::string name) {
+    for (auto& c : name) c = c == ' ' ? '_' : static_cast<char>(std::tolower(c));
+    return name;
+  };
+  int checked = 0;
+  for (const char* host : {"h100-8x", "mi300x-8x", "ascend-910b-8x", "intel-max-arc", "hygon-dcu",
+                           "laptop-hybrid", "workstation-mixed", "nvidia-open-l40s",
+                           "nvidia-open-aarch64", "nvidia-grid-guest", "thead-ppu-4x"}) {
+    for (const auto& d : test::fixture_inventory(host).devices) {
+      if (!d.name) continue;
+      EXPECT_NE(slurm_name(*d.name).find(gres_type(d)), std::string::npos)
+          << host << ": Type=" << gres_type(d) << " for '" << *d.name << "'";
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 40);
+  Device d;
+  d.vendor = "nvidia";
+  d.name = "NVIDIA GeForce RTX 4090";  // joined words keep Slurm's underscore
+  EXPECT_EQ(gres_type(d), "rtx_4090");
+  d.name = "Cambricon MLU370-X8 (rev 2)";
+  EXPECT_NE(slurm_name(*d.name).find(gres_type(d)), std::string::npos);
 }
 
 }  // namespace anygpu

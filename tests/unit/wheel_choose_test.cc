@@ -145,6 +145,58 @@ TEST(WheelChoose, Mi300xRocmNotNewerThanTheHost) {
   EXPECT_NE(n.reason.find("newer than the host's ROCm 6.2.4"), std::string::npos) << n.reason;
 }
 
+// A copy of the mi300x-8x fixture (gfx942, ROCm 6.2.4) with another amdgpu-dkms module.
+std::string amd_host(const TempDir& tmp, const std::string& module_version) {
+  auto root = tmp / "host";
+  test::copy_tree(test::fixture_host("mi300x-8x"), root);
+  test::write_file(root + "/sys/module/amdgpu/version", module_version + "\n");
+  return root;
+}
+
+// AMD's user/kernel-space matrix: amdgpu-dkms 6.8.5 is ROCm 6.2's driver (user space 6.0-7.0).
+TEST(WheelChoose, Mi300xRocmWithinWhatTheKernelDriverSupports) {
+  const auto& inv = test::fixture_inventory("mi300x-8x");
+  auto ok = choose(inv, "2.10");  // rocm7.0 and rocm7.1: 7.0 is the newest 6.8.5 supports
+  EXPECT_EQ(ok.variant, "rocm7.0") << ok.reason;
+  EXPECT_NE(ok.reason.find("amdgpu kernel driver 6.8.5 (ROCm 6.2) supports it"), std::string::npos)
+      << ok.reason;
+  for (const auto& a : ok.alternatives)
+    if (a.variant == "rocm7.1") {
+      EXPECT_FALSE(a.fits) << a.note;
+    }
+  // 2.13 has only rocm7.1 and rocm7.2: upgrade the driver first, and what fits meanwhile.
+  auto up = choose(inv, "2.13");
+  EXPECT_NE(up.reason.find("not 7.2: upgrade the amdgpu kernel driver first"), std::string::npos)
+      << up.reason;
+  EXPECT_NE(up.reason.find("torch 2.10 rocm7.0"), std::string::npos) << up.reason;
+  EXPECT_NE(up.reason.find("newer than the host's ROCm 6.2.4"), std::string::npos) << up.reason;
+}
+
+TEST(WheelChoose, OldAmdgpuDriverLimitsTheRocmBuild) {
+  TempDir tmp;
+  auto inv = test::probe_root(amd_host(tmp, "6.3.6"));  // ROCm 6.0's driver: 5.6 to 6.2
+  auto c = choose(inv, "2.5");                          // rocm6.1, rocm6.2
+  EXPECT_EQ(c.variant, "rocm6.2");
+  auto up = choose(inv, "2.9");  // rocm6.3, rocm6.4: neither
+  EXPECT_EQ(up.variant, "rocm6.4");
+  EXPECT_NE(up.reason.find("6.3.6 (ROCm 6.0) supports ROCm user space 5.6, 5.7, 6.0, 6.1, 6.2, "
+                           "not 6.4: upgrade the amdgpu kernel driver first"),
+            std::string::npos)
+      << up.reason;
+  EXPECT_NE(up.reason.find("torch 2.7 rocm6.2.4 is the newest build it supports"),
+            std::string::npos)
+      << up.reason;
+  for (const auto& a : up.alternatives)
+    if (a.variant == "rocm6.3") {
+      EXPECT_FALSE(a.fits) << a.note;
+    }
+  // A module in no row of the matrix is not checked, and says so.
+  TempDir tmp2;
+  auto unknown = choose(test::probe_root(amd_host(tmp2, "6.16.6")), "2.9");
+  EXPECT_NE(unknown.reason.find("6.16.6 is not in AMD's support matrix"), std::string::npos)
+      << unknown.reason;
+}
+
 TEST(WheelChoose, IntelGetsXpuWhereTheReleaseHasIt) {
   const auto& inv = test::fixture_inventory("intel-max-arc");
   EXPECT_EQ(choose(inv, "2.5").variant, "xpu");

@@ -84,6 +84,54 @@ TEST(WheelData, MinimalTableParses) {
   EXPECT_EQ(d->package("torch")->release("2.5.1")->latest, "2.5.1");
 }
 
+// AMD's kernel-driver / user-space matrix: a module version finds its row by its own number
+// (amdgpu-dkms 6.3.6 is ROCm 6.0's driver, not the "6.3" row).
+TEST(WheelData, AmdgpuModuleFindsItsMatrixRow) {
+  const auto& d = builtin_wheel_data();
+  ASSERT_NE(d.amdgpu_driver("6.8.5"), nullptr);
+  EXPECT_EQ(d.amdgpu_driver("6.8.5")->kmd, "6.2");
+  EXPECT_EQ(d.amdgpu_driver("6.8.5")->rocm,
+            (std::vector<std::string>{"6.0", "6.1", "6.2", "6.3", "6.4", "7.0"}));
+  ASSERT_NE(d.amdgpu_driver("6.3.6"), nullptr);
+  EXPECT_EQ(d.amdgpu_driver("6.3.6")->kmd, "6.0");
+  EXPECT_EQ(d.amdgpu_driver("6.12.12")->kmd, "6.4");
+  EXPECT_EQ(d.amdgpu_driver("6.10.5")->kmd, "6.3");
+  EXPECT_EQ(d.amdgpu_driver("6.7.0")->kmd, "6.1");
+  for (const char* unknown : {"30.10.1", "6.16.6", "", "6", "x.y.z", "6.8x.5", ".8.5"})
+    EXPECT_EQ(d.amdgpu_driver(unknown), nullptr) << unknown;
+}
+
+TEST(WheelData, AmdgpuDriverRowsAreChecked) {
+  std::string t = kMinimal;
+  auto with_rows = [&](const std::string& rows) { return t + "amdgpu_drivers:\n" + rows; };
+  auto ok = parse_wheel_data(with_rows("  - {kmd: \"6.2\", module: \"6.8\", rocm: [\"6.0\"]}\n"),
+                             "w.yaml");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  ASSERT_EQ(ok->amdgpu_drivers.size(), 1u);
+  EXPECT_EQ(ok->amdgpu_drivers[0].module, "6.8");
+  EXPECT_NE(error_of(with_rows("  - {kmd: \"6.2.1\", rocm: [\"6.0\"]}\n")).find("kmd:"),
+            std::string::npos);
+  EXPECT_NE(error_of(with_rows("  - {kmd: \"6.2\", rocm: []}\n")).find("must not be empty"),
+            std::string::npos);
+  EXPECT_NE(error_of(with_rows("  - {kmd: \"6.2\", rocm: [\"6.x\"]}\n")).find("rocm:"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(with_rows("  - {kmd: \"6.2\", module: \"6\", rocm: [\"6.0\"]}\n")).find("module:"),
+      std::string::npos);
+  EXPECT_NE(error_of(with_rows("  - {kmd: \"6.2\", rocm: [\"6.0\"]}\n"
+                               "  - {kmd: \"6.2\", rocm: [\"6.1\"]}\n"))
+                .find("kmd:"),
+            std::string::npos);
+  EXPECT_NE(error_of(with_rows("  - {kmd: \"6.2\", module: \"6.8\", rocm: [\"6.0\"]}\n"
+                               "  - {kmd: \"6.1\", module: \"6.8\", rocm: [\"6.1\"]}\n"))
+                .find("module:"),
+            std::string::npos);
+  EXPECT_NE(error_of(with_rows("  - {kmd: \"6.2\", rocm: [\"6.0\"], kfd: x}\n")).find("kfd"),
+            std::string::npos);
+  EXPECT_NE(error_of(with_rows("  - {rocm: [\"6.0\"]}\n")).find("kmd"), std::string::npos);
+  EXPECT_FALSE(parse_wheel_data(t + "amdgpu_drivers: {kmd: 6.2}\n", "w.yaml").ok());
+}
+
 TEST(WheelData, ErrorsNameFileLineColumn) {
   std::string t = kMinimal;
   auto with = [&](const std::string& from, const std::string& to) {
