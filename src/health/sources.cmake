@@ -14,6 +14,7 @@ set(ANYGPU_HEALTH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/kmsg_checks.cc
   ${CMAKE_CURRENT_LIST_DIR}/health.cc
   ${CMAKE_CURRENT_LIST_DIR}/render.cc
+  ${CMAKE_CURRENT_LIST_DIR}/window.cc
   ${CMAKE_BINARY_DIR}/generated/health_data.cc
 )
 set(ANYGPU_HEALTH_CLI_SOURCES
