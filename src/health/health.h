@@ -13,6 +13,9 @@
 
 namespace anygpu::health {
 
+// The most of the kernel log health reads (and `gather` copies).
+inline constexpr size_t kKernelLogMaxBytes = size_t{16} << 20;
+
 struct HealthOptions {
   std::optional<double> since_seconds;  // only kernel-log records this recent
   std::vector<std::string> devices;     // --device: bus ids, VENDOR:INDEX or INDEX; empty: all

@@ -1,6 +1,7 @@
 #include <map>
 
 #include "health/checks.h"
+#include "health/health.h"
 #include "health/kmsg.h"
 #include "host/paths.h"
 #include "util/strings.h"
@@ -11,7 +12,6 @@ namespace {
 
 using paths::kKmsg;
 using paths::kUptime;
-constexpr size_t kMaxLogBytes = size_t{16} << 20;
 
 // The driver that printed a record: dev_printk's prefix, NVIDIA's "NVRM:", the module in
 // DRM's "[drm:function [module]]", or a "[vendor]" tag.
@@ -128,7 +128,7 @@ std::optional<double> uptime_seconds(const HostRoot& host) {
 void check_kernel_log(const CheckContext& ctx, const HealthRules& rules,
                       std::optional<double> since_seconds, std::vector<DeviceHealth>& devices,
                       const Inventory& inv, std::vector<Finding>& host) {
-  auto text = ctx.host.read_log(kKmsg, kMaxLogBytes);
+  auto text = ctx.host.read_log(kKmsg, kKernelLogMaxBytes);
   if (!text) {
     if (text.error().sys_errno != ENOENT)
       ctx.warnings.push_back(cat({"cannot read the kernel log: ", text.error().message,
