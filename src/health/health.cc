@@ -1,5 +1,6 @@
 #include "health/health.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "health/checks.h"
@@ -44,6 +45,12 @@ bool HealthReport::any_critical() const {
   for (const auto& d : devices)
     if (d.health() == Health::critical) return true;
   return false;
+}
+
+Health HealthReport::worst() const {
+  Health worst = Health::ok;
+  for (const auto& d : devices) worst = std::max(worst, d.health());
+  return worst;
 }
 
 Result<double> parse_duration(std::string_view text) {
