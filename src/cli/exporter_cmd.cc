@@ -19,6 +19,7 @@
 #include "metrics/collector.h"
 #include "metrics/prometheus.h"
 #include "probe/probe.h"
+#include "worker/health_client.h"
 
 namespace anygpu::cli {
 
@@ -46,6 +47,8 @@ std::unique_ptr<exporter::HealthMonitor> start_health(const HostOptions& host,
       [root, inventory](double since) {
         health::HealthOptions ho;
         ho.since_seconds = since;
+        auto library = worker::read_library_health(*root, *inventory);  // a worker, deadline-bound
+        ho.library = &library;
         return health::evaluate_health(*root, *inventory, ho);
       },
       o);

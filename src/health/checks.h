@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "health/finding.h"
+#include "health/library_facts.h"
 #include "health/rules.h"
 #include "host/host_root.h"
 #include "model/inventory.h"
@@ -27,6 +28,10 @@ void check_thermal(const CheckContext& ctx, const Device& dev, std::vector<Findi
 void check_kernel_log(const CheckContext& ctx, const HealthRules& rules,
                       std::optional<double> since_seconds, std::vector<DeviceHealth>& devices,
                       const Inventory& inv, std::vector<Finding>& host);
+
+// A vendor library's health facts (NVML): ECC, row remapping, retired pages, throttling.
+void check_library(const DeviceLibraryFacts& facts, const HealthRules& rules,
+                   std::vector<Finding>& out);
 
 // Adds `f`, or counts it into an existing finding with the same code and message.
 void add_finding(std::vector<Finding>& out, Finding f);

@@ -134,10 +134,20 @@ Result<HealthReport> evaluate_health(const HostRoot& host, const Inventory& inv,
       check_pcie(ctx, *d, h.findings);
       check_ras(ctx, *d, h.findings);
       check_thermal(ctx, *d, h.findings);
+      if (options.library)
+        if (auto it = options.library->devices.find(h.pci_bus_id);
+            it != options.library->devices.end()) {
+          check_library(it->second, rules, h.findings);
+          for (const auto& e : it->second.errors)
+            report.warnings.push_back(cat({it->second.api, " ", h.pci_bus_id, ": ", e}));
+        }
     }
     report.devices.push_back(std::move(h));
   }
   check_kernel_log(ctx, rules, options.since_seconds, report.devices, inv, report.host);
+  if (options.library)
+    report.warnings.insert(report.warnings.end(), options.library->warnings.begin(),
+                           options.library->warnings.end());
   return report;
 }
 

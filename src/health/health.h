@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "health/finding.h"
+#include "health/library_facts.h"
 #include "health/rules.h"
 #include "host/host_root.h"
 #include "model/inventory.h"
@@ -19,6 +20,8 @@ inline constexpr size_t kKernelLogMaxBytes = size_t{16} << 20;
 struct HealthOptions {
   std::optional<double> since_seconds;  // only kernel-log records this recent
   std::vector<std::string> devices;     // --device: bus ids, VENDOR:INDEX or INDEX; empty: all
+  // Facts from vendor libraries (worker::read_library_health), when they were read.
+  const LibraryHealth* library = nullptr;
 };
 
 // The devices named by `selectors`; an unknown one is a host error naming it (exit 3).

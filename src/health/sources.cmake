@@ -12,6 +12,7 @@ set(ANYGPU_HEALTH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/rules.cc
   ${CMAKE_CURRENT_LIST_DIR}/sysfs_checks.cc
   ${CMAKE_CURRENT_LIST_DIR}/kmsg_checks.cc
+  ${CMAKE_CURRENT_LIST_DIR}/library_checks.cc
   ${CMAKE_CURRENT_LIST_DIR}/health.cc
   ${CMAKE_CURRENT_LIST_DIR}/render.cc
   ${CMAKE_CURRENT_LIST_DIR}/window.cc
