@@ -64,7 +64,8 @@ void serve_health() {
     std::vector<std::string_view> dirs(lib.dirs.begin(), lib.dirs.end());
     auto opened = host.open_library(sonames, dirs);
     if (!opened) {
-      last_error = opened.error().message;
+      // Not installed is not a fault: only a library that is there and fails is reported.
+      if (host.find_library(sonames, dirs)) last_error = opened.error().message;
       continue;
     }
     bool announced = false;
@@ -81,9 +82,9 @@ void serve_health() {
     io::reply(kEndLine);
     return;
   }
-  if (!request->libraries.empty()) {
+  if (last_error && !request->libraries.empty()) {
     const auto& first = request->libraries.front();
-    io::reply(encode_health_status(first.vendor, first.api, last_error.value_or("no library")));
+    io::reply(encode_health_status(first.vendor, first.api, last_error));
   }
   io::reply(kEndLine);
 }
