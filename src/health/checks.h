@@ -1,6 +1,7 @@
 // The individual health checks, each adding findings for one device (or the host).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,9 +24,13 @@ void check_pcie(const CheckContext& ctx, const Device& dev, std::vector<Finding>
 void check_ras(const CheckContext& ctx, const Device& dev, std::vector<Finding>& out);
 void check_thermal(const CheckContext& ctx, const Device& dev, std::vector<Finding>& out);
 
+// The rules table, asked for only when a record or a library fact needs it: parsing
+// data/health.yaml costs more than every sysfs check of an 8-GPU host together.
+using RulesSource = std::function<const HealthRules&()>;
+
 // The kernel log: Xid/SXid and the drivers' reset, hang and RAS messages, attributed to the
 // device they name (or the only device of that driver); the rest goes to `host`.
-void check_kernel_log(const CheckContext& ctx, const HealthRules& rules,
+void check_kernel_log(const CheckContext& ctx, const RulesSource& rules,
                       std::optional<double> since_seconds, std::vector<DeviceHealth>& devices,
                       const Inventory& inv, std::vector<Finding>& host);
 

@@ -122,7 +122,10 @@ Result<std::vector<const Device*>> select_devices(const Inventory& inv,
 }
 
 Result<HealthReport> evaluate_health(const HostRoot& host, const Inventory& inv,
-                                     const HealthOptions& options, const HealthRules& rules) {
+                                     const HealthOptions& options, const HealthRules* given) {
+  RulesSource rules = [given]() -> const HealthRules& {
+    return given ? *given : builtin_health_rules();
+  };
   auto chosen = select_devices(inv, options.devices);
   if (!chosen) return chosen.error();
   HealthReport report;
@@ -137,7 +140,7 @@ Result<HealthReport> evaluate_health(const HostRoot& host, const Inventory& inv,
       if (options.library)
         if (auto it = options.library->devices.find(h.pci_bus_id);
             it != options.library->devices.end()) {
-          check_library(it->second, rules, h.findings);
+          check_library(it->second, rules(), h.findings);
           for (const auto& e : it->second.errors)
             report.warnings.push_back(cat({it->second.api, " ", h.pci_bus_id, ": ", e}));
         }

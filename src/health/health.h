@@ -30,7 +30,7 @@ Result<std::vector<const Device*>> select_devices(const Inventory& inv,
 
 Result<HealthReport> evaluate_health(const HostRoot& host, const Inventory& inv,
                                      const HealthOptions& options,
-                                     const HealthRules& rules = builtin_health_rules());
+                                     const HealthRules* rules = nullptr);  // null: built in
 
 // "30s", "15m", "2h", "7d" or plain seconds; rejects negatives, NaN and garbage.
 Result<double> parse_duration(std::string_view text);

@@ -125,7 +125,7 @@ std::optional<double> uptime_seconds(const HostRoot& host) {
 
 }  // namespace
 
-void check_kernel_log(const CheckContext& ctx, const HealthRules& rules,
+void check_kernel_log(const CheckContext& ctx, const RulesSource& rules,
                       std::optional<double> since_seconds, std::vector<DeviceHealth>& devices,
                       const Inventory& inv, std::vector<Finding>& host) {
   auto text = ctx.host.read_log(kKmsg, kKernelLogMaxBytes);
@@ -151,7 +151,7 @@ void check_kernel_log(const CheckContext& ctx, const HealthRules& rules,
   EventMap events;
   for (const auto& r : log.records) {
     if (cutoff_us && r.timestamp_us < *cutoff_us) continue;
-    classify(r, rules, inv, devices, events);
+    classify(r, rules(), inv, devices, events);
   }
   for (auto& [key, e] : events) {
     if (e.count > 1) e.finding.message += cat({" (", std::to_string(e.count), " times)"});
