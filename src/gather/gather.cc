@@ -146,6 +146,7 @@ Result<GatherSummary> gather_host(const HostRoot& host, const std::string& dest)
   // And what `health` reads: AER and link files, config space, RAS counters and bad pages,
   // hwmon thresholds, the kernel log and /proc/uptime, so the copy replays the same findings.
   (void)health::evaluate_health(recorded, inventory, {});
+  (void)recorded.read_value(paths::kUptime);  // read by `health --since` only
 
   Copier copier(host, (*staged)->tree());
   for (const auto& path : log.paths()) {

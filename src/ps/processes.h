@@ -23,10 +23,10 @@ struct ProcessInfo {
   std::string command;
   std::vector<std::string> devices;  // PCI bus ids, sorted
   std::optional<uint64_t> memory_bytes;
-  bool memory_from_drm = false;  // memory_bytes from fdinfo (else from a library, or absent)
   std::map<std::string, uint64_t> engine_ns;      // busy ns per engine, summed over clients
   std::map<std::string, uint64_t> engine_cycles;  // xe
   Attribution attribution;
+  bool memory_from_drm = false;  // memory_bytes from fdinfo (else from a library, or absent)
 
   bool has_activity_counters() const { return !engine_ns.empty() || !engine_cycles.empty(); }
 };
