@@ -6,7 +6,9 @@
 # Each exporter is scraped SCRAPES times (default 2000) by one client on a kept-alive
 # connection, as Prometheus does. Reported: median and p99 scrape latency, exporter CPU time per
 # scrape (utime+stime over the run / scrapes; anygpu's includes its background sampling every
-# second), resident memory (VmRSS) after the run, and the body size.
+# second), resident memory (VmRSS) after the run, and the body size. anygpu runs twice: with its
+# health series (the default: `anygpu health` every 10 s in the background, its series on the
+# page) and with --no-health, to show what the health series cost a scrape.
 set -euo pipefail
 build=${1:-build}
 scrapes=${2:-2000}
@@ -36,6 +38,14 @@ for _ in $(seq 100); do grep -q "listening on" "$work/anygpu.err" && break; slee
 anygpu_addr=$(sed -n 's#.*listening on http://\([^ ]*\).*#\1#p' "$work/anygpu.err")
 [[ -n $anygpu_addr ]] || { cat "$work/anygpu.err"; exit 1; }
 
+"$bin" --root "$fixture" --no-libs exporter --listen 127.0.0.1:0 --interval 1 --no-health \
+  2>"$work/nohealth.err" &
+pids+=($!)
+nohealth_pid=$!
+for _ in $(seq 100); do grep -q "listening on" "$work/nohealth.err" && break; sleep 0.1; done
+nohealth_addr=$(sed -n 's#.*listening on http://\([^ ]*\).*#\1#p' "$work/nohealth.err")
+[[ -n $nohealth_addr ]] || { cat "$work/nohealth.err"; exit 1; }
+
 ne_port=$(free_port)
 "$node_exporter" --collector.disable-defaults --collector.drm --collector.hwmon \
   --path.sysfs="$fixture/sys" --path.procfs="$fixture/proc" \
@@ -48,7 +58,8 @@ for _ in $(seq 100); do
 done
 
 $py - "$scrapes" "anygpu exporter|$anygpu_addr|$anygpu_pid" \
-  "node_exporter --collector.drm --collector.hwmon|127.0.0.1:$ne_port|$ne_pid" <<'EOF'
+  "node_exporter --collector.drm --collector.hwmon|127.0.0.1:$ne_port|$ne_pid" \
+  "anygpu exporter --no-health|$nohealth_addr|$nohealth_pid" <<'EOF'
 import http.client, os, statistics, sys, time
 
 scrapes = int(sys.argv[1])
@@ -82,6 +93,8 @@ for spec in sys.argv[2:]:
     c1 = cpu(pid)
     size = len(body)
     series = sum(1 for l in body.decode().splitlines() if l and not l.startswith("#"))
+    if name == "anygpu exporter":
+        assert b"anygpu_gpu_health{" in body, "no health series on the page"
     lat.sort()
     rows.append((name, statistics.median(lat) * 1e3, lat[int(len(lat) * 0.99) - 1] * 1e3,
                  (c1 - c0) / scrapes * 1e6, rss(int(pid)), size, series))
@@ -91,7 +104,9 @@ print("| exporter | median latency | p99 latency | CPU per scrape | RSS | body |
 print("|---|---:|---:|---:|---:|---:|---:|")
 for n, med, p99, cpu_us, r, size, series in rows:
     print(f"| {n} | {med:.3f} ms | {p99:.3f} ms | {cpu_us:.0f} µs | {r:.1f} MiB | {size} B | {series} |")
-a, b = rows[0], rows[1]
+a, b, c = rows[0], rows[1], rows[2]
 print(f"\nMedian latency ratio anygpu / node_exporter: {a[1] / b[1]:.3f} "
       f"(node_exporter is {b[1] / a[1]:.1f}x slower); CPU ratio: {a[3] / max(b[3], 1e-9):.3f}.")
+print(f"Health series: median {a[1]:.3f} ms with, {c[1]:.3f} ms without "
+      f"(ratio {a[1] / c[1]:.2f}; target: at most 0.5 ms with).")
 EOF

@@ -11,11 +11,15 @@
 
 #include "cli/command.h"
 #include "cli/seconds.h"
+#include "exporter/health_monitor.h"
 #include "exporter/listen_address.h"
 #include "exporter/routes.h"
 #include "exporter/server.h"
+#include "health/health.h"
 #include "metrics/collector.h"
 #include "metrics/prometheus.h"
+#include "probe/probe.h"
+#include "worker/health_client.h"
 
 namespace anygpu::cli {
 
@@ -25,7 +29,30 @@ struct ExporterFlags {
   std::string listen{http::kDefaultListen};
   double interval_s = 1.0;
   size_t max_connections = 64;
+  bool health = true;
+  double health_interval_s = 10.0;
+  std::string health_window = "15m";
 };
+
+// Discovery once, then `anygpu health` on every call (kernel-log records within the window).
+std::unique_ptr<exporter::HealthMonitor> start_health(const HostOptions& host,
+                                                      const ExporterFlags& f,
+                                                      std::chrono::seconds window) {
+  auto root = std::make_shared<HostRoot>(host);
+  auto inventory = std::make_shared<Inventory>(probe(*root));
+  exporter::HealthMonitorOptions o;
+  o.interval = std::chrono::milliseconds(std::llround(f.health_interval_s * 1000));
+  o.window = window;
+  return std::make_unique<exporter::HealthMonitor>(
+      [root, inventory](double since) {
+        health::HealthOptions ho;
+        ho.since_seconds = since;
+        auto library = worker::read_library_health(*root, *inventory);  // a worker, deadline-bound
+        ho.library = &library;
+        return health::evaluate_health(*root, *inventory, ho);
+      },
+      o);
+}
 
 // SIGINT/SIGTERM are blocked in every thread (the collector's threads inherit the mask) and
 // read from a signalfd by the server loop, so shutdown is ordinary control flow.
@@ -46,14 +73,27 @@ int serve(const GlobalOptions& g, const ExporterFlags& f) {
   if (!host) return fail(host.error());
   auto listen = http::parse_listen_address(f.listen);
   if (!listen) return fail(listen.error());
+  std::chrono::seconds window{0};
+  if (f.health) {
+    auto w = health::parse_duration(f.health_window);
+    if (!w || *w < 1)
+      return fail(bad_input("--health-window " + f.health_window +
+                            ": expected a duration of at least 1s, such as 15m or 1h"));
+    window = std::chrono::seconds(std::llround(*w));
+  }
   auto signals = shutdown_signal_fd();
   if (!signals) return fail(signals.error());
 
   std::shared_ptr<MetricsCollector> collector;
+  std::unique_ptr<exporter::HealthMonitor> health_monitor;
   exporter::MetricsPage page(
       [&collector] { return collector ? collector->snapshot() : nullptr; },
-      [](const MetricsSnapshot& s, std::chrono::system_clock::time_point now) {
-        return render_prometheus(s, now);
+      [&health_monitor](const MetricsSnapshot& s, std::chrono::system_clock::time_point now) {
+        auto body = render_prometheus(s, now);
+        // Already evaluated in the background: rendering is a few lines per device.
+        if (health_monitor)
+          if (auto h = health_monitor->latest()) body += render_health_prometheus(*h, s, now);
+        return body;
       });
   http::ServerOptions options;
   options.listen = *listen;
@@ -68,6 +108,7 @@ int serve(const GlobalOptions& g, const ExporterFlags& f) {
   co.call_timeout = host->library_timeout;
   auto started = start_collector(*host, co);
   if (!started) return fail(started.error());
+  if (f.health) health_monitor = start_health(*host, f, window);
   collector = std::move(*started);
 
   if (!g.quiet)
@@ -76,6 +117,7 @@ int serve(const GlobalOptions& g, const ExporterFlags& f) {
   int sfd = *signals;
   (*server)->run(std::span<const int>(&sfd, 1));
   collector->stop();
+  if (health_monitor) health_monitor->stop();
   ::close(sfd);
   if (g.verbose && !g.quiet) std::fprintf(stderr, "anygpu: exporter stopped\n");
   return kExitOk;
@@ -99,6 +141,17 @@ Command exporter_command() {
                            "open connections served at once (default 64)")
                 ->type_name("N")
                 ->check(CLI::Range(1, 65536));
+            app.add_flag("!--no-health", f->health,
+                         "do not serve the health series (anygpu_gpu_health, "
+                         "anygpu_health_findings)");
+            app.add_option("--health-interval", f->health_interval_s,
+                           "seconds between background health evaluations (default 10)")
+                ->type_name("SECONDS")
+                ->check(seconds_in(1.0, 3600.0));
+            app.add_option("--health-window", f->health_window,
+                           "a finding keeps counting this long after it was last seen, and "
+                           "kernel-log records older than this are ignored (default 15m)")
+                ->type_name("DURATION");
             return [f](const GlobalOptions& g) { return serve(g, *f); };
           }};
 }

@@ -5,6 +5,7 @@
 #include "probe/probe.h"
 #include "render/json_text.h"
 #include "util/strings.h"
+#include "worker/health_client.h"
 
 namespace anygpu::cli {
 
@@ -36,6 +37,9 @@ Command health_command() {
               }
               HostRoot host(*opts);
               auto inv = probe(host);
+              // NVML's ECC, row-remapping, retired-page and throttle facts, read in a worker.
+              auto library = worker::read_library_health(host, inv);
+              ho.library = &library;
               auto report = health::evaluate_health(host, inv, ho);
               if (!report) return fail(report.error());
               if (g.json) {

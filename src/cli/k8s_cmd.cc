@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "cluster/k8s.h"
 #include "cluster/k8s_names.h"
+#include "health/health.h"
 #include "host/confined_writer.h"
 #include "launch/command_line.h"
 #include "probe/probe.h"
@@ -23,6 +24,7 @@ struct K8sFlags {
   std::string image, name = "anygpu-job", vendor, resource;
   int gpus = 1, nnodes = 1;
   std::vector<std::string> command;
+  bool health = false;  // labels: publish <prefix>/health
 };
 
 // Label keys are <prefix>/<name>: the prefix must be a DNS subdomain (Kubernetes and NFD
@@ -38,8 +40,15 @@ int run_labels(const GlobalOptions& g, const K8sFlags& f) {
   auto opts = g.host_options();
   if (!opts) return fail(opts.error());
   HostRoot host(*opts);
-  auto labels = node_labels(probe(host), f.prefix);
+  auto inventory = probe(host);
+  auto labels = node_labels(inventory, f.prefix);
   if (labels.empty()) return fail(host_error("no accelerator found; no labels to publish"));
+  if (f.health) {
+    // The worst device's `anygpu health`: ok, warning or critical (valid label values).
+    auto report = health::evaluate_health(host, inventory, {});
+    if (!report) return fail(report.error());
+    labels.push_back({cat({f.prefix, "/health"}), std::string(health::to_string(report->worst()))});
+  }
   if (g.json) {
     nlohmann::ordered_json j = nlohmann::ordered_json::object();
     for (const auto& [k, v] : labels) j[k] = v;
@@ -110,6 +119,9 @@ Command k8s_command() {
                              "write DIR/anygpu atomically, e.g. "
                              "/etc/kubernetes/node-feature-discovery/features.d")
                 ->type_name("DIR");
+            labels->add_flag("--health", f->health,
+                             "also publish <prefix>/health: ok, warning or critical, the worst "
+                             "device's `anygpu health`");
             auto* job = app.add_subcommand(
                 "job", "print a Job (PyTorchJob with --nnodes > 1) for IMAGE running CMD");
             job->fallthrough();

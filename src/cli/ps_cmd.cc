@@ -8,6 +8,7 @@
 #include "ps/processes.h"
 #include "ps/render.h"
 #include "render/json_text.h"
+#include "worker/health_client.h"
 
 namespace anygpu::cli {
 
@@ -34,6 +35,13 @@ Command ps_command() {
               HostRoot host(*opts);
               auto inv = probe(host);
               auto scan = ps::scan_processes(host, inv);
+              // NVML's process list (in a worker): memory per process on NVIDIA, and holders
+              // whose device nodes /proc does not show.
+              auto library = worker::read_library_health(host, inv);
+              ps::add_library_processes(host, library, scan);
+              if (!g.quiet)
+                for (const auto& w : library.warnings)
+                  std::fprintf(stderr, "anygpu: warning: %s\n", w.c_str());
               auto shown = scan.processes;
               if (f->stale) {
                 std::this_thread::sleep_for(std::chrono::duration<double>(f->window));

@@ -4,7 +4,9 @@
 
 #include <set>
 
+#include "health/health.h"
 #include "host/confined_writer.h"
+#include "host/paths.h"
 #include "metrics/backend.h"
 #include "probe/probe.h"
 #include "util/strings.h"
@@ -99,7 +101,13 @@ class Copier {
     // Shared libraries are recorded by name only: their presence and version suffix are what
     // discovery reads, and vendor binaries do not belong in a bug report.
     bool library = path.find(".so") != std::string::npos;
-    if (S_ISREG(st.st_mode) && !library) {
+    if (path == paths::kKmsg) {
+      // The kernel log device becomes a regular file of the same records, which `health`
+      // reads the same way under --root.
+      auto text = host_.read_log(path, health::kKernelLogMaxBytes);
+      if (!text) return true;  // unreadable here (dmesg_restrict): leave it out
+      content = std::move(*text);
+    } else if (S_ISREG(st.st_mode) && !library) {
       auto text = host_.read_file(path, 8 << 20);
       if (!text) return true;  // unreadable here (permissions): leave it out
       content = std::move(*text);
@@ -135,6 +143,10 @@ Result<GatherSummary> gather_host(const HostRoot& host, const std::string& dest)
   // discovery reads: one sysfs sample records them too, so the copy replays with metrics.
   for (const auto& backend : make_backends(recorded, inventory, Registry::builtin()))
     (void)backend->sample();
+  // And what `health` reads: AER and link files, config space, RAS counters and bad pages,
+  // hwmon thresholds, the kernel log and /proc/uptime, so the copy replays the same findings.
+  (void)health::evaluate_health(recorded, inventory, {});
+  (void)recorded.read_value(paths::kUptime);  // read by `health --since` only
 
   Copier copier(host, (*staged)->tree());
   for (const auto& path : log.paths()) {

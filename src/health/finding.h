@@ -36,6 +36,7 @@ struct HealthReport {
   std::vector<std::string> warnings;
 
   bool any_critical() const;
+  Health worst() const;  // of every device (host findings name none)
 };
 
 }  // namespace anygpu::health

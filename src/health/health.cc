@@ -1,5 +1,6 @@
 #include "health/health.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "health/checks.h"
@@ -44,6 +45,12 @@ bool HealthReport::any_critical() const {
   for (const auto& d : devices)
     if (d.health() == Health::critical) return true;
   return false;
+}
+
+Health HealthReport::worst() const {
+  Health worst = Health::ok;
+  for (const auto& d : devices) worst = std::max(worst, d.health());
+  return worst;
 }
 
 Result<double> parse_duration(std::string_view text) {
@@ -115,7 +122,10 @@ Result<std::vector<const Device*>> select_devices(const Inventory& inv,
 }
 
 Result<HealthReport> evaluate_health(const HostRoot& host, const Inventory& inv,
-                                     const HealthOptions& options, const HealthRules& rules) {
+                                     const HealthOptions& options, const HealthRules* given) {
+  RulesSource rules = [given]() -> const HealthRules& {
+    return given ? *given : builtin_health_rules();
+  };
   auto chosen = select_devices(inv, options.devices);
   if (!chosen) return chosen.error();
   HealthReport report;
@@ -127,10 +137,20 @@ Result<HealthReport> evaluate_health(const HostRoot& host, const Inventory& inv,
       check_pcie(ctx, *d, h.findings);
       check_ras(ctx, *d, h.findings);
       check_thermal(ctx, *d, h.findings);
+      if (options.library)
+        if (auto it = options.library->devices.find(h.pci_bus_id);
+            it != options.library->devices.end()) {
+          check_library(it->second, rules(), h.findings);
+          for (const auto& e : it->second.errors)
+            report.warnings.push_back(cat({it->second.api, " ", h.pci_bus_id, ": ", e}));
+        }
     }
     report.devices.push_back(std::move(h));
   }
   check_kernel_log(ctx, rules, options.since_seconds, report.devices, inv, report.host);
+  if (options.library)
+    report.warnings.insert(report.warnings.end(), options.library->warnings.begin(),
+                           options.library->warnings.end());
   return report;
 }
 

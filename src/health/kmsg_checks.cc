@@ -1,6 +1,7 @@
 #include <map>
 
 #include "health/checks.h"
+#include "health/health.h"
 #include "health/kmsg.h"
 #include "host/paths.h"
 #include "util/strings.h"
@@ -11,7 +12,6 @@ namespace {
 
 using paths::kKmsg;
 using paths::kUptime;
-constexpr size_t kMaxLogBytes = size_t{16} << 20;
 
 // The driver that printed a record: dev_printk's prefix, NVIDIA's "NVRM:", the module in
 // DRM's "[drm:function [module]]", or a "[vendor]" tag.
@@ -125,10 +125,10 @@ std::optional<double> uptime_seconds(const HostRoot& host) {
 
 }  // namespace
 
-void check_kernel_log(const CheckContext& ctx, const HealthRules& rules,
+void check_kernel_log(const CheckContext& ctx, const RulesSource& rules,
                       std::optional<double> since_seconds, std::vector<DeviceHealth>& devices,
                       const Inventory& inv, std::vector<Finding>& host) {
-  auto text = ctx.host.read_log(kKmsg, kMaxLogBytes);
+  auto text = ctx.host.read_log(kKmsg, kKernelLogMaxBytes);
   if (!text) {
     if (text.error().sys_errno != ENOENT)
       ctx.warnings.push_back(cat({"cannot read the kernel log: ", text.error().message,
@@ -151,7 +151,7 @@ void check_kernel_log(const CheckContext& ctx, const HealthRules& rules,
   EventMap events;
   for (const auto& r : log.records) {
     if (cutoff_us && r.timestamp_us < *cutoff_us) continue;
-    classify(r, rules, inv, devices, events);
+    classify(r, rules(), inv, devices, events);
   }
   for (auto& [key, e] : events) {
     if (e.count > 1) e.finding.message += cat({" (", std::to_string(e.count), " times)"});

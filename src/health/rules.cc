@@ -76,6 +76,21 @@ void read_messages(const YamlReader& r, const YAML::Node& list, HealthRules& out
   }
 }
 
+void read_library(const YamlReader& r, const YAML::Node& list, HealthRules& out) {
+  r.expect_sequence(list, "library");
+  static constexpr std::string_view kKeys[] = {"code", "severity", "action", "verified"};
+  static constexpr std::string_view kRequired[] = {"code", "severity", "action"};
+  for (const auto& e : list) {
+    r.expect_map(e, "library entry");
+    r.check_keys(e, kKeys, kRequired);
+    CodeRule c;
+    c.severity = severity_of(r, e);
+    c.action = r.string_at(e, "action");
+    if (!out.library.emplace(r.string_at(e, "code"), c).second)
+      r.fail(e["code"], "code: listed twice");
+  }
+}
+
 }  // namespace
 
 Result<HealthRules> parse_health_rules(std::string_view text, const std::string& file) {
@@ -84,8 +99,10 @@ Result<HealthRules> parse_health_rules(std::string_view text, const std::string&
   if (!doc) return doc.error();
   try {
     r.expect_map(*doc, "health rules");
-    static constexpr std::string_view kKeys[] = {"schema", "xid", "unknown_xid", "messages"};
-    r.check_keys(*doc, kKeys, kKeys);
+    static constexpr std::string_view kKeys[] = {"schema", "xid", "unknown_xid", "messages",
+                                                 "library"};
+    static constexpr std::string_view kRequired[] = {"schema", "xid", "unknown_xid", "messages"};
+    r.check_keys(*doc, kKeys, kRequired);
     if (r.scalar((*doc)["schema"], "schema") != "1") r.fail((*doc)["schema"], "schema: expected 1");
     HealthRules out;
     read_xids(r, (*doc)["xid"], out);
@@ -98,6 +115,7 @@ Result<HealthRules> parse_health_rules(std::string_view text, const std::string&
     out.unknown_xid.summary = "Xid not in the catalogue anygpu carries";
     out.unknown_xid.verified = false;
     read_messages(r, (*doc)["messages"], out);
+    if (auto lib = (*doc)["library"]) read_library(r, lib, out);
     return out;
   } catch (const LocatedError& e) {
     return bad_input(e.message);

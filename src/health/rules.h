@@ -27,10 +27,17 @@ struct MessageRule {
   bool verified = true;
 };
 
+// A finding code from a vendor library's health call (ECC, row remapping, throttle reasons).
+struct CodeRule {
+  Severity severity = Severity::warning;
+  std::string action;
+};
+
 struct HealthRules {
   std::map<int, XidRule> xid;
   XidRule unknown_xid;
   std::vector<MessageRule> messages;
+  std::map<std::string, CodeRule> library;  // by code
 
   const XidRule& for_xid(int id) const;
 };

@@ -12,8 +12,10 @@ set(ANYGPU_HEALTH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/rules.cc
   ${CMAKE_CURRENT_LIST_DIR}/sysfs_checks.cc
   ${CMAKE_CURRENT_LIST_DIR}/kmsg_checks.cc
+  ${CMAKE_CURRENT_LIST_DIR}/library_checks.cc
   ${CMAKE_CURRENT_LIST_DIR}/health.cc
   ${CMAKE_CURRENT_LIST_DIR}/render.cc
+  ${CMAKE_CURRENT_LIST_DIR}/window.cc
   ${CMAKE_BINARY_DIR}/generated/health_data.cc
 )
 set(ANYGPU_HEALTH_CLI_SOURCES

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <functional>
 
+#include "util/strings.h"
+
 namespace anygpu {
 
 namespace {
@@ -83,6 +85,14 @@ void per_gpu(Writer& w, const MetricsSnapshot& s, const char* name,
 }
 
 }  // namespace
+
+PrometheusLabels prometheus_gpu_labels(const DeviceSample& d) {
+  return gpu_labels(d);
+}
+
+std::string prometheus_sample(std::string_view name, const PrometheusLabels& labels, double v) {
+  return cat({name, label_text(labels), " ", number(v), "\n"});
+}
 
 std::string render_prometheus(const MetricsSnapshot& snapshot,
                               std::chrono::system_clock::time_point now) {

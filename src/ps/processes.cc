@@ -62,7 +62,64 @@ void merge_client(ProcessInfo& p, const DrmClient& c) {
   for (const auto& [e, n] : c.engine_cycles) p.engine_cycles[e] += n;
 }
 
+// Command, user (/etc/passwd read once, when first needed) and cgroup attribution.
+class Owners {
+ public:
+  explicit Owners(const HostRoot& host) : host_(host) {}
+  void describe(const std::string& base, ProcessInfo& p) {
+    if (auto comm = host_.read_value(base + "/comm")) p.command = *comm;
+    if (auto status = host_.read_file(base + "/status", kSmallFileBytes)) {
+      if (auto uid = real_uid(*status)) {
+        if (!read_) {
+          users_ = read_users(host_);
+          read_ = true;
+        }
+        auto u = users_.find(*uid);
+        p.user = u != users_.end() ? u->second : std::to_string(*uid);
+      }
+    }
+    if (auto cg = host_.read_file(base + "/cgroup", kSmallFileBytes))
+      p.attribution = parse_cgroup(*cg);
+  }
+
+ private:
+  const HostRoot& host_;
+  std::map<uint32_t, std::string> users_;
+  bool read_ = false;
+};
+
 }  // namespace
+
+void add_library_processes(const HostRoot& host, const health::LibraryHealth& library,
+                           ProcessScan& scan) {
+  Owners owners(host);
+  for (const auto& [bus, facts] : library.devices) {
+    if (!facts.processes) continue;
+    for (const auto& lp : *facts.processes) {
+      auto it = std::find_if(scan.processes.begin(), scan.processes.end(),
+                             [&](const ProcessInfo& p) { return p.pid == lp.pid; });
+      if (it == scan.processes.end()) {
+        // Listed by the library only: its device node is not visible through /proc (a
+        // process in a container, or one whose descriptors this user may not read).
+        ProcessInfo p;
+        p.pid = lp.pid;
+        owners.describe(cat({kProc, "/", std::to_string(lp.pid)}), p);
+        scan.processes.push_back(std::move(p));
+        it = std::prev(scan.processes.end());
+      }
+      if (std::find(it->devices.begin(), it->devices.end(), bus) == it->devices.end()) {
+        it->devices.push_back(bus);
+        std::sort(it->devices.begin(), it->devices.end());
+      }
+      // The driver publishes no DRM statistics for NVIDIA: the library's figure, summed over
+      // the process's devices.
+      if (lp.used_bytes && !it->memory_from_drm)
+        it->memory_bytes = it->memory_bytes.value_or(0) + *lp.used_bytes;
+    }
+  }
+  std::sort(scan.processes.begin(), scan.processes.end(),
+            [](const auto& a, const auto& b) { return a.pid < b.pid; });
+}
 
 ProcessScan scan_processes(const HostRoot& host, const Inventory& inv) {
   ProcessScan scan;
@@ -70,8 +127,7 @@ ProcessScan scan_processes(const HostRoot& host, const Inventory& inv) {
   if (nodes.empty()) return scan;
   auto entries = host.list_dir(kProc);
   if (!entries) return scan;
-  std::map<uint32_t, std::string> users;
-  bool users_read = false;
+  Owners users(host);
   for (const auto& name : *entries) {
     auto pid = parse_uint(name);
     if (!pid || *pid == 0 || *pid > INT32_MAX) continue;
@@ -100,20 +156,9 @@ ProcessScan scan_processes(const HostRoot& host, const Inventory& inv) {
     }
     if (devices.empty()) continue;
     p.pid = static_cast<int>(*pid);
+    p.memory_from_drm = p.memory_bytes.has_value();
     p.devices.assign(devices.begin(), devices.end());
-    if (auto comm = host.read_value(base + "/comm")) p.command = *comm;
-    if (auto status = host.read_file(base + "/status", kSmallFileBytes)) {
-      if (auto uid = real_uid(*status)) {
-        if (!users_read) {
-          users = read_users(host);
-          users_read = true;
-        }
-        auto u = users.find(*uid);
-        p.user = u != users.end() ? u->second : std::to_string(*uid);
-      }
-    }
-    if (auto cg = host.read_file(base + "/cgroup", kSmallFileBytes))
-      p.attribution = parse_cgroup(*cg);
+    users.describe(base, p);
     scan.processes.push_back(std::move(p));
   }
   std::sort(scan.processes.begin(), scan.processes.end(),

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "health/library_facts.h"
 #include "host/host_root.h"
 #include "model/inventory.h"
 #include "ps/cgroup.h"
@@ -25,6 +26,7 @@ struct ProcessInfo {
   std::map<std::string, uint64_t> engine_ns;      // busy ns per engine, summed over clients
   std::map<std::string, uint64_t> engine_cycles;  // xe
   Attribution attribution;
+  bool memory_from_drm = false;  // memory_bytes from fdinfo (else from a library, or absent)
 
   bool has_activity_counters() const { return !engine_ns.empty() || !engine_cycles.empty(); }
 };
@@ -35,6 +37,12 @@ struct ProcessScan {
 };
 
 ProcessScan scan_processes(const HostRoot& host, const Inventory& inv);
+
+// Adds what a vendor library lists (NVML's running compute processes): their devices, their
+// used memory where the driver publishes no DRM statistics, and processes /proc did not show
+// holding a device node.
+void add_library_processes(const HostRoot& host, const health::LibraryHealth& library,
+                           ProcessScan& scan);
 
 // Holders of device memory whose engine counters did not move between two scans.
 std::vector<ProcessInfo> stale_processes(const ProcessScan& before, const ProcessScan& after);

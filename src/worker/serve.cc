@@ -13,7 +13,9 @@
 
 #include "host/host_root.h"
 #include "probe/libs/library_probe.h"
+#include "probe/libs/nvml_health.h"
 #include "util/strings.h"
+#include "worker/health_protocol.h"
 #include "worker/message.h"
 #include "worker/probe_protocol.h"
 #include "worker/serve_io.h"
@@ -44,6 +46,49 @@ void serve_probe() {
   io::reply(kEndLine);
 }
 
+// Health: the first library of the request that loads is asked for every device's health
+// facts (NVML today), each device sent as soon as it is read.
+void serve_health() {
+  auto block = io::read_block();
+  if (!block) ::_exit(2);
+  auto request = decode_probe_request(*block);
+  if (!request) ::_exit(2);
+  HostOptions options;
+  options.root = request->root;
+  HostRoot host(options);
+  io::reply(Writer().header().take());
+  std::optional<std::string> last_error;
+  for (const auto& lib : request->libraries) {
+    if (lib.api != "nvml") continue;
+    std::vector<std::string_view> sonames(lib.sonames.begin(), lib.sonames.end());
+    std::vector<std::string_view> dirs(lib.dirs.begin(), lib.dirs.end());
+    auto opened = host.open_library(sonames, dirs);
+    if (!opened) {
+      // Not installed is not a fault: only a library that is there and fails is reported.
+      if (host.find_library(sonames, dirs)) last_error = opened.error().message;
+      continue;
+    }
+    bool announced = false;
+    auto failed = read_nvml_health(**opened, [&](const PciAddress& a, const auto& facts) {
+      if (!announced) io::reply(encode_health_status(lib.vendor, lib.api, std::nullopt));
+      announced = true;
+      io::reply(encode_health_device(a.str(), facts));
+    });
+    if (failed) {
+      last_error = failed;
+      continue;
+    }
+    if (!announced) io::reply(encode_health_status(lib.vendor, lib.api, std::nullopt));
+    io::reply(kEndLine);
+    return;
+  }
+  if (last_error && !request->libraries.empty()) {
+    const auto& first = request->libraries.front();
+    io::reply(encode_health_status(first.vendor, first.api, last_error));
+  }
+  io::reply(kEndLine);
+}
+
 }  // namespace
 
 void serve(int argc, char** argv) {
@@ -58,6 +103,10 @@ void serve(int argc, char** argv) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (std::to_string(::getppid()) != argv[3]) ::_exit(0);
     serve_probe();
+  } else if (mode == "health") {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (std::to_string(::getppid()) != argv[3]) ::_exit(0);
+    serve_health();
   } else {
     ::_exit(2);
   }

@@ -1,6 +1,7 @@
 # `anygpu exporter`: the HTTP server (unit), and the exporter against a real Prometheus, a hung
 # vendor library, load and hostile clients, and the shipped deploy files (end to end).
 list(APPEND ANYGPU_UNIT_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_health_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_http_request_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_listen_address_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_server_test.cc
@@ -48,3 +49,9 @@ add_test(NAME exporter_slowloris
   COMMAND ${_exporter_py} ${_exporter_e2e}/exporter_slowloris_test.py $<TARGET_FILE:anygpu>
           ${_exporter_hosts}/mi300x-8x)
 set_tests_properties(exporter_slowloris PROPERTIES TIMEOUT 120 RUN_SERIAL TRUE LABELS timing)
+
+# Health series follow a fixture's kernel log, and recover once the record leaves the window.
+add_test(NAME exporter_health
+  COMMAND ${_exporter_py} ${_exporter_e2e}/exporter_health_test.py $<TARGET_FILE:anygpu>
+          ${_exporter_hosts}/h100-8x)
+set_tests_properties(exporter_health PROPERTIES TIMEOUT 120)

@@ -31,6 +31,8 @@ METRICS = {
     "anygpu_gpu_memory_total_bytes", "anygpu_gpu_temperature_celsius", "anygpu_gpu_power_watts",
     "anygpu_gpu_energy_joules_total", "anygpu_gpu_clock_hertz", "anygpu_gpu_info",
     "anygpu_sample_age_seconds", "anygpu_backend_up", "anygpu_gpu_sensor_temperature_celsius",
+    "anygpu_gpu_health", "anygpu_health_findings", "anygpu_health_age_seconds",
+    "anygpu_health_window_seconds",
 }
 
 
@@ -56,6 +58,8 @@ def test_rules(deploy, work):
     check(set(alerts) >= {"AnyGPUAMDTemperatureHigh", "AnyGPUMemoryAlmostFull",
                           "AnyGPUSamplesStale", "AnyGPUBackendDown"}, f"alerts: {set(alerts)}")
     check('vendor="amd"' in alerts["AnyGPUAMDTemperatureHigh"]["expr"], "AMD rule not by vendor")
+    check(set(alerts) >= {"AnyGPUDeviceCritical", "AnyGPUCriticalFinding", "AnyGPUWarningFinding",
+                          "AnyGPUHealthStale"}, f"health alerts: {set(alerts)}")
     for name, r in alerts.items():
         check(metric_names(r["expr"]) <= METRICS, f"{name} uses unknown metrics")
         check("severity" in r.get("labels", {}), f"{name} has no severity")

@@ -39,4 +39,17 @@ grep -q "0000:ee:00.0" "$tmp/err" || { echo "FAIL absent device not named"; fail
 check "bad --since" 2 $?
 "$bin" --root "$tmp/sick" --no-libs health --since 5m >/dev/null 2>&1
 check "--since without uptime" 1 $?
+
+# k8s labels --health: opt-in, the worst device's health as a label value.
+"$bin" --root "$tmp/sick" --no-libs k8s labels --health >"$tmp/labels.txt"
+check "k8s labels --health" 0 $?
+grep -qx "anygpu.feature.node.kubernetes.io/health=critical" "$tmp/labels.txt" ||
+  { echo "FAIL health label"; cat "$tmp/labels.txt"; fail=1; }
+"$bin" --root "$hosts/h100-8x" --no-libs k8s labels --health --label-prefix example.com |
+  grep -qx "example.com/health=ok" || { echo "FAIL clean health label"; fail=1; }
+"$bin" --root "$tmp/sick" --no-libs k8s labels | grep -q "/health=" &&
+  { echo "FAIL health label without --health"; fail=1; }
+"$bin" --root "$tmp/sick" --no-libs --json k8s labels --health |
+  /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["labels"]["anygpu.feature.node.kubernetes.io/health"] == "critical", d' ||
+  { echo "FAIL json health label"; fail=1; }
 exit $fail

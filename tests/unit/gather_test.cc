@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include "health/health.h"
+#include "health/render.h"
 #include "metrics/collector.h"
 #include "metrics/render.h"
 #include "render/inventory_json.h"
@@ -52,6 +54,64 @@ TEST(Gather, ReplaysToTheSameMetrics) {
         << name << ": the fixture carries metric files\n"
         << original;
     EXPECT_EQ(original, metric_devices(t / "copy")) << name;
+  }
+}
+
+// What `health` reads must travel too: a gathered failing host reports the same findings, with
+// the same evidence, as the host itself.
+std::string health_json(const std::string& root) {
+  HostRoot host(HostOptions{root, false, std::chrono::milliseconds(1000)});
+  auto r = health::evaluate_health(host, test::probe_root(root), {});
+  EXPECT_TRUE(r) << root;
+  return r ? health::health_to_json(*r).dump(1) : std::string();
+}
+
+std::string sysfs_dev(const std::string& root, const std::string& bdf, const std::string& f) {
+  return root + "/sys/bus/pci/devices/" + bdf + "/" + f;
+}
+
+TEST(Gather, ReplaysToTheSameHealth) {
+  test::TempDir t;
+  auto nv = t / "nvidia";
+  test::copy_tree(test::fixture_host("h100-8x"), nv);
+  test::write_file(sysfs_dev(nv, "0000:18:00.0", "aer_dev_fatal"),
+                   "Undefined 0\nCmpltTO 1\nTOTAL_ERR_FATAL 1\n");
+  test::write_file(sysfs_dev(nv, "0000:2a:00.0", "aer_dev_correctable"),
+                   "RxErr 5\nTOTAL_ERR_COR 5\n");
+  test::write_file(sysfs_dev(nv, "0000:3a:00.0", "current_link_width"), "8\n");
+  test::write_file(sysfs_dev(nv, "0000:9a:00.0", "config"), std::string(256, '\xff'));
+  test::write_file(nv + "/proc/uptime", "50.00 100.00\n");
+  test::write_file(nv + "/dev/kmsg",
+                   "3,100,1000000,-;NVRM: Xid (PCI:0000:ab:00): 79, pid=1, GPU has fallen off the "
+                   "bus.\n"
+                   "4,104,4000000,-;nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 12028, Non-fatal\n");
+  auto amd = t / "amd";
+  test::copy_tree(test::fixture_host("mi300x-8x"), amd);
+  test::write_file(sysfs_dev(amd, "0000:05:00.0", "ras/umc_err_count"), "ue: 2\nce: 7\n");
+  test::write_file(sysfs_dev(amd, "0000:26:00.0", "ras/gpu_vram_bad_pages"),
+                   "0x00012345 : 0x00001000 : R\n0x00012346 : 0x00001000 : F\n");
+  test::write_file(amd + "/dev/kmsg",
+                   "3,10,1000,-;amdgpu 0000:46:00.0: amdgpu: GPU reset begin!\n"
+                   " SUBSYSTEM=pci\n DEVICE=+pci:0000:46:00.0\n");
+  for (const auto& root : {nv, amd}) {
+    auto original = health_json(root);
+    for (const char* code : {"\"critical\"", "\"warning\""})
+      EXPECT_NE(original.find(code), std::string::npos) << root << ": a failing fixture\n"
+                                                        << original;
+    HostOptions o;
+    o.root = root;
+    o.load_libraries = false;
+    auto copy = root + "-copy";
+    ASSERT_TRUE(gather_host(HostRoot(o), copy)) << root;
+    EXPECT_EQ(original, health_json(copy)) << root;
+    auto since = [](const std::string& r) {
+      HostRoot host(HostOptions{r, false, std::chrono::milliseconds(1000)});
+      health::HealthOptions ho;
+      ho.since_seconds = 48;  // /proc/uptime travels: only the SXid at 4 s is this recent
+      auto rep = health::evaluate_health(host, test::probe_root(r), ho);
+      return rep ? health::health_to_json(*rep).dump() : std::string();
+    };
+    EXPECT_EQ(since(root), since(copy)) << root;
   }
 }
 

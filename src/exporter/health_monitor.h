@@ -1,0 +1,76 @@
+// The exporter's health series, evaluated in the background like the metrics: a thread runs
+// `anygpu health` on its interval (kernel-log records limited to the window) and keeps the
+// findings of the last window, so a scrape only renders what is already computed.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "health/finding.h"
+#include "health/window.h"
+#include "metrics/sample.h"
+#include "util/result.h"
+
+namespace anygpu::exporter {
+
+struct DeviceHealthState {
+  std::string pci_bus_id, vendor;
+  int index = 0;
+  health::Health health = health::Health::ok;
+};
+
+struct HealthSeries {
+  std::vector<DeviceHealthState> devices;
+  std::vector<health::WindowCount> findings;  // per device (or host) and code, in the window
+  std::chrono::seconds window{0};
+  std::chrono::system_clock::time_point evaluated_at{};
+  std::optional<std::string> error;  // the last evaluation failed (the previous state is kept)
+};
+
+struct HealthMonitorOptions {
+  std::chrono::milliseconds interval{10000};
+  std::chrono::seconds window{900};
+};
+
+// One evaluation; `since` limits kernel-log records to the window.
+using HealthEvaluator = std::function<Result<health::HealthReport>(double since_seconds)>;
+
+class HealthMonitor {
+ public:
+  // Evaluates once before returning, then on the interval in its own thread.
+  HealthMonitor(HealthEvaluator evaluate, HealthMonitorOptions options);
+  ~HealthMonitor();
+  HealthMonitor(const HealthMonitor&) = delete;
+  HealthMonitor& operator=(const HealthMonitor&) = delete;
+
+  std::shared_ptr<const HealthSeries> latest() const;
+  void stop();
+
+ private:
+  void evaluate_once();
+  void work();
+
+  HealthEvaluator evaluate_;
+  HealthMonitorOptions options_;
+  health::FindingWindow window_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::shared_ptr<const HealthSeries> latest_;
+  std::thread worker_;
+};
+
+// anygpu_gpu_health, anygpu_health_findings, anygpu_health_window_seconds and
+// anygpu_health_age_seconds. Devices carry the labels of the metrics snapshot's device with the
+// same bus id (so the series join with the others), else vendor, gpu and pci_bus_id.
+std::string render_health_prometheus(const HealthSeries& series, const MetricsSnapshot& snapshot,
+                                     std::chrono::system_clock::time_point now);
+
+}  // namespace anygpu::exporter

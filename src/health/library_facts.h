@@ -1,0 +1,49 @@
+// Health facts a vendor management library gives (NVML today), read in a library worker and
+// turned into findings by check_library (docs/health.md lists the codes). Every field is
+// absent when the library did not answer it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace anygpu::health {
+
+struct EccCounts {
+  uint64_t corrected = 0, uncorrected = 0;
+};
+
+struct RemappedRows {
+  uint32_t corrected = 0, uncorrected = 0;
+  bool pending = false, failed = false;
+};
+
+struct RetiredPages {
+  uint32_t single_bit = 0, double_bit = 0;  // by cause: multiple single-bit, double-bit
+  std::optional<bool> pending;              // retirements that wait for a reset
+};
+
+struct LibraryProcess {
+  int pid = 0;
+  std::optional<uint64_t> used_bytes;
+};
+
+struct DeviceLibraryFacts {
+  std::string api;  // "nvml"
+  std::optional<EccCounts> ecc_volatile, ecc_aggregate;
+  std::optional<RemappedRows> remapped_rows;
+  std::optional<RetiredPages> retired_pages;
+  std::optional<uint64_t> clocks_event_reasons;          // nvmlClocksEventReason* bits
+  std::optional<std::vector<LibraryProcess>> processes;  // running compute processes
+  std::vector<std::string> errors;                       // calls that failed (not "not supported")
+};
+
+// By PCI bus id ("0000:18:00.0"), and what went wrong reading them (a crashed worker).
+struct LibraryHealth {
+  std::map<std::string, DeviceLibraryFacts> devices;
+  std::vector<std::string> warnings;
+};
+
+}  // namespace anygpu::health

@@ -1,0 +1,83 @@
+#include "worker/health_client.h"
+
+#include <set>
+
+#include "probe/libs/library_probe.h"
+#include "util/strings.h"
+#include "worker/health_protocol.h"
+#include "worker/locate.h"
+#include "worker/message.h"
+#include "worker/probe_protocol.h"
+#include "worker/process.h"
+
+namespace anygpu::worker {
+
+namespace {
+
+bool ends_with_end_line(std::string_view b) {
+  return b.size() >= kEndLine.size() && b.substr(b.size() - kEndLine.size()) == kEndLine &&
+         (b.size() == kEndLine.size() || b[b.size() - kEndLine.size() - 1] == '\n');
+}
+
+void ask(const HostRoot& host, const std::string& vendor, std::vector<LibraryRequest> libs,
+         health::LibraryHealth& out) {
+  auto name = cat({vendor, " nvml health"});
+  auto exe = worker_executable();
+  if (!exe) {
+    out.warnings.push_back(cat({name, ": ", exe.error().message}));
+    return;
+  }
+  auto p = Process::spawn(*exe, "health");
+  if (!p) {
+    out.warnings.push_back(cat({name, ": ", p.error().message}));
+    return;
+  }
+  auto timeout = host.options().library_timeout;
+  auto deadline = Clock::now() + timeout;
+  ProbeRequest req;
+  req.root = host.options().root;
+  req.libraries = std::move(libs);
+  (*p)->send(encode_probe_request(req), deadline);
+  (*p)->close_input();
+  std::string buffer;
+  auto end = (*p)->read_until(buffer, deadline, ends_with_end_line);
+  auto reply = decode_health_reply(buffer);
+  for (auto& [bus, facts] : reply.devices) out.devices[bus] = std::move(facts);
+  bool clean = end == ReadEnd::complete && reply.complete && !reply.error;
+  Exit exit = (*p)->wait(clean ? deadline : end == ReadEnd::deadline ? Clock::now() : deadline);
+  if (reply.library_error) {
+    out.warnings.push_back(cat({name, ": ", *reply.library_error}));
+    return;
+  }
+  if (clean) return;
+  auto failure = classify(end, exit, timeout, reply.error, (*p)->output_excerpt());
+  out.warnings.push_back(
+      cat({name, ": ", failure.message, "; ", std::to_string(reply.devices.size()),
+           " device(s) read before that, the rest have no NVML health facts"}));
+}
+
+}  // namespace
+
+health::LibraryHealth read_library_health(const HostRoot& host, const Inventory& inv,
+                                          const Registry& registry) {
+  health::LibraryHealth out;
+  if (!host.options().load_libraries) return out;
+  std::set<std::string> vendors;
+  for (const auto& d : inv.devices)
+    if (d.status != DeviceStatus::suspended) vendors.insert(d.vendor);
+  for (const auto& id : vendors) {
+    const auto* v = registry.vendor(id);
+    if (!v) continue;
+    std::vector<LibraryRequest> libs;
+    for (const auto& spec : v->libraries) {
+      if (spec.api != "nvml") continue;
+      auto req = library_request(*v, spec);
+      if (missing_without_loading(host, req)) continue;  // not on this host
+      libs.push_back(std::move(req));
+    }
+    if (!libs.empty()) ask(host, id, std::move(libs), out);
+  }
+  return out;
+}
+
+}  // namespace anygpu::worker

@@ -1,0 +1,25 @@
+// The health worker's reply (NVML facts per device): never crash, an error names a line, and
+// every complete device block re-encodes to a block that decodes to the same facts.
+#include <string>
+
+#include "fuzz_check.h"
+#include "worker/health_protocol.h"
+#include "worker/message.h"
+
+using namespace anygpu;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  auto text = fuzz::as_text(data, size);
+  auto reply = worker::decode_health_reply(text);
+  if (reply.error) FUZZ_CHECK(!reply.error->empty());
+  for (const auto& [bus, facts] : reply.devices) {
+    std::string again = worker::Writer().header().take() +
+                        worker::encode_health_status("nvidia", "nvml", std::nullopt) +
+                        worker::encode_health_device(bus, facts) + "end\n";
+    auto back = worker::decode_health_reply(again);
+    FUZZ_CHECK(!back.error && back.complete && back.devices.size() == 1);
+    FUZZ_CHECK(worker::encode_health_device(back.devices[0].first, back.devices[0].second) ==
+               worker::encode_health_device(bus, facts));
+  }
+  return 0;
+}

@@ -1,0 +1,288 @@
+// NVML health through the worker: the mock NVML with health entry points
+// (tests/mocklibs/nvml_health.cc) installed in a copy of the 8×H100 fixture, loaded by the
+// worker exactly as in production. ECC, retired pages, row remapping and clocks-event reasons
+// become findings with the actions of data/health.yaml; the running-process list feeds `ps`;
+// a mock that crashes on one GPU costs only the facts it had not sent. Also the worker reply's
+// parser (round trip, malformed input) and the findings from facts alone.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "health/checks.h"
+#include "health/health.h"
+#include "probe/probe.h"
+#include "ps/processes.h"
+#include "test_support.h"
+#include "worker/health_client.h"
+#include "worker/health_protocol.h"
+
+namespace anygpu {
+namespace {
+
+namespace fs = std::filesystem;
+using health::DeviceLibraryFacts;
+using health::Finding;
+using health::Severity;
+
+constexpr const char* kNvmlPath = "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1";
+
+const Finding* find(const std::vector<Finding>& fs, std::string_view code) {
+  for (const auto& f : fs)
+    if (f.code == code) return &f;
+  return nullptr;
+}
+
+const std::string& action_of(std::string_view code) {
+  return health::builtin_health_rules().library.at(std::string(code)).action;
+}
+
+struct NvmlHealthHost {
+  NvmlHealthHost() : root(tmp / "root"), facts(tmp / "nvml-health") {
+    test::copy_tree(test::fixture_host("h100-8x"), root);
+    std::string src = test::mock_library("mock_nvml_health.so");
+    EXPECT_TRUE(fs::is_regular_file(src)) << src << " was not built";
+    fs::create_directories(fs::path(root + "/" + kNvmlPath).parent_path());
+    fs::copy_file(src, root + "/" + kNvmlPath, fs::copy_options::overwrite_existing);
+    ::setenv("MOCK_NVML_HEALTH_FILE", facts.c_str(), 1);
+  }
+  ~NvmlHealthHost() { ::unsetenv("MOCK_NVML_HEALTH_FILE"); }
+  HostRoot host() const {
+    HostOptions o;
+    o.root = root;
+    o.library_timeout = std::chrono::milliseconds(5000);
+    return HostRoot(o);
+  }
+  test::TempDir tmp;
+  std::string root, facts;
+};
+
+// GPU index -> bus id in the h100-8x fixture.
+constexpr const char* kBus[] = {"0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0", "0000:5d:00.0",
+                                "0000:9a:00.0", "0000:ab:00.0", "0000:ba:00.0", "0000:db:00.0"};
+
+const health::DeviceHealth& device(const health::HealthReport& r, int gpu) {
+  for (const auto& d : r.devices)
+    if (d.pci_bus_id == kBus[gpu]) return d;
+  ADD_FAILURE() << "no device " << kBus[gpu];
+  static health::DeviceHealth none;
+  return none;
+}
+
+TEST(HealthNvml, FindingsFromTheMockThroughTheWorker) {
+  NvmlHealthHost h;
+  test::write_file(h.facts,
+                   "0 ecc-volatile 5 2\n0 ecc-aggregate 40 3\n"
+                   "1 ecc-volatile 7 0\n1 ecc-aggregate 7 0\n"
+                   "2 retired 3 1 1\n"
+                   "3 remap 0 1 0 1\n"
+                   "4 remap 2 0 1 0\n"
+                   "5 clocks-event 64\n"   // HW thermal slowdown
+                   "6 clocks-event 136\n"  // HW power brake + HW slowdown
+                   "7 clocks-event 5\n"    // idle + SW power cap: normal
+                   "7 unknown-error\n");
+  auto host = h.host();
+  auto inv = probe(host);
+  auto lib = worker::read_library_health(host, inv);
+  EXPECT_TRUE(lib.warnings.empty()) << lib.warnings.front();
+  ASSERT_EQ(lib.devices.size(), 8u);
+  health::HealthOptions o;
+  o.library = &lib;
+  auto r = health::evaluate_health(host, inv, o);
+  ASSERT_TRUE(r) << r.error().message;
+
+  auto* ue = find(device(*r, 0).findings, "ecc.uncorrectable");
+  ASSERT_TRUE(ue);
+  EXPECT_EQ(ue->severity, Severity::critical);
+  EXPECT_EQ(ue->action, action_of("ecc.uncorrectable"));
+  EXPECT_NE(ue->evidence.find("volatile corrected 5, uncorrected 2"), std::string::npos)
+      << ue->evidence;
+  EXPECT_NE(ue->evidence.find("aggregate corrected 40, uncorrected 3"), std::string::npos);
+  EXPECT_EQ(device(*r, 0).health(), health::Health::critical);
+
+  auto* ce = find(device(*r, 1).findings, "ecc.correctable");
+  ASSERT_TRUE(ce);
+  EXPECT_EQ(ce->severity, Severity::warning);
+  EXPECT_EQ(ce->action, action_of("ecc.correctable"));
+  EXPECT_FALSE(find(device(*r, 1).findings, "ecc.uncorrectable"));
+
+  auto* rp = find(device(*r, 2).findings, "memory.retired-pages");
+  ASSERT_TRUE(rp);
+  EXPECT_EQ(rp->severity, Severity::warning);
+  EXPECT_NE(rp->message.find("4 page(s) retired"), std::string::npos) << rp->message;
+  EXPECT_NE(rp->message.find("waits for a GPU reset"), std::string::npos);
+  EXPECT_EQ(rp->action, action_of("memory.retired-pages"));
+
+  auto* rf = find(device(*r, 3).findings, "memory.row-remap-failed");
+  ASSERT_TRUE(rf);
+  EXPECT_EQ(rf->severity, Severity::critical);
+  EXPECT_EQ(rf->action, action_of("memory.row-remap-failed"));
+  EXPECT_TRUE(find(device(*r, 4).findings, "memory.row-remap-pending"));
+  EXPECT_FALSE(find(device(*r, 4).findings, "memory.row-remap-failed"));
+
+  auto* th = find(device(*r, 5).findings, "throttle.thermal");
+  ASSERT_TRUE(th);
+  EXPECT_NE(th->evidence.find("0x40"), std::string::npos);
+  EXPECT_EQ(th->action, action_of("throttle.thermal"));
+  auto* pw = find(device(*r, 6).findings, "throttle.power");
+  ASSERT_TRUE(pw);
+  EXPECT_EQ(pw->action, action_of("throttle.power"));
+  EXPECT_FALSE(find(device(*r, 6).findings, "throttle.hw-slowdown"));  // explained by the brake
+  EXPECT_TRUE(device(*r, 7).findings.empty());  // idle and power cap are normal operation
+  // A failed call is a warning naming the device, never a finding.
+  bool warned = false;
+  for (const auto& w : r->warnings)
+    warned |= w.find(kBus[7]) != std::string::npos && w.find("retired pages") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+TEST(HealthNvml, ACrashingLibraryCostsOnlyTheFactsNotSent) {
+  NvmlHealthHost h;
+  test::write_file(h.facts, "0 ecc-volatile 0 1\n5 crash\n6 ecc-volatile 0 9\n");
+  test::write_file(h.root + "/sys/bus/pci/devices/0000:ba:00.0/current_link_width", "8\n");
+  auto host = h.host();
+  auto inv = probe(host);
+  auto lib = worker::read_library_health(host, inv);
+  ASSERT_EQ(lib.warnings.size(), 1u);
+  EXPECT_NE(lib.warnings[0].find("SIGSEGV"), std::string::npos) << lib.warnings[0];
+  EXPECT_NE(lib.warnings[0].find("5 device(s) read"), std::string::npos) << lib.warnings[0];
+  EXPECT_EQ(lib.devices.size(), 5u);  // GPUs 0-4, sent before the crash on GPU 5
+  health::HealthOptions o;
+  o.library = &lib;
+  auto r = health::evaluate_health(host, inv, o);
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(find(device(*r, 0).findings, "ecc.uncorrectable"));
+  EXPECT_FALSE(find(device(*r, 6).findings, "ecc.uncorrectable"));  // never read
+  EXPECT_TRUE(find(device(*r, 6).findings, "pcie.link.degraded"));  // sysfs facts remain
+  bool said = false;
+  for (const auto& w : r->warnings) said |= w.find("SIGSEGV") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST(HealthNvml, NoLibrariesNoWorker) {
+  NvmlHealthHost h;
+  HostOptions o;
+  o.root = h.root;
+  o.load_libraries = false;
+  HostRoot host(o);
+  auto lib = worker::read_library_health(host, probe(host));
+  EXPECT_TRUE(lib.devices.empty());
+  EXPECT_TRUE(lib.warnings.empty());
+}
+
+TEST(HealthNvml, RunningProcessesFeedPs) {
+  NvmlHealthHost h;
+  test::write_file(h.facts, "5 process 4242 1073741824\n5 process 77 -\n6 process 4242 1024\n");
+  // 4242 is visible in /proc with its node open; 77 is not (a container's process).
+  test::write_file(h.root + "/proc/4242/comm", "python3\n");
+  test::write_file(h.root + "/proc/4242/status", "Name:\tpython3\nUid:\t0\t0\t0\t0\n");
+  test::write_file(h.root + "/proc/4242/fdinfo/3", "pos:\t0\nflags:\t02\n");
+  test::make_symlink("/dev/nvidia5", h.root + "/proc/4242/fd/3");
+  test::write_file(h.root + "/proc/77/comm", "trainer\n");
+  auto host = h.host();
+  auto inv = probe(host);
+  auto scan = ps::scan_processes(host, inv);
+  auto lib = worker::read_library_health(host, inv);
+  ps::add_library_processes(host, lib, scan);
+  ASSERT_EQ(scan.processes.size(), 2u);
+  EXPECT_EQ(scan.processes[0].pid, 77);
+  EXPECT_EQ(scan.processes[0].command, "trainer");
+  EXPECT_EQ(scan.processes[0].devices, std::vector<std::string>{kBus[5]});
+  EXPECT_FALSE(scan.processes[0].memory_bytes);  // NVML_VALUE_NOT_AVAILABLE: absent
+  const auto& p = scan.processes[1];
+  EXPECT_EQ(p.pid, 4242);
+  EXPECT_EQ(p.devices, (std::vector<std::string>{kBus[5], kBus[6]}));
+  EXPECT_EQ(p.memory_bytes.value_or(0), 1073741824ull + 1024);  // summed over its GPUs
+}
+
+TEST(HealthNvmlFacts, LifetimeOnlyUncorrectableIsInformation) {
+  DeviceLibraryFacts f;
+  f.ecc_volatile = health::EccCounts{0, 0};
+  f.ecc_aggregate = health::EccCounts{3, 2};
+  std::vector<Finding> out;
+  health::check_library(f, health::builtin_health_rules(), out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].code, "ecc.uncorrectable");
+  EXPECT_EQ(out[0].severity, Severity::info);
+}
+
+TEST(HealthNvmlFacts, HardwareSlowdownAloneHasItsOwnCode) {
+  DeviceLibraryFacts f;
+  f.clocks_event_reasons = 0x8;
+  std::vector<Finding> out;
+  health::check_library(f, health::builtin_health_rules(), out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].code, "throttle.hw-slowdown");
+  f.clocks_event_reasons = 0x20;  // software thermal slowdown
+  out.clear();
+  health::check_library(f, health::builtin_health_rules(), out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].code, "throttle.thermal");
+}
+
+TEST(HealthNvmlFacts, TheTableHasEveryLibraryCode) {
+  for (const char* code :
+       {"ecc.uncorrectable", "ecc.correctable", "memory.retired-pages", "memory.row-remap-pending",
+        "memory.row-remap-failed", "throttle.thermal", "throttle.power", "throttle.hw-slowdown"})
+    EXPECT_FALSE(action_of(code).empty()) << code;
+  auto bad = health::parse_health_rules(
+      "schema: 1\nxid: []\nunknown_xid: {severity: warning, action: a}\nmessages: []\n"
+      "library:\n  - {code: x, severity: bad, action: a}\n",
+      "t.yaml");
+  EXPECT_FALSE(bad);
+}
+
+std::string header() {
+  return "anygpu-worker 1\nlibrary nvidia nvml loaded\n";
+}
+
+TEST(HealthReply, RoundTripsEveryFact) {
+  DeviceLibraryFacts f;
+  f.api = "nvml";
+  f.ecc_volatile = health::EccCounts{3, 1};
+  f.ecc_aggregate = health::EccCounts{12, 1};
+  f.remapped_rows = health::RemappedRows{2, 1, false, true};
+  f.retired_pages = health::RetiredPages{1, 2, true};
+  f.clocks_event_reasons = 0x40;
+  f.processes = std::vector<health::LibraryProcess>{{4242, 1ull << 30}, {17, std::nullopt}};
+  f.errors = {"retired pages: Unknown Error (999)"};
+  auto text = header() + worker::encode_health_device("0000:18:00.0", f) + "end\n";
+  auto r = worker::decode_health_reply(text);
+  ASSERT_FALSE(r.error) << *r.error;
+  ASSERT_TRUE(r.complete);
+  ASSERT_EQ(r.devices.size(), 1u);
+  EXPECT_EQ(worker::encode_health_device(r.devices[0].first, r.devices[0].second),
+            worker::encode_health_device("0000:18:00.0", f));
+  EXPECT_EQ(r.devices[0].second.processes->at(1).pid, 17);
+  EXPECT_FALSE(r.devices[0].second.processes->at(1).used_bytes);
+}
+
+TEST(HealthReply, MalformedAndTruncatedReplies) {
+  auto block = [](const std::string& body) {
+    return header() + "device 0000:18:00.0\n" + body + "device-end\nend\n";
+  };
+  for (const char* body :
+       {"ecc volatile x 1\n", "ecc sometimes 1 1\n", "remap 1 1 2 0\n", "retired 1\n",
+        "process 0 5\n", "process 5 5\n", "bogus\n", "clocks-event -1\n", "retired 1 2 maybe\n"}) {
+    auto r = worker::decode_health_reply(block(body));
+    EXPECT_TRUE(r.error) << body;
+    EXPECT_EQ(r.error.value_or("").rfind("line ", 0), 0u) << body;
+  }
+  EXPECT_TRUE(worker::decode_health_reply("anygpu-worker 2\nend\n").error);
+  EXPECT_TRUE(worker::decode_health_reply(header() + "ecc volatile 1 1\nend\n").error);
+  EXPECT_TRUE(worker::decode_health_reply("anygpu-worker 1\ndevice 0000:18:00.0\n").error);
+  // The worker died inside the second device: the first is kept, the reply is incomplete.
+  auto cut = worker::decode_health_reply(header() +
+                                         "device 0000:18:00.0\nclocks-event 64\ndevice-end\n"
+                                         "device 0000:2a:00.0\necc volatile 1");
+  EXPECT_FALSE(cut.complete);
+  ASSERT_EQ(cut.devices.size(), 1u);
+  EXPECT_EQ(cut.devices[0].first, "0000:18:00.0");
+  auto init = worker::decode_health_reply(
+      "anygpu-worker 1\nlibrary nvidia nvml error nvmlInit%20failed\nend\n");
+  EXPECT_FALSE(init.error);
+  EXPECT_EQ(init.library_error.value_or(""), "nvmlInit failed");
+}
+
+}  // namespace
+}  // namespace anygpu
