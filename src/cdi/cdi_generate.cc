@@ -55,8 +55,13 @@ Result<std::string> generate_cdi_spec(const HostRoot& host, const Inventory& inv
   if (!vendor) return bad_input(cat({"unknown vendor '", vendor_id, "'"}));
   auto kind = cdi_kind_for(*vendor);
   if (auto why = kind_error(kind)) return internal_error(*why);
-  auto edits = container_edits(host, vendor_id, inventory.of_vendor(vendor_id), registry);
+  DriverFilesSource driver(options.driver);
+  auto sources = edit_sources_with_driver(driver);
+  auto edits = container_edits(host, vendor_id, inventory.of_vendor(vendor_id), registry, sources);
   if (!edits) return edits.error();
+  if (options.warnings)
+    for (const auto& n : edits->notes)
+      if (n.starts_with("warning: ")) options.warnings->push_back(n.substr(9));
 
   CdiFeatures features;
   std::vector<GenDevice> devices;
@@ -120,10 +125,14 @@ Result<std::string> generate_cdi_spec(const HostRoot& host, const Inventory& inv
       for (const auto& m : common.mounts) {
         auto opts = m.options;
         opts.push_back("bind");
-        out << YAML::BeginMap << YAML::Key << "hostPath" << YAML::Value
-            << (host_view ? m.container_path : m.host_path) << YAML::Key << "containerPath"
-            << YAML::Value << m.container_path << YAML::Key << "type" << YAML::Value << "bind"
-            << YAML::Key << "options" << YAML::Value << YAML::Flow << opts << YAML::EndMap;
+        // The host's own view drops the root's prefix, not the driver root.
+        auto host_path = m.host_path;
+        if (host_view && !prefix.empty() && host_path.starts_with(prefix + "/"))
+          host_path.erase(0, prefix.size());
+        out << YAML::BeginMap << YAML::Key << "hostPath" << YAML::Value << host_path << YAML::Key
+            << "containerPath" << YAML::Value << m.container_path << YAML::Key << "type"
+            << YAML::Value << "bind" << YAML::Key << "options" << YAML::Value << YAML::Flow << opts
+            << YAML::EndMap;
       }
       out << YAML::EndSeq;
     }
