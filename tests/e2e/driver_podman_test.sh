@@ -111,8 +111,18 @@ for c in "${cases[@]}"; do
     echo "$out"; bad "$vendor: anygpu run --container (exit $rc)"
   fi
   # No spec: explicit --device and read-only --mount, LD_LIBRARY_PATH for the hook's part.
+  plan=$(cd "$work" && "$anygpu" --root "$host" --no-libs run --no-check --container "$image" \
+           --engine podman --dry-run -- true 2>&1)
+  echo "$plan" | grep -q -- "--device $kind=" && ok "$vendor: with the spec, devices go by CDI name" ||
+    { echo "$plan"; bad "$vendor: the plan does not use the spec's CDI names"; }
+
   # No hook ran, so no /dev/char links: that part is left out.
   rm -f "$sys" "$spec"
+  plan=$(cd "$work" && "$anygpu" --root "$host" --no-libs run --no-check --container "$image" \
+           --engine podman --dry-run -- true 2>&1)
+  if echo "$plan" | grep -q -- "--device $kind=" || ! echo "$plan" | grep -q -- ",ro"; then
+    echo "$plan"; bad "$vendor: without a spec the plan lacks explicit read-only mounts"
+  fi
   args[${#args[@]}-1]=no
   out=$(cd "$work" && "$anygpu" --root "$host" --no-libs run --no-check --container "$image" \
           --engine podman -- "${args[@]}" 2>&1)
