@@ -72,6 +72,17 @@ Result<std::string> generate_cdi_spec(const HostRoot& host, const Inventory& inv
     const auto& d = *de.device;
     GenDevice g{{std::to_string(d.index), d.pci.address.str()}, &de.edits};
     if (d.uuid && !device_name_error(*d.uuid)) g.names.push_back(*d.uuid);
+    // A vendor that numbers its nodes by physical id (Ascend: ASCEND_VISIBLE_DEVICES=3 is
+    // /dev/davinci3, whatever its PCI order) also gets the node's name: "davinci3".
+    if (d.minor && vendor->container.physical_names)
+      for (auto pattern : vendor->per_device_nodes) {
+        if (pattern.find("{minor}") == std::string_view::npos) continue;
+        auto node = replace_placeholder(pattern, "minor", std::to_string(*d.minor));
+        auto name = node.substr(node.rfind('/') + 1);
+        if (!device_name_error(name) &&
+            std::find(g.names.begin(), g.names.end(), name) == g.names.end())
+          g.names.push_back(name);
+      }
     all.merge(de.edits);
     devices.push_back(std::move(g));
   }
@@ -96,7 +107,8 @@ Result<std::string> generate_cdi_spec(const HostRoot& host, const Inventory& inv
   YAML::Emitter out;
   out << YAML::Comment(cat({"CDI spec for ", std::to_string(devices.size()), " ", vendor_id,
                             " device(s), written by anygpu cdi generate. Names: index, PCI bus "
-                            "id, uuid, all."}))
+                            "id, uuid, the node name where the vendor numbers nodes by physical "
+                            "id, all."}))
       << YAML::Newline;
   out << YAML::BeginMap;
   out << YAML::Key << "cdiVersion" << YAML::Value << YAML::DoubleQuoted << version;

@@ -77,6 +77,9 @@ struct ContainerSpec {
   std::span<const NamedValue> env;    // set in every container of this vendor
   Strings groups;                     // host groups (by name, /etc/group) the container user joins
   DriverFilesSpec driver_files;       // empty for a vendor whose list is not known yet
+  // The vendor's tooling numbers devices by physical id, the {minor} of its per-device node
+  // (Ascend: ASCEND_VISIBLE_DEVICES=3 is /dev/davinci3): CDI specs also name each device so.
+  bool physical_names = false;
 };
 
 struct Vendor {

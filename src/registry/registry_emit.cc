@@ -92,7 +92,8 @@ class Emitter {
         cat({"{.drm = ", strings(v.container.drm), ", .withhold = ", strings(v.container.withhold),
              ", .mounts = ", mounts, ", .env = ", named(v.container.env),
              ", .groups = ", strings(v.container.groups),
-             ", .driver_files = ", driver_files(v.container.driver_files), "}"});
+             ", .driver_files = ", driver_files(v.container.driver_files),
+             ", .physical_names = ", v.container.physical_names ? "true" : "false", "}"});
     std::ostringstream o;
     o << "{.id = " << quote(v.id) << ", .name = " << quote(v.name)
       << ", .pci_vendor_ids = " << ids(v.pci_vendor_ids)

@@ -276,8 +276,8 @@ class RegistryParser {
 
   ContainerSpec container(const YAML::Node& n, const Vendor& v) {
     const auto& r = vr_;
-    static constexpr std::string_view keys[] = {"drm", "withhold", "mounts",
-                                                "env", "groups",   "driver_files"};
+    static constexpr std::string_view keys[] = {"drm",    "withhold",     "mounts",        "env",
+                                                "groups", "driver_files", "physical_names"};
     static constexpr std::string_view required[] = {"drm", "withhold", "mounts", "env", "groups"};
     r.expect_map(n, "container");
     r.check_keys(n, keys, required);
@@ -301,6 +301,16 @@ class RegistryParser {
         r.fail(n["env"], cat({"env: '", e.name, "' is not a variable name"}));
     c.groups = list(r, n["groups"], "groups");
     if (n["driver_files"]) c.driver_files = driver_files(n["driver_files"]);
+    if (n["physical_names"]) {
+      const auto& p = n["physical_names"];
+      if (!p.IsScalar() || (p.Scalar() != "true" && p.Scalar() != "false"))
+        r.fail(p, "physical_names: true or false");
+      c.physical_names = p.Scalar() == "true";
+      bool by_minor = std::any_of(v.per_device_nodes.begin(), v.per_device_nodes.end(),
+                                  [](std::string_view x) { return x.find("{minor}") != x.npos; });
+      if (c.physical_names && !by_minor)
+        r.fail(p, "physical_names for a vendor without a {minor} per-device node");
+    }
     return c;
   }
 

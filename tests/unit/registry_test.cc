@@ -163,6 +163,16 @@ TEST(RegistryYaml, RejectsMalformedData) {
            "      withhold: [/dev/mtgpu.0]\n      mounts: []\n      env: {}\n"
            "      groups: [video, render]\n      driver_files:\n        libraries: [libmtml.so"),
        "not one of the vendor's shared device nodes"},
+      {replace(v, "      physical_names: true", "      physical_names: yes please"),
+       "physical_names: true or false"},
+      {replace(v, "      env: {NVIDIA_VISIBLE_DEVICES: void}",
+               "      env: {NVIDIA_VISIBLE_DEVICES: void}\n      physical_names: [true]"),
+       "physical_names: true or false"},
+      {replace(v,
+               "      groups: [video, render]\n      driver_files:\n        libraries: [libmtml.so",
+               "      groups: [video, render]\n      physical_names: true\n      driver_files:\n"
+               "        libraries: [libmtml.so"),
+       "without a {minor} per-device node"},
       // container.driver_files: known keys, absolute paths, file names, a source per field.
       {replace(v, "        tools: [npu-smi]", "        toolz: [npu-smi]"), "unknown key 'toolz'"},
       {replace(v, "        tool_dirs: [/usr/local/bin]", "        tool_dirs: [usr/local/bin]"),
