@@ -15,6 +15,7 @@
 #include "container/container_edits.h"
 #include "container/driver_files.h"
 #include "container/driver_source.h"
+#include "launch/container_plan.h"
 #include "test_support.h"
 #include "util/strings.h"
 
@@ -252,6 +253,75 @@ TEST(DriverFiles, EveryConsumerGetsThemThroughTheSeam) {
   EXPECT_EQ(edits->common.library_folders, std::vector<std::string>{"/usr/local/PPU_SDK/lib"});
   ASSERT_EQ(edits->common.hooks.size(), 2u);
   EXPECT_TRUE(is_anygpu_hook(edits->common.hooks[0]));
+}
+
+TEST(DriverFiles, CdiGenerateUnderADriverRoot) {
+  test::TempDir tmp;
+  auto driver = driver_host(tmp, "nvidia", "h100-8x");
+  // The devices come from the host; the driver's files from its driver container's tree.
+  auto host_dir = tmp / "host";
+  test::copy_tree(test::fixture_host("h100-8x"), host_dir);
+  ASSERT_EQ(std::system(cat({"mkdir -p ", host_dir, "/run/nvidia"}).c_str()), 0);
+  ASSERT_EQ(::rename(driver.c_str(), (host_dir + "/run/nvidia/driver").c_str()), 0);
+  HostOptions o;
+  o.root = host_dir;
+  o.load_libraries = false;
+  HostRoot host(o);
+  auto inv = test::probe_root(host_dir);
+  CdiGenerateOptions opts;
+  opts.host_view = true;
+  opts.driver = {"/run/nvidia/driver", "/usr/bin/anygpu"};
+  auto text = generate_cdi_spec(host, inv, "nvidia", opts);
+  ASSERT_TRUE(text) << text.error().message;
+  EXPECT_NE(text->find("hostPath: /run/nvidia/driver" + kLib +
+                       "/libcuda.so.550.90.07\n"
+                       "      containerPath: " +
+                       kLib + "/libcuda.so.1"),
+            std::string::npos)
+      << *text;
+  // The default root has no driver files on this host: no mounts, no hooks.
+  opts.driver = {"/", "/usr/bin/anygpu"};
+  auto plain = generate_cdi_spec(host, inv, "nvidia", opts);
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->find("libcuda"), std::string::npos);
+  EXPECT_EQ(plain->find("hooks:"), std::string::npos);
+}
+
+TEST(DriverFiles, WithoutASpecTheLoaderPathStandsInForTheHook) {
+  EXPECT_EQ(loader_path_without_hook({kLib, "/usr/local/dcmi", "/usr/lib", "/opt/hyhal/lib"}),
+            "/usr/local/dcmi:/opt/hyhal/lib");
+  EXPECT_EQ(loader_path_without_hook({kLib}), "");
+  test::TempDir tmp;
+  auto root = driver_host(tmp, "thead", "thead-ppu-4x");
+  HostOptions o;
+  o.root = root;
+  o.load_libraries = false;
+  HostRoot host(o);
+  auto inv = test::probe_root(root);
+  Selection sel;
+  sel.vendor = "thead";
+  for (const auto* d : inv.of_vendor("thead")) sel.devices.push_back(*d);
+  HostFacts facts;
+  facts.root_prefix = root;
+  facts.engines_on_path = {"podman"};
+  facts.cwd = "/work";
+  auto edits = container_edits(host, "thead", sel.devices);
+  ASSERT_TRUE(edits);
+  facts.edits = std::move(*edits);
+  LaunchOptions lo;
+  lo.image = "localhost/img";
+  auto plan = plan_container(sel, lo, facts, {{"LD_LIBRARY_PATH", "/mine"}}, {"true"});
+  ASSERT_TRUE(plan) << plan.error().message;
+  auto argv = join(plan->argv, " ");
+  EXPECT_NE(argv.find("dst=/usr/local/PPU_SDK/lib/libhgml.so,ro"), std::string::npos) << argv;
+  EXPECT_NE(argv.find("-e LD_LIBRARY_PATH=/mine:/usr/local/PPU_SDK/lib"), std::string::npos)
+      << argv;
+  for (const auto& n : plan->notes) EXPECT_EQ(n.find("needs a CDI spec"), std::string::npos) << n;
+  // With CDI names the spec's hook does it: no loader path.
+  facts.cdi_names = std::vector<std::string>(sel.devices.size(), "alibabacloud.com/ppu=0");
+  auto cdi = plan_container(sel, lo, facts, {}, {"true"});
+  ASSERT_TRUE(cdi);
+  EXPECT_EQ(join(cdi->argv, " ").find("LD_LIBRARY_PATH"), std::string::npos);
 }
 
 }  // namespace anygpu
