@@ -177,6 +177,13 @@ CdiChoice choose_cdi_names(const std::vector<CdiSpec>& specs, const SelectionEdi
     for (const auto& n : needed_common.device_nodes)
       if (!granted.count(n.path)) lacking.push_back(n.path);
     if (!lacking.empty()) why.push_back(cat({"it lacks ", join(lacking, ", ")}));
+    // A spec that mounts nothing where the host's driver files must be mounted was made
+    // without them; one that mounts the driver its own way (nvidia-ctk's) is taken as it is.
+    bool spec_mounts = !spec->common_edits.mounts.empty();
+    for (const auto* c : chosen) spec_mounts = spec_mounts || !c->edits.mounts.empty();
+    if (!needed_common.mounts.empty() && !spec_mounts)
+      why.push_back(cat({"it mounts none of the host driver's files (",
+                         std::to_string(needed_common.mounts.size()), " needed)"}));
     if (!why.empty()) {
       choice.warnings.push_back(cat({"CDI spec ", spec->file, " covers the selected devices but ",
                                      join(why, "; "), ": passing device nodes explicitly"}));

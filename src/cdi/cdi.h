@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "container/container_edits.h"
+#include "container/driver_source.h"
 #include "host/host_root.h"
 #include "model/inventory.h"
 #include "registry/registry.h"
@@ -81,6 +82,11 @@ struct CdiGenerateOptions {
   // written into the root's own /etc/cdi (host-init). Otherwise hostPath is the file on this
   // machine ("<root>/dev/x" for a simulated host).
   bool host_view = false;
+  // Where the driver's user space is found (`--driver-root`, e.g. /run/nvidia/driver) and the
+  // anygpu binary the spec's hooks run (default: this one).
+  DriverSourceOptions driver = {};
+  // Where the edits' warnings go (what was found on the host but left out, and why).
+  std::vector<std::string>* warnings = nullptr;
 };
 
 // The vendor's CDI kind from the registry, else "anygpu.dev/<vendor id>".

@@ -55,8 +55,13 @@ Result<std::string> generate_cdi_spec(const HostRoot& host, const Inventory& inv
   if (!vendor) return bad_input(cat({"unknown vendor '", vendor_id, "'"}));
   auto kind = cdi_kind_for(*vendor);
   if (auto why = kind_error(kind)) return internal_error(*why);
-  auto edits = container_edits(host, vendor_id, inventory.of_vendor(vendor_id), registry);
+  DriverFilesSource driver(options.driver);
+  auto sources = edit_sources_with_driver(driver);
+  auto edits = container_edits(host, vendor_id, inventory.of_vendor(vendor_id), registry, sources);
   if (!edits) return edits.error();
+  if (options.warnings)
+    for (const auto& n : edits->notes)
+      if (n.starts_with("warning: ")) options.warnings->push_back(n.substr(9));
 
   CdiFeatures features;
   std::vector<GenDevice> devices;
@@ -67,6 +72,17 @@ Result<std::string> generate_cdi_spec(const HostRoot& host, const Inventory& inv
     const auto& d = *de.device;
     GenDevice g{{std::to_string(d.index), d.pci.address.str()}, &de.edits};
     if (d.uuid && !device_name_error(*d.uuid)) g.names.push_back(*d.uuid);
+    // A vendor that numbers its nodes by physical id (Ascend: ASCEND_VISIBLE_DEVICES=3 is
+    // /dev/davinci3, whatever its PCI order) also gets the node's name: "davinci3".
+    if (d.minor && vendor->container.physical_names)
+      for (auto pattern : vendor->per_device_nodes) {
+        if (pattern.find("{minor}") == std::string_view::npos) continue;
+        auto node = replace_placeholder(pattern, "minor", std::to_string(*d.minor));
+        auto name = node.substr(node.rfind('/') + 1);
+        if (!device_name_error(name) &&
+            std::find(g.names.begin(), g.names.end(), name) == g.names.end())
+          g.names.push_back(name);
+      }
     all.merge(de.edits);
     devices.push_back(std::move(g));
   }
@@ -91,7 +107,8 @@ Result<std::string> generate_cdi_spec(const HostRoot& host, const Inventory& inv
   YAML::Emitter out;
   out << YAML::Comment(cat({"CDI spec for ", std::to_string(devices.size()), " ", vendor_id,
                             " device(s), written by anygpu cdi generate. Names: index, PCI bus "
-                            "id, uuid, all."}))
+                            "id, uuid, the node name where the vendor numbers nodes by physical "
+                            "id, all."}))
       << YAML::Newline;
   out << YAML::BeginMap;
   out << YAML::Key << "cdiVersion" << YAML::Value << YAML::DoubleQuoted << version;
@@ -120,10 +137,14 @@ Result<std::string> generate_cdi_spec(const HostRoot& host, const Inventory& inv
       for (const auto& m : common.mounts) {
         auto opts = m.options;
         opts.push_back("bind");
-        out << YAML::BeginMap << YAML::Key << "hostPath" << YAML::Value
-            << (host_view ? m.container_path : m.host_path) << YAML::Key << "containerPath"
-            << YAML::Value << m.container_path << YAML::Key << "type" << YAML::Value << "bind"
-            << YAML::Key << "options" << YAML::Value << YAML::Flow << opts << YAML::EndMap;
+        // The host's own view drops the root's prefix, not the driver root.
+        auto host_path = m.host_path;
+        if (host_view && !prefix.empty() && host_path.starts_with(prefix + "/"))
+          host_path.erase(0, prefix.size());
+        out << YAML::BeginMap << YAML::Key << "hostPath" << YAML::Value << host_path << YAML::Key
+            << "containerPath" << YAML::Value << m.container_path << YAML::Key << "type"
+            << YAML::Value << "bind" << YAML::Key << "options" << YAML::Value << YAML::Flow << opts
+            << YAML::EndMap;
       }
       out << YAML::EndSeq;
     }

@@ -1,6 +1,8 @@
 // `anygpu cdi generate`: a CDI spec for the discovered devices of one vendor (any vendor).
 // `anygpu cdi list`: the specs the host has, their kinds and devices, and what is wrong with
 // the ones a runtime would reject.
+// `anygpu cdi hook update-ldcache|create-dev-char-links`: the createContainer hooks those
+// specs name (run by the container runtime, container state on stdin).
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -8,18 +10,26 @@
 
 #include "cdi/cdi.h"
 #include "cli/command.h"
+#include "container/cdi_hooks.h"
+#include "host/confined_writer.h"
 #include "probe/probe.h"
 #include "render/json_text.h"
-#include "host/confined_writer.h"
 #include "util/strings.h"
 
 namespace anygpu::cli {
 
 namespace {
 
+// What a runtime passes a hook is a few hundred bytes; a bundle's config.json some KiB.
+constexpr size_t kHookStateBytes = size_t{1} << 20;
+constexpr size_t kHookConfigBytes = size_t{16} << 20;
+
 struct CdiFlags {
   std::string vendor;
   std::string output;
+  std::string driver_root = "/";
+  std::string hook_path;
+  std::vector<std::string> folders;  // cdi hook update-ldcache --folder
 };
 
 int run_generate(const GlobalOptions& g, const CdiFlags& f) {
@@ -38,8 +48,18 @@ int run_generate(const GlobalOptions& g, const CdiFlags& f) {
                "): choose one with --vendor (one spec file per vendor)"})));
     vendor = *vendors.begin();
   }
+  if (f.driver_root.empty() || f.driver_root[0] != '/')
+    return fail(bad_input(cat({"--driver-root '", f.driver_root, "': not an absolute path"})));
+  if (!f.hook_path.empty() && f.hook_path[0] != '/')
+    return fail(bad_input(cat({"--hook-path '", f.hook_path, "': not an absolute path"})));
+  CdiGenerateOptions options;
+  options.driver = {f.driver_root, f.hook_path};
+  std::vector<std::string> warnings;
+  options.warnings = &warnings;
   // A simulated host's nodes live beneath its root: hostPath names them there.
-  auto spec = generate_cdi_spec(host, inv, vendor);
+  auto spec = generate_cdi_spec(host, inv, vendor, options);
+  if (!g.quiet)
+    for (const auto& w : warnings) std::fprintf(stderr, "anygpu: warning: %s\n", w.c_str());
   if (!spec) return fail(spec.error());
   if (f.output.empty() || f.output == "-") {
     std::fputs(spec->c_str(), stdout);
@@ -95,6 +115,35 @@ int run_list(const GlobalOptions& g) {
   return scan.errors.empty() ? kExitOk : kExitUsage;
 }
 
+// `cdi hook …`: run by the container runtime with the container state on stdin.
+Result<std::string> hook_container_root() {
+  std::string state;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) {
+    state.append(buf, n);
+    if (state.size() > kHookStateBytes) return bad_input("container state on stdin: too large");
+  }
+  return oci_container_root(state, [](const std::string& path) -> Result<std::string> {
+    HostOptions o;
+    HostRoot here(o);
+    return here.read_file(path, kHookConfigBytes);
+  });
+}
+
+int run_hook(const CdiFlags& f, bool ldcache) {
+  auto root = hook_container_root();
+  if (!root) return fail(root.error());
+  if (ldcache) {
+    auto ldconfig = find_ldconfig();
+    if (!ldconfig) return fail(host_error("no ldconfig in /sbin or /usr/sbin"));
+    auto done = update_container_ldcache(*root, f.folders, *ldconfig);
+    return done ? kExitOk : fail(done.error());
+  }
+  auto made = create_dev_char_links(*root);
+  return made ? kExitOk : fail(made.error());
+}
+
 }  // namespace
 
 Command cdi_command() {
@@ -111,10 +160,28 @@ Command cdi_command() {
                             "write the spec to FILE atomically (default stdout), e.g. "
                             "/etc/cdi/anygpu-nvidia.yaml")
                 ->type_name("FILE");
+            gen->add_option("--driver-root", f->driver_root,
+                            "where the driver's user space is installed (default /), e.g. "
+                            "/run/nvidia/driver; mounted without it in the container")
+                ->type_name("DIR");
+            gen->add_option("--hook-path", f->hook_path,
+                            "the anygpu binary the spec's hooks run (default: this binary)")
+                ->type_name("PATH");
             auto* list = app.add_subcommand("list", "the CDI specs found, their kinds and devices");
             list->fallthrough();
-            return [f, gen](const GlobalOptions& g) {
+            auto* hook = app.add_subcommand(
+                "hook", "OCI createContainer hooks named by generated specs (state on stdin)");
+            hook->require_subcommand(1);
+            auto* ldcache = hook->add_subcommand(
+                "update-ldcache", "list FOLDERs in the container's loader cache (ldconfig -r)");
+            ldcache->add_option("--folder", f->folders, "a container folder of driver libraries")
+                ->type_name("DIR")
+                ->required();
+            auto* devchar = hook->add_subcommand(
+                "create-dev-char-links", "/dev/char/MAJOR:MINOR links for the container's nodes");
+            return [f, gen, hook, ldcache, devchar](const GlobalOptions& g) {
               if (gen->parsed()) return run_generate(g, *f);
+              if (hook->parsed()) return run_hook(*f, ldcache->parsed() && !devchar->parsed());
               return run_list(g);
             };
           }};

@@ -35,6 +35,9 @@ void ContainerEdits::add_hook(HookEdit hook) {
 void ContainerEdits::add_gid(uint32_t gid) {
   add_unique(additional_gids, gid);
 }
+void ContainerEdits::add_library_folder(std::string folder) {
+  add_unique(library_folders, std::move(folder));
+}
 
 void ContainerEdits::add_env(std::string_view name, std::string_view value) {
   auto entry = cat({name, "=", value});
@@ -53,11 +56,12 @@ void ContainerEdits::merge(const ContainerEdits& other) {
     add_env(env_name(e), std::string_view(e).substr(env_name(e).size() + 1));
   for (const auto& h : other.hooks) add_hook(h);
   for (auto g : other.additional_gids) add_gid(g);
+  for (const auto& f : other.library_folders) add_library_folder(f);
 }
 
 bool ContainerEdits::empty() const {
   return device_nodes.empty() && mounts.empty() && env.empty() && hooks.empty() &&
-         additional_gids.empty();
+         additional_gids.empty() && library_folders.empty();
 }
 
 ContainerEdits SelectionEdits::merged() const {

@@ -73,12 +73,17 @@ struct ContainerEdits {
   std::vector<std::string> env;  // NAME=VALUE; a later value for a NAME replaces the earlier
   std::vector<HookEdit> hooks;
   std::vector<uint32_t> additional_gids;
+  // Container folders of mounted driver libraries the container's loader must search: a CDI
+  // spec's update-ldcache hook lists them in the container's ld.so.cache; an engine's command
+  // line (which cannot run a hook) puts them in LD_LIBRARY_PATH instead.
+  std::vector<std::string> library_folders;
 
   void add_node(NodeEdit node);
   void add_mount(MountEdit mount);
   void add_env(std::string_view name, std::string_view value);
   void add_hook(HookEdit hook);
   void add_gid(uint32_t gid);
+  void add_library_folder(std::string folder);
   // Appends `other`, dropping what is already here.
   void merge(const ContainerEdits& other);
   bool empty() const;
@@ -114,8 +119,14 @@ class EditSource {
   virtual void add(const EditRequest& request, SelectionEdits& out) const = 0;
 };
 
-// The sources applied, in order: the registry's device nodes, then its container section.
+// The sources applied, in order: the registry's device nodes, its container section, then the
+// host driver's user space (container.driver_files, resolved beneath "/":
+// container/driver_source.h).
 std::span<const EditSource* const> default_edit_sources();
+
+// default_edit_sources() with `driver` in place of the default driver-files source (another
+// driver root, another hook binary). The caller keeps `driver` alive as long as the list.
+std::vector<const EditSource*> edit_sources_with_driver(const EditSource& driver);
 
 // The edits for `devices` (all of `vendor`; the order is kept). An unknown vendor or a device
 // of another vendor is bad_input.

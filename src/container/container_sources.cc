@@ -1,9 +1,11 @@
 // The edit sources fed by the registry: each device's own nodes (probed nodes, the vendor's
 // per-device patterns, the DRM nodes its `container.drm` rule allows), the vendor's shared
-// nodes less the withheld ones, and the `container:` section's mounts, environment and groups.
+// nodes less the withheld ones, the `container:` section's mounts, environment and groups, and
+// (driver_source.cc) the host driver's user space its `driver_files` name.
 #include <algorithm>
 
 #include "container/container_edits.h"
+#include "container/driver_source.h"
 #include "host/paths.h"
 #include "launch/etc_group.h"
 #include "util/strings.h"
@@ -113,11 +115,27 @@ class RegistryContainerSection final : public EditSource {
 
 }  // namespace
 
+namespace {
+struct Defaults {
+  RegistryNodes nodes;
+  RegistryContainerSection section;
+  DriverFilesSource driver;
+};
+const Defaults& defaults() {
+  static const Defaults d;
+  return d;
+}
+}  // namespace
+
 std::span<const EditSource* const> default_edit_sources() {
-  static const RegistryNodes nodes;
-  static const RegistryContainerSection section;
-  static const EditSource* const sources[] = {&nodes, &section};
+  const auto& d = defaults();
+  static const EditSource* const sources[] = {&d.nodes, &d.section, &d.driver};
   return sources;
+}
+
+std::vector<const EditSource*> edit_sources_with_driver(const EditSource& driver) {
+  const auto& d = defaults();
+  return {&d.nodes, &d.section, &driver};
 }
 
 }  // namespace anygpu

@@ -18,7 +18,6 @@ namespace anygpu {
 namespace {
 
 constexpr size_t kMaxStartObjects = 512;
-constexpr size_t kMaxLdCacheBytes = size_t{64} << 20;
 constexpr size_t kCompareBytes = size_t{64} << 10;
 
 bool starts_with(std::string_view s, std::string_view p) {

@@ -37,6 +37,7 @@ struct DoctorContext {
 std::vector<Finding> check_drivers(const DoctorContext& ctx);
 std::vector<Finding> check_device_access(const DoctorContext& ctx);
 std::vector<Finding> check_containers(const DoctorContext& ctx);
+std::vector<Finding> check_container_driver(const DoctorContext& ctx);
 std::vector<Finding> check_kernel_for_rocm(const DoctorContext& ctx);
 std::vector<Finding> check_open_files(const DoctorContext& ctx);
 std::vector<Finding> check_library_shadowing(const DoctorContext& ctx);

@@ -56,6 +56,7 @@ std::vector<Finding> run_doctor(const DoctorContext& ctx, bool framework) {
   add(check_drivers(ctx));
   add(check_device_access(ctx));
   add(check_containers(ctx));
+  add(check_container_driver(ctx));
   add(check_kernel_for_rocm(ctx));
   add(check_open_files(ctx));
   add(check_library_shadowing(ctx));

@@ -4,8 +4,10 @@
 
 #include <string_view>
 
+#include "host/ld_cache.h"
+
 namespace anygpu::doctor_paths {
-inline constexpr std::string_view kLdSoCache = "/etc/ld.so.cache";
+inline constexpr std::string_view kLdSoCache = kLdSoCachePath;
 inline constexpr std::string_view kEtcGroup = "/etc/group";
 // NVIDIA Container Toolkit: its config directory and binaries.
 inline constexpr std::string_view kNvidiaContainerToolkit[] = {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "doctor/elf.h"
-#include "doctor/ld_cache.h"
+#include "host/ld_cache.h"
 #include "host/host_root.h"
 
 namespace anygpu {

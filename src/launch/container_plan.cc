@@ -2,10 +2,36 @@
 
 #include <algorithm>
 
+#include "container/driver_source.h"
 #include "launch/engine_args.h"
 #include "util/strings.h"
 
 namespace anygpu {
+
+namespace {
+
+// The loader searches its default directories without a cache entry (glibc's system dirs);
+// only the vendor's own folders need naming.
+bool is_default_library_dir(std::string_view d) {
+  static constexpr std::string_view kDefault[] = {"/lib",
+                                                  "/usr/lib",
+                                                  "/lib64",
+                                                  "/usr/lib64",
+                                                  "/lib/x86_64-linux-gnu",
+                                                  "/usr/lib/x86_64-linux-gnu",
+                                                  "/lib/aarch64-linux-gnu",
+                                                  "/usr/lib/aarch64-linux-gnu"};
+  return std::find(std::begin(kDefault), std::end(kDefault), d) != std::end(kDefault);
+}
+
+}  // namespace
+
+std::string loader_path_without_hook(const std::vector<std::string>& folders) {
+  std::vector<std::string> keep;
+  for (const auto& f : folders)
+    if (!is_default_library_dir(f)) keep.push_back(f);
+  return join(keep, ":");
+}
 
 Result<std::string> choose_engine(const LaunchOptions& options, const HostFacts& facts) {
   if (options.engine) {
@@ -59,6 +85,7 @@ Result<LaunchPlan> plan_container(const Selection& selection, const LaunchOption
   a.insert(a.end(), {"--mount", bind_mount_arg({facts.cwd, "/workspace", {}}), "-w", "/workspace"});
 
   const auto& edits = facts.edits;
+  std::string library_path;  // without a CDI spec: the update-ldcache hook's stand-in
   if (edits.devices.size() != selection.devices.size())
     return internal_error("container edits do not match the selection");
   bool cdi = facts.cdi_names && facts.cdi_names->size() == selection.devices.size() &&
@@ -81,8 +108,17 @@ Result<LaunchPlan> plan_container(const Selection& selection, const LaunchOption
       a.insert(a.end(), {"--device", cat({n.host_path, ":", n.path})});
     for (const auto& m : all.mounts) a.insert(a.end(), {"--mount", bind_mount_arg(m)});
     for (const auto& h : all.hooks)
-      plan.notes.push_back(cat({"warning: ", h.hook_name, " hook ", h.path,
-                                " needs a CDI spec (an engine's command line cannot run it)"}));
+      if (!is_anygpu_hook(h))
+        plan.notes.push_back(cat({"warning: ", h.hook_name, " hook ", h.path,
+                                  " needs a CDI spec (an engine's command line cannot run it)"}));
+    library_path = loader_path_without_hook(all.library_folders);
+    if (!library_path.empty())
+      plan.notes.push_back(
+          cat({"no CDI spec: the driver's library folders go into "
+               "LD_LIBRARY_PATH (",
+               library_path,
+               ") instead of the container's "
+               "loader cache"}));
   }
   // The host's numbers: with or without CDI (anygpu's specs carry no additionalGids).
   for (auto gid : edits.common.additional_gids)
@@ -107,6 +143,17 @@ Result<LaunchPlan> plan_container(const Selection& selection, const LaunchOption
   for (const auto& e : edits.common.env) {
     auto eq = e.find('=');
     env.emplace_back(e.substr(0, eq), e.substr(eq + 1));
+  }
+  if (!library_path.empty()) {
+    // The caller's own LD_LIBRARY_PATH keeps its place in front.
+    auto it = std::find_if(env.begin(), env.end(),
+                           [](const EnvVar& e) { return e.first == "LD_LIBRARY_PATH"; });
+    if (it == env.end())
+      env.emplace_back("LD_LIBRARY_PATH", library_path);
+    else if (!it->second.empty())
+      it->second = cat({it->second, ":", library_path});
+    else
+      it->second = library_path;
   }
   for (const auto& [name, value] : env) a.insert(a.end(), {"-e", cat({name, "=", value})});
   a.insert(a.end(), options.engine_args.begin(), options.engine_args.end());

@@ -15,6 +15,10 @@ Result<LaunchPlan> plan_container(const Selection& selection, const LaunchOption
                                   const std::vector<std::string>& inner_argv,
                                   const Registry& registry = Registry::builtin());
 
+// Without a CDI spec no update-ldcache hook runs: the driver's library folders that are not
+// the loader's default directories, ':'-joined, for LD_LIBRARY_PATH ("" when none).
+std::string loader_path_without_hook(const std::vector<std::string>& folders);
+
 // "podman" | "docker" from --engine, else podman when on PATH, else docker.
 Result<std::string> choose_engine(const LaunchOptions& options, const HostFacts& facts);
 

@@ -47,6 +47,27 @@ struct MountSpec {
   Strings options;        // ro, nosuid, nodev, noexec
 };
 
+// The host's driver user space a container needs beside the device nodes: files that must
+// match the loaded kernel module, so they come from the host, never from the image. Host paths;
+// `{driver_version}` stands for the bound driver's version, `*` globs the last component.
+struct DriverFilesSpec {
+  Strings libraries;         // sonames, through ld.so.cache, then library_dirs
+  Strings library_patterns;  // real file names of ld.so.cache entries ("*.so.{driver_version}")
+  Strings library_dirs;      // the vendor's own library directories (also the container's)
+  Strings tools;             // management tools by name: tool_dirs, then the standard bin dirs
+  Strings tool_dirs;
+  Strings firmware;
+  Strings sockets;  // IPC endpoints of the vendor's daemons (files or directories)
+  Strings config;   // configuration and topology files
+  std::span<const NamedValue> sources;  // field -> public URL
+  Strings unverified;
+
+  bool empty() const {
+    return libraries.empty() && library_patterns.empty() && tools.empty() && firmware.empty() &&
+           sockets.empty() && config.empty();
+  }
+};
+
 // What a compute container of this vendor gets beyond each device's own nodes, and what it
 // must not get (container_edits() in src/container/ is the one reader).
 struct ContainerSpec {
@@ -55,6 +76,10 @@ struct ContainerSpec {
   std::span<const MountSpec> mounts;  // driver files the vendor's user space reads
   std::span<const NamedValue> env;    // set in every container of this vendor
   Strings groups;                     // host groups (by name, /etc/group) the container user joins
+  DriverFilesSpec driver_files;       // empty for a vendor whose list is not known yet
+  // The vendor's tooling numbers devices by physical id, the {minor} of its per-device node
+  // (Ascend: ASCEND_VISIBLE_DEVICES=3 is /dev/davinci3): CDI specs also name each device so.
+  bool physical_names = false;
 };
 
 struct Vendor {

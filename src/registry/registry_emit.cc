@@ -91,7 +91,9 @@ class Emitter {
     auto container =
         cat({"{.drm = ", strings(v.container.drm), ", .withhold = ", strings(v.container.withhold),
              ", .mounts = ", mounts, ", .env = ", named(v.container.env),
-             ", .groups = ", strings(v.container.groups), "}"});
+             ", .groups = ", strings(v.container.groups),
+             ", .driver_files = ", driver_files(v.container.driver_files),
+             ", .physical_names = ", v.container.physical_names ? "true" : "false", "}"});
     std::ostringstream o;
     o << "{.id = " << quote(v.id) << ", .name = " << quote(v.name)
       << ", .pci_vendor_ids = " << ids(v.pci_vendor_ids)
@@ -112,6 +114,30 @@ class Emitter {
       << ", .k8s_resource = " << quote(v.k8s_resource) << ", .container = " << container
       << ", .sources = " << named(v.sources) << ", .unverified = " << strings(v.unverified) << "}";
     return o.str();
+  }
+
+  std::string driver_files(const DriverFilesSpec& f) {
+    return cat({"{.libraries = ",
+                strings(f.libraries),
+                ", .library_patterns = ",
+                strings(f.library_patterns),
+                ", .library_dirs = ",
+                strings(f.library_dirs),
+                ", .tools = ",
+                strings(f.tools),
+                ", .tool_dirs = ",
+                strings(f.tool_dirs),
+                ", .firmware = ",
+                strings(f.firmware),
+                ", .sockets = ",
+                strings(f.sockets),
+                ", .config = ",
+                strings(f.config),
+                ", .sources = ",
+                named(f.sources),
+                ", .unverified = ",
+                strings(f.unverified),
+                "}"});
   }
 
   static std::string number(const std::optional<double>& v) {

@@ -280,9 +280,11 @@ class RegistryParser {
 
   ContainerSpec container(const YAML::Node& n, const Vendor& v) {
     const auto& r = vr_;
-    static constexpr std::string_view keys[] = {"drm", "withhold", "mounts", "env", "groups"};
+    static constexpr std::string_view keys[] = {"drm",    "withhold",     "mounts",        "env",
+                                                "groups", "driver_files", "physical_names"};
+    static constexpr std::string_view required[] = {"drm", "withhold", "mounts", "env", "groups"};
     r.expect_map(n, "container");
-    r.check_keys(n, keys, keys);
+    r.check_keys(n, keys, required);
     ContainerSpec c;
     c.drm = list(r, n["drm"], "drm");
     for (size_t i = 0; i < c.drm.size(); ++i)
@@ -302,7 +304,71 @@ class RegistryParser {
       if (e.name.empty() || e.name.find('=') != std::string_view::npos)
         r.fail(n["env"], cat({"env: '", e.name, "' is not a variable name"}));
     c.groups = list(r, n["groups"], "groups");
+    if (n["driver_files"]) c.driver_files = driver_files(n["driver_files"]);
+    if (n["physical_names"]) {
+      const auto& p = n["physical_names"];
+      if (!p.IsScalar() || (p.Scalar() != "true" && p.Scalar() != "false"))
+        r.fail(p, "physical_names: true or false");
+      c.physical_names = p.Scalar() == "true";
+      bool by_minor = std::any_of(v.per_device_nodes.begin(), v.per_device_nodes.end(),
+                                  [](std::string_view x) { return x.find("{minor}") != x.npos; });
+      if (c.physical_names && !by_minor)
+        r.fail(p, "physical_names for a vendor without a {minor} per-device node");
+    }
     return c;
+  }
+
+  // container.driver_files: each field cites its own public source (https) and may be marked
+  // unverified; names are file names, paths absolute without "..".
+  DriverFilesSpec driver_files(const YAML::Node& n) {
+    const auto& r = vr_;
+    static constexpr std::string_view keys[] = {
+        "libraries", "library_patterns", "library_dirs", "tools",   "tool_dirs",
+        "firmware",  "sockets",          "config",       "sources", "unverified"};
+    static constexpr std::string_view required[] = {"sources"};
+    r.expect_map(n, "driver_files");
+    r.check_keys(n, keys, required);
+    auto field = [&](std::string_view key) {
+      auto node = n[std::string(key)];
+      return node ? list(r, node, key) : Strings();
+    };
+    DriverFilesSpec f;
+    f.libraries = field("libraries");
+    f.library_patterns = field("library_patterns");
+    f.library_dirs = field("library_dirs");
+    f.tools = field("tools");
+    f.tool_dirs = field("tool_dirs");
+    f.firmware = field("firmware");
+    f.sockets = field("sockets");
+    f.config = field("config");
+    f.sources = named(r, n["sources"], "sources");
+    f.unverified = field("unverified");
+    for (auto names : {f.libraries, f.library_patterns, f.tools})
+      for (auto name : names)
+        if (name.empty() || name.find('/') != std::string_view::npos || name == "." || name == "..")
+          r.fail(n,
+                 cat({"driver_files: '", name, "' is not a file name; put directories in *_dirs"}));
+    for (auto paths : {f.library_dirs, f.tool_dirs, f.firmware, f.sockets, f.config})
+      for (auto p : paths)
+        if (p.size() < 2 || p[0] != '/' || p.find("..") != std::string_view::npos)
+          r.fail(n, cat({"driver_files: '", p, "' is not an absolute path without '..'"}));
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      const auto& key = it->first.Scalar();
+      if (key == "sources" || key == "unverified") continue;
+      bool cited = std::any_of(f.sources.begin(), f.sources.end(),
+                               [&](const NamedValue& s) { return s.name == key; });
+      if (!cited) r.fail(n["sources"], cat({"driver_files: no source for '", key, "'"}));
+    }
+    for (const auto& s : f.sources) {
+      if (!n[std::string(s.name)])
+        r.fail(n["sources"], cat({"driver_files: source for absent field '", s.name, "'"}));
+      if (!s.value.starts_with("https://"))
+        r.fail(n["sources"], cat({"driver_files: source of '", s.name, "' must be an https URL"}));
+    }
+    for (auto u : f.unverified)
+      if (!n[std::string(u)])
+        r.fail(n["unverified"], cat({"driver_files: unverified names unknown field '", u, "'"}));
+    return f;
   }
 
   std::span<const MountSpec> mounts(const YAML::Node& n) {

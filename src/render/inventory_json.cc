@@ -149,6 +149,21 @@ json registry_to_json(const Registry& registry) {
     vj["k8s_resource"] = std::string(v.k8s_resource);
     vj["sources"] = named(v.sources);
     vj["unverified"] = strings(v.unverified);
+    if (const auto& f = v.container.driver_files; !f.empty()) {
+      json df = json::object();
+      for (const auto& [key, list] : {std::pair{"libraries", f.libraries},
+                                      {"library_patterns", f.library_patterns},
+                                      {"library_dirs", f.library_dirs},
+                                      {"tools", f.tools},
+                                      {"tool_dirs", f.tool_dirs},
+                                      {"firmware", f.firmware},
+                                      {"sockets", f.sockets},
+                                      {"config", f.config}})
+        if (!list.empty()) df[key] = strings(list);
+      df["sources"] = named(f.sources);
+      df["unverified"] = strings(f.unverified);
+      vj["driver_files"] = df;
+    }
     j["vendors"].push_back(vj);
   }
   j["devices"] = json::array();

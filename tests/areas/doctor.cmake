@@ -6,4 +6,5 @@ list(APPEND ANYGPU_UNIT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../unit/doctor_shadowing_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/doctor_checks_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/doctor_cli_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/doctor_container_driver_test.cc
 )

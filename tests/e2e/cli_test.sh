@@ -66,6 +66,12 @@ assert ids[:12] == want, ids  # the SPEC's twelve first; vendors added as data f
 for v in d["vendors"]:
     for field in ("pci", "drivers", "torch", "env", "k8s_resource"):
         assert field in v["sources"], (v["id"], field)
+    for field in v.get("driver_files", {}):
+        if field not in ("sources", "unverified"):
+            assert field in v["driver_files"]["sources"], (v["id"], "driver_files", field)
+nvidia = d["vendors"][0]["driver_files"]
+assert nvidia["library_patterns"] == ["*.so.{driver_version}"], nvidia
+assert "npu-smi" in d["vendors"][3]["driver_files"]["tools"]
 assert len(d["devices"]) >= 20
 PY
 

@@ -1,6 +1,6 @@
 // The ld.so.cache parser: any bytes end in entries or a bad_input error naming the file; no
 // entry outnumbers what the file could hold; lookups on a parsed cache are safe.
-#include "doctor/ld_cache.h"
+#include "host/ld_cache.h"
 #include "fuzz_check.h"
 
 using namespace anygpu;

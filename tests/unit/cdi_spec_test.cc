@@ -107,6 +107,14 @@ TEST(CdiGenerate, AscendSharedNodesAndDriverMounts) {
             (std::vector<std::string>{"/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc"}));
   // Device 0 in PCI order is the NPU with physical id 4.
   EXPECT_EQ(device(*spec, "0")->device_paths, (std::vector<std::string>{"/dev/davinci4"}));
+  // Ascend's own numbering (ASCEND_VISIBLE_DEVICES=4 is /dev/davinci4) by the node's name.
+  ASSERT_TRUE(device(*spec, "davinci4"));
+  EXPECT_EQ(device(*spec, "davinci4")->device_paths, (std::vector<std::string>{"/dev/davinci4"}));
+  for (int i = 0; i < 8; ++i) EXPECT_TRUE(device(*spec, "davinci" + std::to_string(i))) << i;
+  // Other vendors number by index only.
+  auto h100 = parse_cdi_spec(generate("h100-8x", "nvidia"), "nv.yaml");
+  ASSERT_TRUE(h100);
+  for (const auto& d : h100->devices) EXPECT_FALSE(d.name.starts_with("nvidia")) << d.name;
   auto doc = YAML::Load(text);
   // The whole driver directory (HCCL reads driver/topo beside driver/lib64), read-only.
   bool driver_dir = false;

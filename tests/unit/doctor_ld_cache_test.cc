@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "doctor/ld_cache.h"
+#include "host/ld_cache.h"
 #include "test_support.h"
 
 namespace anygpu {

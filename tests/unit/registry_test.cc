@@ -63,6 +63,8 @@ TEST(Registry, BuiltinMatchesTheDataFiles) {
     EXPECT_TRUE(std::equal(a.pci_classes.begin(), a.pci_classes.end(), b.pci_classes.begin(),
                            b.pci_classes.end()));
     EXPECT_EQ(a.sources.size(), b.sources.size());
+    EXPECT_EQ(a.container.driver_files.tools.size(), b.container.driver_files.tools.size());
+    EXPECT_EQ(a.container.driver_files.sources.size(), b.container.driver_files.sources.size());
   }
 }
 
@@ -154,15 +156,52 @@ TEST(RegistryYaml, RejectsMalformedData) {
       {replace(v, "  - id: amd", "  - id: \"ac me\""), "vendor id 'ac me'"},
       {replace(v, "      - api: nvml", "      - api: \"nv/ml\""), "library api 'nv/ml'"},
       {replace(v, "      drm: [render]   #", "      drm: [display]   #"), "is not card or render"},
-      {replace(v,
-               "      drm: [card, render]\n      withhold: []\n      mounts: []\n      env: {}\n"
-               "      groups: [video, render]\n    sources:\n      name: "
-               "https://pci-ids.ucw.cz/read/PC/1ed5",
-               "      drm: [card, render]\n      withhold: [/dev/mtgpu.0]\n      mounts: []\n      "
-               "env: {}\n"
-               "      groups: [video, render]\n    sources:\n      name: "
-               "https://pci-ids.ucw.cz/read/PC/1ed5"),
+      {replace(
+           v,
+           "      withhold: []\n      mounts: []\n      env: {}\n"
+           "      groups: [video, render]\n      driver_files:\n        libraries: [libmtml.so",
+           "      withhold: [/dev/mtgpu.0]\n      mounts: []\n      env: {}\n"
+           "      groups: [video, render]\n      driver_files:\n        libraries: [libmtml.so"),
        "not one of the vendor's shared device nodes"},
+      {replace(v, "      physical_names: true", "      physical_names: yes please"),
+       "physical_names: true or false"},
+      {replace(v, "      env: {NVIDIA_VISIBLE_DEVICES: void}",
+               "      env: {NVIDIA_VISIBLE_DEVICES: void}\n      physical_names: [true]"),
+       "physical_names: true or false"},
+      {replace(v,
+               "      groups: [video, render]\n      driver_files:\n        libraries: [libmtml.so",
+               "      groups: [video, render]\n      physical_names: true\n      driver_files:\n"
+               "        libraries: [libmtml.so"),
+       "without a {minor} per-device node"},
+      // container.driver_files: known keys, absolute paths, file names, a source per field.
+      {replace(v, "        tools: [npu-smi]", "        toolz: [npu-smi]"), "unknown key 'toolz'"},
+      {replace(v, "        tool_dirs: [/usr/local/bin]", "        tool_dirs: [usr/local/bin]"),
+       "is not an absolute path without '..'"},
+      {replace(v, "        library_dirs: [/opt/hyhal/lib]", "        library_dirs: [/opt/../etc]"),
+       "is not an absolute path without '..'"},
+      {replace(v, "        tools: [mthreads-gmi]", "        tools: [/usr/bin/mthreads-gmi]"),
+       "is not a file name"},
+      {replace(v, "        libraries: [libefml.so]", "        libraries: [\"..\"]"),
+       "is not a file name"},
+      {replace(v, "          tools: https://www.enflame-tech.com/\n", ""),
+       "driver_files: no source for 'tools'"},
+      {replace(v, "          tools: https://www.enflame-tech.com/",
+               "          tools: www.enflame-tech.com"),
+       "must be an https URL"},
+      {replace(
+           v, "          tools: https://www.enflame-tech.com/",
+           "          tools: https://www.enflame-tech.com/\n          config: https://x.example/"),
+       "source for absent field 'config'"},
+      {replace(v, "        unverified: [libraries, tools]",
+               "        unverified: [libraries, toolz]"),
+       "unverified names unknown field 'toolz'"},
+      {replace(v, "        libraries: [libefml.so]\n        tools: [efsmi]\n        sources:",
+               "        libraries: [libefml.so]\n        tools: [efsmi]\n        sourcez:"),
+       "sources"},
+      {replace(v, "        libraries: [libefml.so]", "        libraries: libefml.so"), "v.yaml:"},
+      {replace(v, "      driver_files:\n        libraries: [libefml.so]",
+               "      driver_files: [libefml.so]\n      x_files:\n        libraries: [libefml.so]"),
+       "v.yaml:"},
       {replace(v, "{path: /usr/local/dcmi, options: [ro, nosuid, nodev]}",
                "{path: /usr/local/dcmi, options: [nosuid]}"),
        "options must include ro"},

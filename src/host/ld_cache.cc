@@ -1,4 +1,4 @@
-#include "doctor/ld_cache.h"
+#include "host/ld_cache.h"
 
 #include "util/strings.h"
 
@@ -121,13 +121,15 @@ std::optional<int32_t> ld_cache_required_flags(uint16_t machine, bool is_64) {
   }
 }
 
+bool ld_cache_accepts(const LdCacheEntry& e, uint16_t machine, bool is_64) {
+  auto want = ld_cache_required_flags(machine, is_64);
+  return want ? e.flags == *want : (e.flags & kFlagTypeMask) == kFlagElfLibc6;
+}
+
 const LdCacheEntry* ld_cache_lookup(const LdCache& cache, std::string_view soname, uint16_t machine,
                                     bool is_64) {
-  auto want = ld_cache_required_flags(machine, is_64);
-  for (const auto& e : cache.entries) {
-    if (e.name != soname) continue;
-    if (want ? e.flags == *want : (e.flags & kFlagTypeMask) == kFlagElfLibc6) return &e;
-  }
+  for (const auto& e : cache.entries)
+    if (e.name == soname && ld_cache_accepts(e, machine, is_64)) return &e;
   return nullptr;
 }
 
