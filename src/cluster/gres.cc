@@ -1,5 +1,6 @@
 #include "cluster/gres.h"
 
+#include <algorithm>
 #include <map>
 
 #include "util/strings.h"
@@ -24,6 +25,16 @@ std::string clean(std::string_view s) {
   return out;
 }
 
+// A word of the name up to the first character a Type cannot take ("Intel(R)" -> "intel"):
+// cut, never spliced, so it stays a substring of the name Slurm's AutoDetect writes.
+std::string type_word(std::string_view word) {
+  auto lower = to_lower(word);
+  auto end = std::find_if_not(lower.begin(), lower.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+  });
+  return std::string(lower.begin(), end);
+}
+
 // gres.conf(5) Flags= for a vendor's lines. Without one Slurm sets CUDA_VISIBLE_DEVICES and
 // ROCR_VISIBLE_DEVICES (and ZE_AFFINITY_MASK) together; the ROCm runtime applies ROCR_ first
 // and indexes HIP_/CUDA_ into what is left, so a job on GPUs 2,3 would see none.
@@ -41,16 +52,26 @@ bool is_drm(const std::string& node) {
 
 }  // namespace
 
+// gres.conf(5): with AutoDetect on, a configured Type must "match or be a substring of the
+// value that is detected" (the device name, lower-cased, spaces made underscores), so every
+// Type taken from the name is a substring of that form.
 std::string gres_type(const Device& d) {
   if (d.name) {
-    std::vector<std::string> words;
-    for (auto w : split(*d.name, ' '))
-      if (auto c = clean(w); !c.empty()) words.push_back(c);
+    std::vector<std::string> words, whole;  // cut words; the lower-cased word when uncut
+    for (auto w : split(*d.name, ' ')) {
+      if (w.empty()) continue;
+      words.push_back(type_word(w));
+      whole.push_back(to_lower(w));
+    }
     for (size_t i = 0; i < words.size(); ++i) {
       if (!has_digit(words[i])) continue;
-      if (all_digits(words[i]) && i > 0) return words[i - 1] + "_" + words[i];
+      if (all_digits(words[i]) && i > 0 && !words[i - 1].empty() && words[i - 1] == whole[i - 1])
+        return words[i - 1] + "_" + words[i];
       return words[i];
     }
+    // No model number ("Intel(R) Arc(TM) Graphics"): the first word that is not the vendor's.
+    for (const auto& w : words)
+      if (!w.empty() && w != d.vendor) return w;
   }
   if (d.arch && !clean(*d.arch).empty()) return clean(*d.arch);
   return clean(d.vendor);
