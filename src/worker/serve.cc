@@ -24,19 +24,29 @@ namespace anygpu::worker {
 
 namespace {
 
-// Discovery: every requested library in order, each announced before the worker calls into
-// it; after a `loaded` one the vendor's remaining libraries are skipped, as they always were.
-void serve_probe() {
+// The parent's request; a worker that cannot read one has nothing to answer.
+ProbeRequest read_request() {
   auto block = io::read_block();
   if (!block) ::_exit(2);
   auto request = decode_probe_request(*block);
   if (!request) ::_exit(2);
+  return std::move(*request);
+}
+
+HostOptions host_options(const ProbeRequest& request) {
   HostOptions options;
-  options.root = request->root;
-  HostRoot host(options);
+  options.root = request.root;
+  return options;
+}
+
+// Discovery: every requested library in order, each announced before the worker calls into
+// it; after a `loaded` one the vendor's remaining libraries are skipped, as they always were.
+void serve_probe() {
+  auto request = read_request();
+  HostRoot host(host_options(request));
   io::reply(Writer().header().take());
   std::set<std::string> settled;  // vendors whose search ended
-  for (const auto& lib : request->libraries) {
+  for (const auto& lib : request.libraries) {
     if (settled.count(lib.vendor)) continue;
     io::reply(encode_begin(lib.vendor, lib.api));
     LibraryResult result = probe_library(host, lib);
@@ -49,16 +59,11 @@ void serve_probe() {
 // Health: the first library of the request that loads is asked for every device's health
 // facts (NVML today), each device sent as soon as it is read.
 void serve_health() {
-  auto block = io::read_block();
-  if (!block) ::_exit(2);
-  auto request = decode_probe_request(*block);
-  if (!request) ::_exit(2);
-  HostOptions options;
-  options.root = request->root;
-  HostRoot host(options);
+  auto request = read_request();
+  HostRoot host(host_options(request));
   io::reply(Writer().header().take());
   std::optional<std::string> last_error;
-  for (const auto& lib : request->libraries) {
+  for (const auto& lib : request.libraries) {
     if (lib.api != "nvml") continue;
     std::vector<std::string_view> sonames(lib.sonames.begin(), lib.sonames.end());
     std::vector<std::string_view> dirs(lib.dirs.begin(), lib.dirs.end());
@@ -82,8 +87,8 @@ void serve_health() {
     io::reply(kEndLine);
     return;
   }
-  if (last_error && !request->libraries.empty()) {
-    const auto& first = request->libraries.front();
+  if (last_error && !request.libraries.empty()) {
+    const auto& first = request.libraries.front();
     io::reply(encode_health_status(first.vendor, first.api, last_error));
   }
   io::reply(kEndLine);
