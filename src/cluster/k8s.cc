@@ -188,6 +188,8 @@ Result<std::string> job_manifest(const JobRequest& r) {
   if (r.image.empty() || r.image.find_first_of(" \t\n\r") != std::string::npos ||
       !valid_utf8(r.image))
     return bad_input(cat({"--image \"", r.image, "\" is not an image reference"}));
+  if (auto why = k8s_names::extended_resource_problem(r.resource); !why.empty())
+    return bad_input(cat({"--resource \"", r.resource, "\": ", why}));
   if (r.gpus < 1) return bad_input("--gpus must be at least 1");
   if (r.nnodes < 1) return bad_input("--nnodes must be at least 1");
   if (r.nnodes > 1 && r.argv.empty())

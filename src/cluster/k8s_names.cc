@@ -54,4 +54,22 @@ std::string label_prefix_problem(std::string_view prefix) {
   return {};
 }
 
+std::string extended_resource_problem(std::string_view name) {
+  auto slash = name.find('/');
+  if (slash == std::string_view::npos)
+    return "not a vendor's resource: it needs a domain prefix, e.g. nvidia.com/gpu";
+  if (name.find("kubernetes.io/") != std::string_view::npos)
+    return "names a Kubernetes resource (the *kubernetes.io/ namespace), not a device plugin's";
+  if (name.starts_with("requests.")) return "starts with \"requests.\", which quotas reserve";
+  auto prefix = name.substr(0, slash);
+  auto rest = name.substr(slash + 1);
+  if (!is_label_name(rest))
+    return "the part after '/' must be 1-63 letters, digits, '-', '_' or '.', starting and ending "
+           "with a letter or digit";
+  // Quotas name it "requests.<name>", which must still be a qualified name.
+  if (!is_dns1123_subdomain(prefix) || prefix.size() + 9 > 253)
+    return "the part before '/' must be a DNS subdomain of at most 244 characters";
+  return {};
+}
+
 }  // namespace anygpu::k8s_names

@@ -21,6 +21,13 @@ bool is_label_name(std::string_view s);
 // prefix/name or name.
 bool is_label_key(std::string_view s);
 
+// Why `name` cannot be a container's extended resource (a device plugin's, e.g.
+// nvidia.com/gpu; empty when it can).
+// kubernetes/kubernetes@78fc8e44052f699bf598f84b697b41e5a328c9c5 pkg/apis/core/helper/helpers.go
+// IsExtendedResourceName: prefixed, not in *kubernetes.io/, not "requests.", and "requests." + name
+// must still be a qualified name (a prefix of at most 253).
+std::string extended_resource_problem(std::string_view name);
+
 // Why `prefix` cannot prefix label keys (empty when it can).
 std::string label_prefix_problem(std::string_view prefix);
 

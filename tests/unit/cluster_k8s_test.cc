@@ -4,6 +4,7 @@
 
 #include "cluster/k8s.h"
 #include "cluster/k8s_names.h"
+#include "registry/registry.h"
 #include "test_support.h"
 #include "util/strings.h"
 
@@ -119,6 +120,45 @@ TEST(K8sJob, BadRequestsAreNamed) {
   bad([](JobRequest& r) { r.image = ""; }, "--image");
   bad([](JobRequest& r) { r.argv = {"\xff\xfe"}; }, "not UTF-8");
   bad([](JobRequest& r) { r.gpus = 0; }, "--gpus");
+  // A resource the API server would refuse in a container's limits (IsExtendedResourceName).
+  for (const char* resource : {"", "gpu", "cpu", "kubernetes.io/gpu", "example.kubernetes.io/gpu",
+                               "requests.nvidia.com/gpu", "nvidia.com/", "/gpu", "nvidia.com/gpu/x",
+                               "Nvidia.com/gpu", "nvidia.com/-gpu", "nvidia.com/gpu-",
+                               "nvidia..com/gpu", "nvidia.com/g pu", "nvidia.com/gpu\n"})
+    bad([&](JobRequest& r) { r.resource = resource; }, "--resource");
+  bad([](JobRequest& r) { r.resource = "x.com/" + std::string(64, 'a'); }, "--resource");
+  // "requests." + name must stay a qualified name: the prefix has 244 characters at most.
+  std::string prefix_244 = std::string(63, 'a') + "." + std::string(63, 'b') + "." +
+                           std::string(63, 'c') + "." + std::string(51, 'd') + ".io";
+  ASSERT_EQ(prefix_244.size(), 244u);
+  bad([&](JobRequest& r) { r.resource = "x" + prefix_244 + "/gpu"; }, "--resource");
+  auto r = request();
+  r.resource = prefix_244 + "/gpu";
+  EXPECT_TRUE(job_manifest(r)) << "a 244-character prefix is allowed";
+  for (const char* ok : {"gpu.intel.com/i915", "huawei.com/Ascend910", "example.com/a_b.c-d"}) {
+    r.resource = ok;
+    EXPECT_TRUE(job_manifest(r)) << ok;
+  }
+}
+
+// What the registry names as each vendor's device-plugin resource is one the API server takes,
+// for every driver the vendor's devices can be bound to.
+TEST(K8sResource, EveryRegistryResourceIsAnExtendedResource) {
+  int checked = 0;
+  for (const auto& v : Registry::builtin().vendors()) {
+    if (v.k8s_resource.empty()) continue;
+    std::vector<std::string> names;
+    if (std::string(v.k8s_resource).find("{driver}") == std::string::npos)
+      names.emplace_back(v.k8s_resource);
+    else
+      for (auto driver : v.drivers)
+        names.push_back(replace_placeholder(v.k8s_resource, "driver", driver));
+    for (const auto& name : names) {
+      EXPECT_EQ(k8s_names::extended_resource_problem(name), "") << v.id << ": " << name;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 12);
 }
 
 TEST(K8sResource, FromTheRegistryWithTheDriverFilledIn) {
