@@ -129,7 +129,7 @@ TEST(K8sJob, BadRequestsAreNamed) {
   bad([](JobRequest& r) { r.resource = "x.com/" + std::string(64, 'a'); }, "--resource");
   // "requests." + name must stay a qualified name: the prefix has 244 characters at most.
   std::string prefix_244 = std::string(63, 'a') + "." + std::string(63, 'b') + "." +
-                           std::string(63, 'c') + "." + std::string(51, 'd') + ".io";
+                           std::string(63, 'c') + "." + std::string(49, 'd') + ".io";
   ASSERT_EQ(prefix_244.size(), 244u);
   bad([&](JobRequest& r) { r.resource = "x" + prefix_244 + "/gpu"; }, "--resource");
   auto r = request();
