@@ -5,3 +5,6 @@ set(ANYGPU_CONTRACT_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/python_env.cc
   ${CMAKE_CURRENT_LIST_DIR}/evaluate.cc
   ${CMAKE_CURRENT_LIST_DIR}/check.cc)
+set(ANYGPU_CONTRACT_CLI_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/../cli/check_cmd.cc
+)

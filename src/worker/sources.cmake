@@ -2,7 +2,6 @@
 # (`anygpu __worker`, modes probe and health), and the parent's sessions that spawn, time and
 # judge it; NVML's health calls run only in the worker.
 set(ANYGPU_WORKER_SOURCES
-  ${CMAKE_CURRENT_LIST_DIR}/../probe/libs/nvml_health.cc
   ${CMAKE_CURRENT_LIST_DIR}/health_client.cc
   ${CMAKE_CURRENT_LIST_DIR}/health_protocol.cc
   ${CMAKE_CURRENT_LIST_DIR}/locate.cc

@@ -1,0 +1,12 @@
+# The host beneath --root: confined reads and writes, options, vendor libraries, deadlines,
+# ld.so.cache. The confined writer is also the registry compiler's way to write its output.
+set(ANYGPU_HOST_BOOTSTRAP_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/confined_writer.cc
+)
+set(ANYGPU_HOST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/host_root.cc
+  ${CMAKE_CURRENT_LIST_DIR}/host_options.cc
+  ${CMAKE_CURRENT_LIST_DIR}/dynamic_library.cc
+  ${CMAKE_CURRENT_LIST_DIR}/deadline.cc
+  ${CMAKE_CURRENT_LIST_DIR}/ld_cache.cc
+)

@@ -1,0 +1,22 @@
+# Discovery (`anygpu detect`): sysfs and PCI, runtimes, the vendor backends and their libraries.
+# The libraries' health and process calls (nvml_health.cc) run only inside the library worker.
+set(ANYGPU_PROBE_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/sysfs_parse.cc
+  ${CMAKE_CURRENT_LIST_DIR}/host_info.cc
+  ${CMAKE_CURRENT_LIST_DIR}/pci.cc
+  ${CMAKE_CURRENT_LIST_DIR}/pci_ids.cc
+  ${CMAKE_CURRENT_LIST_DIR}/runtimes.cc
+  ${CMAKE_CURRENT_LIST_DIR}/probe.cc
+  ${CMAKE_CURRENT_LIST_DIR}/vendors/backend.cc
+  ${CMAKE_CURRENT_LIST_DIR}/vendors/nvidia.cc
+  ${CMAKE_CURRENT_LIST_DIR}/vendors/amd.cc
+  ${CMAKE_CURRENT_LIST_DIR}/vendors/ascend.cc
+  ${CMAKE_CURRENT_LIST_DIR}/libs/library_probe.cc
+  ${CMAKE_CURRENT_LIST_DIR}/libs/nvml.cc
+  ${CMAKE_CURRENT_LIST_DIR}/libs/nvml_health.cc
+  ${CMAKE_CURRENT_LIST_DIR}/libs/rocm_smi.cc
+  ${CMAKE_CURRENT_LIST_DIR}/libs/level_zero.cc
+)
+set(ANYGPU_PROBE_CLI_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/../cli/detect_cmd.cc
+)

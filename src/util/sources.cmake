@@ -1,0 +1,13 @@
+# Text, numbers, versions and strict YAML: no knowledge of hosts or vendors. Most of it is also
+# needed by the registry compiler, which runs before the core exists.
+set(ANYGPU_UTIL_BOOTSTRAP_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/strings.cc
+  ${CMAKE_CURRENT_LIST_DIR}/suggest.cc
+  ${CMAKE_CURRENT_LIST_DIR}/yaml_reader.cc
+  ${CMAKE_CURRENT_LIST_DIR}/regular_file.cc
+  ${CMAKE_CURRENT_LIST_DIR}/version.cc
+)
+set(ANYGPU_UTIL_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/cpulist.cc
+  ${CMAKE_CURRENT_LIST_DIR}/version_tokens.cc
+)

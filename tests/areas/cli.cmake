@@ -1,0 +1,9 @@
+# The CLI as a whole: every input either used as written or refused naming where, and the
+# real binary against every fixture host and its golden expected.json.
+list(APPEND ANYGPU_UNIT_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/strict_input_test.cc
+)
+add_test(NAME e2e_cli COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/cli_test.sh
+         $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts)
+add_test(NAME e2e_strict_cli COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/strict_cli_test.sh
+         $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts)

@@ -1,0 +1,4 @@
+# The vendor registry and its compiler's checks.
+list(APPEND ANYGPU_UNIT_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/registry_test.cc
+)

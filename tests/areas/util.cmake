@@ -1,0 +1,5 @@
+# Text, numbers and versions.
+list(APPEND ANYGPU_UNIT_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/strings_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/cpulist_test.cc
+)
