@@ -102,9 +102,9 @@ extern "C" char* anygpu_select_json(const char* options_json) {
     if (!out) {
       return error_document(out.error().message, anygpu::exit_code_for(out.error().kind));
     }
-    if (out->contract && !out->contract->passed()) {
-      std::string msg = "runtime contract " + *out->contract_path + " failed:";
-      for (const auto& c : out->contract->checks) {
+    if (const auto* failed = out->failed_contract()) {
+      std::string msg = "runtime contract " + failed->path + " failed:";
+      for (const auto& c : failed->verdict.checks) {
         if (c.status != "fail") continue;
         msg += " " + c.message;
         if (!c.suggestion.empty()) msg += " (" + c.suggestion + ")";

@@ -13,7 +13,6 @@
 #include "launch/plan_json.h"
 #include "launch/shell_quote.h"
 #include "launch/slurm_map.h"
-#include "probe/probe.h"
 #include "render/json_text.h"
 #include "select/select.h"
 #include "util/strings.h"
@@ -82,23 +81,6 @@ Result<LaunchOptions> launch_options(const RunFlags& f) {
 
 // Contracts to check: the one accelerator-config names, then --spec (or ./runtime-spec.yaml
 // when present), each once.
-std::vector<std::string> contract_paths(const RunFlags& f, const AcceleratorConfig& config) {
-  std::vector<std::string> out;
-  auto add = [&](const std::string& p) {
-    std::error_code ec;
-    auto canon = std::filesystem::weakly_canonical(p, ec);
-    for (const auto& q : out)
-      if (std::filesystem::weakly_canonical(q, ec) == canon) return;
-    out.push_back(p);
-  };
-  if (config.runtime_contract) add(*config.runtime_contract);
-  if (!f.spec.empty())
-    add(f.spec);
-  else if (std::filesystem::exists("runtime-spec.yaml"))
-    add("runtime-spec.yaml");
-  return out;
-}
-
 int run(const RunFlags& f, const GlobalOptions& g) {
   auto options = launch_options(f);
   if (!options) return run_failed(options.error().message);
@@ -116,51 +98,45 @@ int run(const RunFlags& f, const GlobalOptions& g) {
     slurm = *s;
   }
   std::vector<std::string> notes;
-  SelectInputs inputs;
+  SelectRequest request;
   if (options->nproc_per_node) {
     auto n = parse_nproc_per_node(*options->nproc_per_node);
     if (!n) return run_failed(n.error().message);
-    inputs.processes_per_node = *n;
+    request.processes_per_node = *n;
   } else if (slurm) {
-    inputs.processes_per_node = slurm->local_world_size;
-  } else if (auto it = environment.find("LOCAL_WORLD_SIZE"); it != environment.end()) {
-    if (auto v = parse_int(it->second); v && *v >= 1 && *v <= 65536)
-      inputs.processes_per_node = static_cast<int>(*v);
+    request.processes_per_node = slurm->local_world_size;
   }
-
-  auto config = load_accelerator_config(f.config.empty() ? kDefaultAcceleratorConfig : f.config,
-                                        !f.config.empty());
-  if (!config) return run_failed(config.error().message);
+  if (!f.config.empty()) request.config_path = f.config;
+  request.python = f.python;
+  request.caller_env = environment;
+  request.check_contracts = !f.no_check;
+  if (!f.spec.empty())
+    request.extra_contracts.push_back(f.spec);
+  else if (std::filesystem::exists("runtime-spec.yaml"))
+    request.extra_contracts.push_back("runtime-spec.yaml");
   if (slurm) {
-    auto applied = apply_slurm_gpus(*slurm, *config, notes);
-    if (!applied) return run_failed(applied.error().message);
+    request.adjust_config = [&](AcceleratorConfig& config) {
+      return apply_slurm_gpus(*slurm, config, notes);
+    };
+    request.allocation_governs = true;
+    if (slurm->gpus)
+      request.selection_context = cat({"Slurm allocation (GPUs ", join(*slurm->gpus, ","), ")"});
   }
 
   LaunchPlan plan;
   {
     HostRoot host(*host_options);
-    Inventory inventory = probe(host);
-    if (!f.no_check) {
-      for (const auto& path : contract_paths(f, *config)) {
-        CheckOptions check_options;
-        check_options.python = f.python;
-        auto verdict = check_contract_file(path, inventory, check_options);
-        if (!verdict) return run_failed(verdict.error().message);
-        if (!verdict->passed()) {
-          std::fputs(render_check_text(path, *verdict).c_str(), stderr);
-          return run_failed(cat({"runtime contract ", path, " failed: not starting the command"}));
-        }
-        if (talk) std::fprintf(stderr, "anygpu: runtime contract %s: passed\n", path.c_str());
-      }
+    auto outcome = select_on_host(host, request);
+    if (!outcome) return run_failed(outcome.error().message);
+    if (const auto* failed = outcome->failed_contract()) {
+      std::fputs(render_check_text(failed->path, failed->verdict).c_str(), stderr);
+      return run_failed(
+          cat({"runtime contract ", failed->path, " failed: not starting the command"}));
     }
-    if (host.is_real_root()) inputs.affinity = current_affinity();
-    inputs.caller_env = environment;
-    inputs.allocation_governs = slurm.has_value();
-    auto selection = select_devices(inventory, *config, inputs);
-    if (!selection && slurm && slurm->gpus)
-      return run_failed(cat(
-          {"Slurm allocation (GPUs ", join(*slurm->gpus, ","), "): ", selection.error().message}));
-    if (!selection) return run_failed(selection.error().message);
+    if (talk)
+      for (const auto& c : outcome->contracts)
+        std::fprintf(stderr, "anygpu: runtime contract %s: passed\n", c.path.c_str());
+    const auto& selection = outcome->selection;
     if (talk)
       for (const auto& r : selection->reasons) std::fprintf(stderr, "anygpu: %s\n", r.c_str());
     HostFacts facts = gather_host_facts(host, *selection, *options, environment, notes);

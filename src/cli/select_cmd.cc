@@ -47,10 +47,9 @@ Command select_command() {
               req.caller_env = process_environment();
               auto out = select_on_host(host, req);
               if (!out) return fail(out.error());
-              if (out->contract && !out->contract->passed()) {
-                const auto& v = *out->contract;
-                std::fprintf(stderr, "anygpu: runtime contract %s failed:\n",
-                             out->contract_path->c_str());
+              if (const auto* failed = out->failed_contract()) {
+                const auto& v = failed->verdict;
+                std::fprintf(stderr, "anygpu: runtime contract %s failed:\n", failed->path.c_str());
                 for (const auto& c : v.checks) {
                   if (c.status != "fail") continue;
                   std::fprintf(stderr, "[ERROR] %s\n", c.message.c_str());
@@ -63,9 +62,8 @@ Command select_command() {
               }
               const auto& s = *out->selection;
               if (g.verbose && !g.quiet) {
-                if (out->contract)
-                  std::fprintf(stderr, "anygpu: runtime contract %s: passed\n",
-                               out->contract_path->c_str());
+                for (const auto& c : out->contracts)
+                  std::fprintf(stderr, "anygpu: runtime contract %s: passed\n", c.path.c_str());
                 std::fprintf(
                     stderr, "anygpu: config: %s\n",
                     out->config.file.empty() ? "(none; backend auto)" : out->config.file.c_str());

@@ -532,35 +532,4 @@ std::vector<int> current_affinity() {
   return {};
 }
 
-Result<SelectOutcome> select_on_host(const HostRoot& host, const SelectRequest& request,
-                                     const Registry& registry) {
-  SelectOutcome out;
-  auto path = request.config_path.value_or(kDefaultAcceleratorConfig);
-  auto cfg = load_accelerator_config(path, request.config_path.has_value(), registry);
-  if (!cfg) return cfg.error();
-  out.config = std::move(*cfg);
-  auto inv = probe(host, registry);
-  if (out.config.runtime_contract) {
-    out.contract_path = out.config.runtime_contract;
-    CheckOptions options;
-    options.python = request.python;
-    auto verdict = check_contract_file(*out.config.runtime_contract, inv, options);
-    if (!verdict) return verdict.error();
-    out.contract = std::move(*verdict);
-    if (!out.contract->passed()) return out;
-  }
-  SelectInputs in;
-  in.processes_per_node = request.processes_per_node;
-  if (!in.processes_per_node)
-    if (const char* lws = std::getenv("LOCAL_WORLD_SIZE"))
-      if (auto v = parse_int(lws); v && *v >= 1 && *v <= 65536) in.processes_per_node = int(*v);
-  // This process's affinity describes this machine, not a replayed --root host.
-  if (host.is_real_root()) in.affinity = current_affinity();
-  in.caller_env = request.caller_env;
-  auto sel = select_devices(inv, out.config, in, registry);
-  if (!sel) return sel.error();
-  out.selection = std::move(*sel);
-  return out;
-}
-
 }  // namespace anygpu

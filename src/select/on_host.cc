@@ -1,0 +1,75 @@
+// select_on_host(): the I/O around select_devices(), shared by `select`, `run` and the C ABI.
+#include <filesystem>
+
+#include "probe/probe.h"
+#include "select/select.h"
+#include "util/strings.h"
+
+namespace anygpu {
+
+namespace {
+
+// The config's contract first, then the request's; the same file (however it is spelled) once.
+std::vector<std::string> contract_paths(const AcceleratorConfig& config,
+                                        const std::vector<std::string>& extra) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& p) {
+    std::error_code ec;
+    auto canon = std::filesystem::weakly_canonical(p, ec);
+    for (const auto& q : out)
+      if (std::filesystem::weakly_canonical(q, ec) == canon) return;
+    out.push_back(p);
+  };
+  if (config.runtime_contract) add(*config.runtime_contract);
+  for (const auto& p : extra) add(p);
+  return out;
+}
+
+std::optional<int> local_world_size(const std::map<std::string, std::string>& env) {
+  auto it = env.find("LOCAL_WORLD_SIZE");
+  if (it == env.end()) return std::nullopt;
+  if (auto v = parse_int(it->second); v && *v >= 1 && *v <= 65536) return static_cast<int>(*v);
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<SelectOutcome> select_on_host(const HostRoot& host, const SelectRequest& request,
+                                     const Registry& registry) {
+  SelectOutcome out;
+  auto path = request.config_path.value_or(kDefaultAcceleratorConfig);
+  auto cfg = load_accelerator_config(path, request.config_path.has_value(), registry);
+  if (!cfg) return cfg.error();
+  out.config = std::move(*cfg);
+  if (request.adjust_config)
+    if (auto adjusted = request.adjust_config(out.config); !adjusted) return adjusted.error();
+  auto inv = probe(host, registry);
+  if (request.check_contracts) {
+    for (const auto& contract : contract_paths(out.config, request.extra_contracts)) {
+      CheckOptions options;
+      options.python = request.python;
+      auto verdict = check_contract_file(contract, inv, options);
+      if (!verdict) return verdict.error();
+      out.contracts.push_back({contract, std::move(*verdict)});
+      if (!out.contracts.back().verdict.passed()) return out;
+    }
+  }
+  SelectInputs in;
+  in.processes_per_node = request.processes_per_node;
+  if (!in.processes_per_node) in.processes_per_node = local_world_size(request.caller_env);
+  // This process's affinity describes this machine, not a replayed --root host.
+  if (host.is_real_root()) in.affinity = current_affinity();
+  in.caller_env = request.caller_env;
+  in.allocation_governs = request.allocation_governs;
+  auto sel = select_devices(inv, out.config, in, registry);
+  if (!sel && !request.selection_context.empty()) {
+    auto e = sel.error();
+    e.message = cat({request.selection_context, ": ", e.message});
+    return e;
+  }
+  if (!sel) return sel.error();
+  out.selection = std::move(*sel);
+  return out;
+}
+
+}  // namespace anygpu
