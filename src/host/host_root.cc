@@ -305,12 +305,6 @@ bool HostRoot::exists(std::string_view path) const {
   return true;
 }
 
-int HostRoot::open_path(std::string_view path) const {
-  int fd = open_at_root(path, O_PATH);
-  if (fd >= 0) note(path);
-  return fd;
-}
-
 bool HostRoot::is_dir(std::string_view path) const {
   int fd = open_at_root(path, O_PATH | O_DIRECTORY);
   if (fd < 0) return false;

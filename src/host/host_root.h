@@ -66,9 +66,6 @@ class HostRoot {
   // Canonical host path with every symlink resolved beneath the root.
   Result<std::string> resolve(std::string_view path) const;
   bool exists(std::string_view path) const;
-  // An O_PATH descriptor of a host path resolved beneath the root (a unix socket to connect
-  // through /proc/self/fd/N); -1 with errno set. The caller closes it.
-  int open_path(std::string_view path) const;
   bool is_dir(std::string_view path) const;
 
   // Standard library directories (prefixed by the root when one is set), then `extra_dirs`.

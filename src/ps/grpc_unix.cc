@@ -261,9 +261,11 @@ Result<std::string> grpc_exchange(int fd, const GrpcCall& call) {
 }
 
 Result<std::string> grpc_unary_call(const HostRoot& host, const GrpcCall& call) {
-  // Opened beneath the root (its links resolve inside it), then reached through the
-  // descriptor: no path length limit, no escape through a link.
-  Fd path(host.open_path(call.socket));
+  // Resolved beneath the root (its links resolve inside it), opened without following a last
+  // link, then reached through the descriptor: no path length limit.
+  auto real = host.resolve(call.socket);
+  if (!real) return real.error();
+  Fd path(::open(host.outside(*real).c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
   if (path.get() < 0) return Error{ErrorKind::host, std::strerror(errno), errno};
   struct stat st {};
   if (::fstat(path.get(), &st) != 0 || !S_ISSOCK(st.st_mode))
