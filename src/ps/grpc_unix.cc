@@ -264,6 +264,8 @@ Result<std::string> grpc_unary_call(const HostRoot& host, const GrpcCall& call) 
   // Resolved beneath the root (its links resolve inside it), opened without following a last
   // link, then reached through the descriptor: no path length limit.
   auto real = host.resolve(call.socket);
+  if (!real && real.error().sys_errno)
+    return Error{ErrorKind::host, std::strerror(real.error().sys_errno), real.error().sys_errno};
   if (!real) return real.error();
   Fd path(::open(host.outside(*real).c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
   if (path.get() < 0) return Error{ErrorKind::host, std::strerror(errno), errno};
