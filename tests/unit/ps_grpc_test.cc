@@ -150,7 +150,7 @@ TEST(PsHpack, RfcResponsesWithHuffmanAndEviction) {
 TEST(PsHpack, TableSizeUpdatesAndLiterals) {
   http2::HpackDecoder d(4096);
   // A size update to 256 first, as a server whose table differs from the default sends it.
-  auto r = d.decode(unhex("3fe101") + unhex("4882640258"));
+  auto r = d.decode(unhex("3fe101") + unhex("48826402"));
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ((*r)[0].second, "302");
   EXPECT_FALSE(http2::HpackDecoder(256).decode(unhex("3fe11f")));         // past what we advertised
@@ -202,16 +202,16 @@ TEST(PsProtobuf, VarintsLengthsAndWireTypes) {
     EXPECT_FALSE(r.next(f).value_or(true));
   }
   for (const auto& bad : {
-           unhex("08ffffffffffffffffff01"),  // 11-byte varint
-           unhex("08ffffffffffffffffff02"),  // 10th byte past 64 bits
-           unhex("0880"),                    // varint cut short
-           unhex("0a05616263"),              // length past the message
-           unhex("0aff"),                    // length varint cut short
-           unhex("0b"),                      // start group (wire type 3)
-           unhex("0e00"),                    // wire type 6
-           unhex("0000"),                    // field number 0
-           unhex("0d0102"),                  // fixed32 cut short
-           unhex("f8ffffffffffffffff0100"),  // field number past 2^29-1
+           unhex("08" + std::string(20, 'f') + "01"),  // 11-byte varint
+           unhex("08ffffffffffffffffff02"),            // 10th byte past 64 bits
+           unhex("0880"),                              // varint cut short
+           unhex("0a05616263"),                        // length past the message
+           unhex("0aff"),                              // length varint cut short
+           unhex("0b"),                                // start group (wire type 3)
+           unhex("0e00"),                              // wire type 6
+           unhex("0000"),                              // field number 0
+           unhex("0d0102"),                            // fixed32 cut short
+           unhex("f8ffffffffffffffff0100"),            // field number past 2^29-1
        }) {
     protobuf::Reader r(bad);
     EXPECT_FALSE(r.next(f)) << testing::PrintToString(bad);
