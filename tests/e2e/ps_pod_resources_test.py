@@ -15,7 +15,10 @@ import threading
 import time
 from concurrent import futures
 
-import grpc
+try:
+    import grpc
+except ImportError:
+    sys.exit("FAIL: needs Debian's python3-grpcio (make deps installs it)")
 
 BIN, HOSTS, PROTO_DIR = sys.argv[1], sys.argv[2], sys.argv[3]
 SOCKET = "/var/lib/kubelet/pod-resources/kubelet.sock"
@@ -79,6 +82,8 @@ def make_root(tmp):
 def compile_proto(tmp):
     out = os.path.join(tmp, "gen")
     os.makedirs(out)
+    if not shutil.which("protoc"):
+        sys.exit("FAIL: needs protoc (Debian's protobuf-compiler; make deps installs it)")
     subprocess.run(["protoc", f"-I{PROTO_DIR}", f"--python_out={out}", "api.proto"],
                    check=True)
     sys.path.insert(0, out)
