@@ -31,7 +31,7 @@ TEST_DEPS  := libgtest-dev libgmock-dev clang libclang-rt-14-dev \
               prometheus-node-exporter tmux curl shellcheck \
               debootstrap lintian python3-venv python3-pip python3-setuptools python3-wheel \
               man-db zsh fish bash-completion patchelf dpkg-dev file python3-packaging \
-              python3-jsonschema
+              python3-jsonschema python3-grpcio protobuf-compiler
 # What the packaging goals need beyond building.
 PACKAGE_DEPS := $(if $(filter deb,$(MAKECMDGOALS)),dpkg-dev file) \
                 $(if $(filter wheel,$(MAKECMDGOALS)),patchelf binutils) \

@@ -1,16 +1,41 @@
 // `anygpu ps`: who holds the accelerators.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <thread>
 
 #include "cli/command.h"
 #include "probe/probe.h"
+#include "ps/pod_resources.h"
 #include "ps/processes.h"
 #include "ps/render.h"
 #include "render/json_text.h"
 #include "worker/health_client.h"
 
 namespace anygpu::cli {
+
+namespace {
+
+// Pod names from the kubelet, asked only when some process is in a pod; a failure is a
+// warning and the rest of the listing stands.
+void name_pods(const HostRoot& host, const Inventory& inv, const std::string& socket,
+               double timeout_s, bool quiet, std::vector<ps::ProcessInfo>& processes) {
+  if (socket.empty()) return;
+  bool in_pod = std::any_of(processes.begin(), processes.end(),
+                            [](const auto& p) { return p.attribution.pod_uid.has_value(); });
+  if (!in_pod) return;
+  auto deadline = std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000));
+  auto pods = ps::list_pod_resources(host, socket, deadline);
+  if (!pods) {
+    if (!quiet)
+      std::fprintf(stderr, "anygpu: warning: %s: pod-resources List: %s\n", socket.c_str(),
+                   pods.error().message.c_str());
+    return;
+  }
+  ps::attach_pod_names(inv, *pods, processes);
+}
+
+}  // namespace
 
 Command ps_command() {
   return {"ps",
@@ -20,6 +45,8 @@ Command ps_command() {
             struct Flags {
               bool stale = false;
               double window = 1.0;
+              std::string pod_resources{ps::kPodResourcesSocket};
+              double pod_resources_timeout = 1.0;
             };
             auto f = std::make_shared<Flags>();
             app.add_flag("--stale", f->stale,
@@ -27,11 +54,23 @@ Command ps_command() {
             app.add_option("--window", f->window, "seconds between the two --stale samples")
                 ->type_name("SECONDS")
                 ->check(CLI::Range(0.0, 3600.0));
+            app.add_option("--pod-resources", f->pod_resources,
+                           "the kubelet's pod-resources socket, beneath --root, asked for the "
+                           "name and namespace of pods holding devices (\"\" not to ask)")
+                ->type_name("SOCKET")
+                ->capture_default_str();
+            app.add_option("--pod-resources-timeout", f->pod_resources_timeout,
+                           "seconds the whole pod-resources call may take")
+                ->type_name("SECONDS")
+                ->check(CLI::Range(0.001, 60.0))
+                ->capture_default_str();
             return [f](const GlobalOptions& g) {
               auto opts = g.host_options();
               if (!opts) return fail(opts.error());
               if (!std::isfinite(f->window))
                 return fail(bad_input("--window: expected a number of seconds"));
+              if (!std::isfinite(f->pod_resources_timeout))
+                return fail(bad_input("--pod-resources-timeout: expected a number of seconds"));
               HostRoot host(*opts);
               auto inv = probe(host);
               auto scan = ps::scan_processes(host, inv);
@@ -48,6 +87,7 @@ Command ps_command() {
                 auto later = ps::scan_processes(host, inv);
                 shown = ps::stale_processes(scan, later);
               }
+              name_pods(host, inv, f->pod_resources, f->pod_resources_timeout, g.quiet, shown);
               if (g.json) {
                 print(dump_json(ps::processes_to_json(shown, scan.hidden)));
               } else {

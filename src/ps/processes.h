@@ -27,6 +27,8 @@ struct ProcessInfo {
   std::map<std::string, uint64_t> engine_cycles;  // xe
   Attribution attribution;
   bool memory_from_drm = false;  // memory_bytes from fdinfo (else from a library, or absent)
+  // From the kubelet's pod-resources API, for a process in a pod (attribution.pod_uid).
+  std::optional<std::string> pod_name{}, pod_namespace{};
 
   bool has_activity_counters() const { return !engine_ns.empty() || !engine_cycles.empty(); }
 };

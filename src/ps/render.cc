@@ -18,7 +18,11 @@ nlohmann::ordered_json processes_to_json(const std::vector<ProcessInfo>& process
     if (!p.engine_cycles.empty()) j["engine_cycles"] = p.engine_cycles;
     const auto& a = p.attribution;
     if (a.container) j["container"] = {{"runtime", a.container->runtime}, {"id", a.container->id}};
-    if (a.pod_uid) j["pod"] = {{"uid", *a.pod_uid}};
+    if (a.pod_uid) {
+      j["pod"] = {{"uid", *a.pod_uid}};
+      if (p.pod_name) j["pod"]["name"] = *p.pod_name;
+      if (p.pod_namespace) j["pod"]["namespace"] = *p.pod_namespace;
+    }
     if (a.slurm) {
       j["slurm"] = {{"job_id", a.slurm->job_id}};
       if (a.slurm->step) j["slurm"]["step"] = *a.slurm->step;
@@ -40,7 +44,10 @@ std::string processes_to_text(const std::vector<ProcessInfo>& processes, int hid
     std::string mem = p.memory_bytes ? std::to_string(*p.memory_bytes >> 20) + " MiB" : "-";
     std::string owner = join(p.devices, ",");
     const auto& a = p.attribution;
-    if (a.pod_uid) owner += " pod " + *a.pod_uid;
+    if (a.pod_uid && p.pod_name && p.pod_namespace)
+      owner += " pod " + *p.pod_namespace + "/" + *p.pod_name;
+    else if (a.pod_uid)
+      owner += " pod " + *a.pod_uid;
     if (a.container) owner += " " + a.container->runtime + " " + a.container->id.substr(0, 12);
     if (a.slurm)
       owner += " slurm job " + a.slurm->job_id + (a.slurm->step ? " step " + *a.slurm->step : "");

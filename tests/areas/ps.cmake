@@ -4,3 +4,11 @@ list(APPEND ANYGPU_UNIT_TEST_SOURCES ${CMAKE_CURRENT_LIST_DIR}/../unit/ps_test.c
 add_test(NAME ps_real_process COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/ps_real_process_test.sh
          $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts)
 set_tests_properties(ps_real_process PROPERTIES LABELS system RUN_SERIAL TRUE)
+# Pod names from the kubelet's pod-resources API: HTTP/2, HPACK, protobuf and the matching
+# rule in unit tests; a real gRPC server (python3-grpcio, messages protoc compiles from the
+# vendored api.proto) on a unix socket inside a fixture root, healthy and failing.
+list(APPEND ANYGPU_UNIT_TEST_SOURCES ${CMAKE_CURRENT_LIST_DIR}/../unit/ps_grpc_test.cc)
+add_test(NAME ps_pod_resources
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/../e2e/ps_pod_resources_test.py
+         $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts
+         ${CMAKE_CURRENT_LIST_DIR}/../e2e/podresources)

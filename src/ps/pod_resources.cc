@@ -1,0 +1,223 @@
+#include "ps/pod_resources.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <iterator>
+#include <map>
+#include <set>
+
+#include "ps/grpc_unix.h"
+#include "ps/protobuf_wire.h"
+#include "util/strings.h"
+
+namespace anygpu::ps {
+
+namespace {
+
+// Bounds on what one node's reply may hold; past them the reply is refused, not cut.
+constexpr size_t kMaxPods = 10000;
+constexpr size_t kMaxContainers = 1000;
+constexpr size_t kMaxDeviceGroups = 1000;
+constexpr size_t kMaxDeviceIds = 4096;
+constexpr size_t kMaxIdBytes = 256;
+
+// A DNS-1123 subdomain (pod names) or label (namespaces): what the API server admits.
+bool kubernetes_name(std::string_view s) {
+  if (s.empty() || s.size() > 253) return false;
+  for (char c : s)
+    if (!(std::islower(static_cast<unsigned char>(c)) ||
+          std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.'))
+      return false;
+  return std::isalnum(static_cast<unsigned char>(s.front())) &&
+         std::isalnum(static_cast<unsigned char>(s.back()));
+}
+
+bool printable(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c > 0x20 && c < 0x7f; });
+}
+
+Result<bool> text_field(const protobuf::Field& f, std::string& out, size_t limit,
+                        std::string_view what) {
+  if (f.type != protobuf::kLength)
+    return bad_input(cat({"pod-resources: ", what, " not a string"}));
+  if (f.bytes.size() > limit) return bad_input(cat({"pod-resources: ", what, " too long"}));
+  out.assign(f.bytes);
+  return true;
+}
+
+Result<PodDevices> parse_devices(std::string_view m) {
+  PodDevices d;
+  protobuf::Reader r(m);
+  protobuf::Field f;
+  for (;;) {
+    auto more = r.next(f);
+    if (!more) return more.error();
+    if (!*more) break;
+    if (f.number == 1) {
+      if (auto t = text_field(f, d.resource_name, kMaxIdBytes, "resource_name"); !t)
+        return t.error();
+    } else if (f.number == 2) {
+      if (d.device_ids.size() >= kMaxDeviceIds)
+        return bad_input("pod-resources: too many device ids");
+      std::string id;
+      if (auto t = text_field(f, id, kMaxIdBytes, "device id"); !t) return t.error();
+      d.device_ids.push_back(std::move(id));
+    }
+  }
+  return d;
+}
+
+Result<PodContainer> parse_container(std::string_view m) {
+  PodContainer c;
+  protobuf::Reader r(m);
+  protobuf::Field f;
+  for (;;) {
+    auto more = r.next(f);
+    if (!more) return more.error();
+    if (!*more) break;
+    if (f.number == 1) {
+      if (auto t = text_field(f, c.name, 253, "container name"); !t) return t.error();
+    } else if (f.number == 2) {
+      if (f.type != protobuf::kLength) return bad_input("pod-resources: devices not a message");
+      if (c.devices.size() >= kMaxDeviceGroups)
+        return bad_input("pod-resources: too many device groups");
+      auto d = parse_devices(f.bytes);
+      if (!d) return d.error();
+      c.devices.push_back(std::move(*d));
+    }
+  }
+  return c;
+}
+
+Result<PodResources> parse_pod(std::string_view m) {
+  PodResources p;
+  protobuf::Reader r(m);
+  protobuf::Field f;
+  for (;;) {
+    auto more = r.next(f);
+    if (!more) return more.error();
+    if (!*more) break;
+    if (f.number == 1) {
+      if (auto t = text_field(f, p.name, 253, "pod name"); !t) return t.error();
+    } else if (f.number == 2) {
+      if (auto t = text_field(f, p.namespace_, 253, "namespace"); !t) return t.error();
+    } else if (f.number == 3) {
+      if (f.type != protobuf::kLength) return bad_input("pod-resources: container not a message");
+      if (p.containers.size() >= kMaxContainers)
+        return bad_input("pod-resources: too many containers");
+      auto c = parse_container(f.bytes);
+      if (!c) return c.error();
+      p.containers.push_back(std::move(*c));
+    }
+  }
+  return p;
+}
+
+// "card1-0" (Intel's GPU plugin: the DRM card name, a dash, the share index) → "card1".
+std::optional<std::string> intel_card(std::string_view id) {
+  auto dash = id.rfind('-');
+  if (dash == std::string_view::npos || !id.starts_with("card")) return std::nullopt;
+  auto n = id.substr(4, dash - 4), share = id.substr(dash + 1);
+  if (!parse_uint(n) || !parse_uint(share)) return std::nullopt;
+  return std::string(id.substr(0, dash));
+}
+
+}  // namespace
+
+Result<std::vector<PodResources>> parse_list_response(std::string_view message) {
+  std::vector<PodResources> pods;
+  protobuf::Reader r(message);
+  protobuf::Field f;
+  for (;;) {
+    auto more = r.next(f);
+    if (!more) return more.error();
+    if (!*more) break;
+    if (f.number != 1) continue;
+    if (f.type != protobuf::kLength) return bad_input("pod-resources: pod not a message");
+    if (pods.size() >= kMaxPods) return bad_input("pod-resources: too many pods");
+    auto p = parse_pod(f.bytes);
+    if (!p) return p.error();
+    if (kubernetes_name(p->name) && kubernetes_name(p->namespace_)) pods.push_back(std::move(*p));
+  }
+  return pods;
+}
+
+Result<std::vector<PodResources>> list_pod_resources(const HostRoot& host, std::string_view socket,
+                                                     std::chrono::milliseconds deadline) {
+  GrpcCall call;
+  call.socket = std::string(socket);
+  call.method = std::string(kPodResourcesList);
+  call.deadline = deadline;
+  auto reply = grpc_unary_call(host, call);
+  if (!reply) return reply.error();
+  return parse_list_response(*reply);
+}
+
+std::string device_for_id(const Inventory& inv, std::string_view resource_name,
+                          std::string_view device_id) {
+  if (!printable(device_id)) return {};
+  // NVIDIA's plugin: the GPU UUID, with "::N" for a time-sliced replica.
+  std::string_view id = device_id.substr(0, device_id.find("::"));
+  auto bus = PciAddress::parse(id);
+  auto card = resource_name.starts_with("gpu.intel.com/") ? intel_card(id) : std::nullopt;
+  for (const auto& d : inv.devices) {
+    if (d.uuid && !d.uuid->empty() && *d.uuid == id) return d.pci.address.str();
+    // AMD's plugin: the PCI address.
+    if (bus && d.pci.address.str() == bus->str()) return d.pci.address.str();
+    if (card && d.card_node && *d.card_node == "/dev/dri/" + *card) return d.pci.address.str();
+  }
+  return {};
+}
+
+void attach_pod_names(const Inventory& inv, const std::vector<PodResources>& pods,
+                      std::vector<ProcessInfo>& processes) {
+  // Device (bus id) → the pods it is allocated to.
+  std::map<std::string, std::set<size_t>> holders;
+  for (size_t i = 0; i < pods.size(); ++i)
+    for (const auto& c : pods[i].containers)
+      for (const auto& group : c.devices)
+        for (const auto& id : group.device_ids)
+          if (auto bus = device_for_id(inv, group.resource_name, id); !bus.empty())
+            holders[bus].insert(i);
+  // Each pod uid → the one pod that was allocated every device its processes hold; SIZE_MAX
+  // once two processes disagree or one's devices fit several pods (a shared GPU).
+  constexpr size_t kConflict = SIZE_MAX;
+  std::map<std::string, size_t> by_uid;
+  for (const auto& p : processes) {
+    if (!p.attribution.pod_uid) continue;
+    std::optional<std::set<size_t>> candidates;
+    for (const auto& bus : p.devices) {
+      auto h = holders.find(bus);
+      if (h == holders.end()) {  // a device no pod was allocated: a privileged container's
+        candidates = std::set<size_t>{};
+        break;
+      }
+      if (!candidates) {
+        candidates = h->second;
+        continue;
+      }
+      std::set<size_t> both;
+      std::set_intersection(candidates->begin(), candidates->end(), h->second.begin(),
+                            h->second.end(), std::inserter(both, both.end()));
+      *candidates = std::move(both);
+    }
+    if (!candidates || candidates->empty()) continue;  // no vote
+    size_t pod = candidates->size() == 1 ? *candidates->begin() : kConflict;
+    auto [it, fresh] = by_uid.emplace(*p.attribution.pod_uid, pod);
+    if (!fresh && it->second != pod) it->second = kConflict;
+  }
+  // A pod that two uids claim is no one's.
+  std::map<size_t, int> claims;
+  for (const auto& [uid, pod] : by_uid)
+    if (pod != kConflict) ++claims[pod];
+  for (auto& p : processes) {
+    if (!p.attribution.pod_uid) continue;
+    auto it = by_uid.find(*p.attribution.pod_uid);
+    if (it == by_uid.end() || it->second == kConflict || claims[it->second] != 1) continue;
+    p.pod_name = pods[it->second].name;
+    p.pod_namespace = pods[it->second].namespace_;
+  }
+}
+
+}  // namespace anygpu::ps
