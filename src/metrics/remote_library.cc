@@ -1,5 +1,7 @@
 #include "metrics/remote_library.h"
 
+#include <algorithm>
+
 #include "host/paths.h"
 #include "probe/libraries_may_load.h"
 #include "probe/libs/library_probe.h"
@@ -34,7 +36,11 @@ RemoteLibrary::RemoteLibrary(HostRoot host, const LibrarySpec& library,
   worker::SamplerSetup setup;
   setup.api = api_;
   setup.root = host_.options().root;
-  setup.timeout = host_.options().library_timeout;
+  // The worker is killed a little before the collector gives up on the call (both use
+  // --lib-timeout), so a hang is recorded as the worker's timeout, not an abandoned call.
+  auto timeout = host_.options().library_timeout;
+  setup.timeout = std::max(std::chrono::milliseconds(1),
+                           timeout - std::min(std::chrono::milliseconds(100), timeout / 5));
   setup.sonames.assign(library.sonames.begin(), library.sonames.end());
   setup.dirs.assign(library.dirs.begin(), library.dirs.end());
   for (const auto& d : devices_)

@@ -56,8 +56,9 @@ RemoteSampler::Outcome RemoteSampler::fail(ReadEnd end, std::optional<std::strin
     health_.status = f.status;
     health_.signal.reset();
     health_.exit_code.reset();
-    if (exit.kind == Exit::Kind::signaled) health_.signal = exit.value;
-    if (exit.kind == Exit::Kind::exited) health_.exit_code = exit.value;
+    // A worker killed for a timeout or a bad reply ended by our SIGKILL: not its signal.
+    if (f.status == "crashed" && exit.kind == Exit::Kind::signaled) health_.signal = exit.value;
+    if (f.status == "exited" && exit.kind == Exit::Kind::exited) health_.exit_code = exit.value;
     health_.message = f.message;
   }
   return {State::failed,
