@@ -128,8 +128,8 @@ INSTANTIATE_TEST_SUITE_P(
                            "bytes to stdout/stderr (ignored): mock-nvml: sampling on stdout"}),
     [](const auto& info) { return std::string(info.param.name); });
 
-size_t children() {
-  size_t n = 0;
+long children() {
+  long n = 0;
   for (const auto& task : fs::directory_iterator("/proc/self/task")) {
     std::ifstream in(task.path() / "children");
     std::string pid;
@@ -151,10 +151,10 @@ TEST(MetricsIsolation, CrashingLibraryIsRestartedWithBackoffAndOneWorkerAtMost) 
   HostOptions o;
   o.root = h.root;
   o.library_timeout = 500ms;
-  size_t before = children();
+  long before = children();
   auto c = start_collector(o, {.interval = 50ms, .call_timeout = 500ms});
   ASSERT_TRUE(c.ok()) << c.error().message;
-  size_t most = 0;
+  long most = 0;
   auto end = std::chrono::steady_clock::now() + 3500ms;
   while (std::chrono::steady_clock::now() < end) {
     most = std::max(most, children() - before);
@@ -170,7 +170,7 @@ TEST(MetricsIsolation, CrashingLibraryIsRestartedWithBackoffAndOneWorkerAtMost) 
   // would spawn.
   EXPECT_GE(b->library->crashes, 2u);
   EXPECT_LE(b->library->crashes, 3u);
-  EXPECT_LE(most, 1u) << "at most one worker at a time";
+  EXPECT_LE(most, 1) << "at most one worker at a time";
   auto text = render_prometheus(*s, std::chrono::system_clock::now());
   EXPECT_NE(text.find("anygpu_backend_crashes_total{vendor=\"nvidia\",source=\"nvml\"} " +
                       std::to_string(b->library->crashes)),
