@@ -109,9 +109,13 @@ TEST_P(FaultyNvmlMetrics, MetricsJsonExitsNormallyWithEveryDevice) {
   EXPECT_EQ(lib["status"], c.status) << b.dump();
   EXPECT_EQ(lib["crashes"], 1) << b.dump();
   EXPECT_EQ(lib.contains("signal"), c.signal.has_value()) << b.dump();
-  if (c.signal) EXPECT_EQ(lib["signal"], *c.signal);
+  if (c.signal) {
+    EXPECT_EQ(lib["signal"], *c.signal);
+  }
   EXPECT_EQ(lib.contains("exit_code"), c.exit_code.has_value()) << b.dump();
-  if (c.exit_code) EXPECT_EQ(lib["exit_code"], *c.exit_code);
+  if (c.exit_code) {
+    EXPECT_EQ(lib["exit_code"], *c.exit_code);
+  }
   EXPECT_NE(b["error"].get<std::string>().find(c.says), std::string::npos) << b.dump();
   for (const auto& d : doc["devices"]) EXPECT_FALSE(d.contains("utilization_ratio"));
 }

@@ -103,8 +103,9 @@ TEST(WorkerSampleProtocol, MalformedRepliesAreErrorsWithNoSamples) {
     auto reply = decode_samples(text, targets());
     ASSERT_TRUE(reply.error);
     EXPECT_TRUE(reply.samples.empty());
-    if (std::string(why) != "unfinished")
+    if (std::string(why) != "unfinished") {
       EXPECT_NE(reply.error->find(why), std::string::npos) << *reply.error;
+    }
   }
   std::string huge = "sample\ndevice 0000:18:00.0\nwarning " + std::string(kMaxLine + 1, 'a') +
                      "\ndevice 0000:2a:00.0\nend\n";
