@@ -60,7 +60,10 @@ def cpu(pid):
 def kids(pid):
     out = []
     for t in os.listdir(f"/proc/{pid}/task"):
-        out += open(f"/proc/{pid}/task/{t}/children").read().split()
+        try:
+            out += open(f"/proc/{pid}/task/{t}/children").read().split()
+        except OSError:
+            pass
     return out
 time.sleep(1)
 w = kids(p.pid)

@@ -55,8 +55,11 @@ def value(samples, name, **labels):
 def children(pid):
     out = []
     for task in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{task}/children") as f:
-            out += f.read().split()
+        try:  # the collector's call threads come and go
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                out += f.read().split()
+        except OSError:
+            pass
     return out
 
 
