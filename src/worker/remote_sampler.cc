@@ -49,6 +49,7 @@ RemoteSampler::Outcome RemoteSampler::fail(ReadEnd end, std::optional<std::strin
   auto f = classify(end, exit, setup_.timeout, protocol_error, process_->output_excerpt());
   process_.reset();
   buffer_.clear();
+  unavailable_.clear();
   back_off();
   {
     std::lock_guard lock(mu_);
@@ -85,6 +86,7 @@ RemoteSampler::Outcome RemoteSampler::start(Clock::time_point deadline) {
     process_->wait(deadline);
     process_.reset();
     back_off();
+    unavailable_ = *ready.failed;
     return {State::unavailable, {}, *ready.failed};
   }
   return {State::sampled, {}, {}};
@@ -95,11 +97,13 @@ RemoteSampler::Outcome RemoteSampler::sample() {
   if (!process_) {
     if (auto now = Clock::now(); now < retry_at_) {
       auto left = std::chrono::duration_cast<milliseconds>(retry_at_ - now);
+      if (!unavailable_.empty())  // the library's own answer: not usable here (yet)
+        return {State::unavailable, {}, cat({unavailable_, "; trying again in ", seconds(left)})};
       auto h = health();
-      std::string why = h.status ? cat({*h.status, ": ", h.message.value_or("")}) : "unavailable";
       return {State::waiting,
               {},
-              cat({setup_.api, " worker ", why, "; restarting in ", seconds(left)})};
+              cat({setup_.api, " worker ", h.status.value_or("failed"), ": ",
+                   h.message.value_or(""), "; restarting in ", seconds(left)})};
     }
     auto started = start(deadline);
     if (!process_) return started;
@@ -111,6 +115,7 @@ RemoteSampler::Outcome RemoteSampler::sample() {
   buffer_.clear();
   if (reply.error) return fail(end, reply.error);
   failures_in_a_row_ = 0;
+  unavailable_.clear();
   {
     std::lock_guard lock(mu_);
     health_.status.reset();

@@ -66,6 +66,7 @@ class RemoteSampler {
   std::string buffer_;
   unsigned failures_in_a_row_ = 0;
   Clock::time_point retry_at_{};
+  std::string unavailable_;  // why the library could not be used, while waiting to retry
   mutable std::mutex mu_;
   WorkerHealth health_;
 };

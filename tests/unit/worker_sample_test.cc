@@ -225,6 +225,30 @@ TEST(WorkerSampleRemote, SilenceIsATimeoutAndRestartsWaitOutTheBackoff) {
   EXPECT_EQ(r.health().crashes, 1u);
 }
 
+TEST(WorkerSampleRemote, ALibraryThatCannotInitialiseIsNotACrash) {
+  test::TempDir dir;
+  std::string path = dir / "failing-worker";
+  test::write_file(
+      path,
+      "#!/bin/sh\nwhile read l; do [ \"$l\" = end ] && break; done\n"
+      "printf 'anygpu-worker 1\\nfailed nvmlInit%%20failed:%%20Driver%%20Not%%20Loaded\\n' >&3\n");
+  ::chmod(path.c_str(), 0755);
+  std::string saved = std::getenv("ANYGPU_WORKER");
+  ::setenv("ANYGPU_WORKER", path.c_str(), 1);
+  RemoteSampler r(fake_setup());
+  auto first = r.sample();
+  EXPECT_EQ(first.state, RemoteSampler::State::unavailable);
+  EXPECT_EQ(first.message, "nvmlInit failed: Driver Not Loaded");
+  auto again = r.sample();  // within the backoff: the same reason, no process
+  EXPECT_EQ(again.state, RemoteSampler::State::unavailable);
+  EXPECT_NE(again.message.find("nvmlInit failed: Driver Not Loaded; trying again in"),
+            std::string::npos)
+      << again.message;
+  EXPECT_EQ(r.health().crashes, 0u);
+  EXPECT_FALSE(r.health().status);
+  ::setenv("ANYGPU_WORKER", saved.c_str(), 1);
+}
+
 TEST(WorkerSampleRemote, DestructorKillsTheWorker) {
   FakeWorker w("printf 'sample\\ndevice 0000:18:00.0\\ndevice 0000:2a:00.0\\nend\\n' >&3");
   pid_t pid = -1;
