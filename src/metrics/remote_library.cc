@@ -45,10 +45,7 @@ RemoteLibrary::RemoteLibrary(HostRoot host, const LibrarySpec& library,
   setup.dirs.assign(library.dirs.begin(), library.dirs.end());
   for (const auto& d : devices_)
     setup.targets.push_back({d.pci.address, d.status == DeviceStatus::suspended});
-  LibraryRequest request{devices_.empty() ? "" : devices_.front().vendor, api_, setup.sonames,
-                         setup.dirs};
-  if (auto missing = missing_without_loading(host_, request))
-    missing_ = missing->report.message.value_or(api_ + " not found");
+  request_ = {devices_.empty() ? "" : devices_.front().vendor, api_, setup.sonames, setup.dirs};
   remote_ = std::make_unique<worker::RemoteSampler>(std::move(setup));
 }
 
@@ -63,10 +60,14 @@ RemoteLibrary::Outcome RemoteLibrary::sample() {
   std::vector<const Device*> mine;
   for (const auto& d : devices_) mine.push_back(&d);
   if (!libraries_may_load(mine)) return {Answer::asleep, {}, {}};
-  if (missing_) return {Answer::down, {}, *missing_};
+  if (unusable_) return {Answer::down, {}, *unusable_};
+  // Looked for on every sample (a few stats): a driver installed after the exporter started
+  // is picked up at the next interval.
+  if (auto missing = missing_without_loading(host_, request_))
+    return {Answer::down, {}, missing->report.message.value_or(api_ + " not found")};
   auto out = remote_->sample();
   using State = worker::RemoteSampler::State;
-  if (out.state == State::unavailable && optional_) missing_ = out.message;
+  if (out.state == State::unavailable && optional_) unusable_ = out.message;
   if (out.state != State::sampled) return {Answer::down, {}, std::move(out.message)};
   if (!out.message.empty() && !out.samples.empty()) out.samples[0].warnings.push_back(out.message);
   return {Answer::sampled, std::move(out.samples), {}};

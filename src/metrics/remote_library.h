@@ -13,6 +13,7 @@
 
 #include "host/host_root.h"
 #include "metrics/backend.h"
+#include "probe/libs/library_probe.h"
 #include "registry/registry.h"
 #include "worker/remote_sampler.h"
 
@@ -51,7 +52,8 @@ class RemoteLibrary {
   std::string api_;
   std::vector<Device> devices_;
   bool optional_ = false;
-  std::optional<std::string> missing_;  // the library is not beneath --root, or unusable
+  LibraryRequest request_;               // for the cheap "not beneath --root" check
+  std::optional<std::string> unusable_;  // an optional library that loaded but cannot init
   std::unique_ptr<worker::RemoteSampler> remote_;
 };
 

@@ -228,6 +228,34 @@ TEST(MetricsIsolation, VanishedHostTreeTurnsBackendsDown) {
   }
 }
 
+TEST(MetricsIsolation, LibraryInstalledAfterStartIsPickedUp) {
+  // A driver container that installs NVML after the exporter started (under --root /host).
+  Host h("h100-8x");
+  h.write("");
+  std::string lib = h.root + "/" + kNvmlPath, aside = h.tmp / "libnvidia-ml.so.1";
+  fs::rename(lib, aside);
+  ::setenv("MOCK_NVML_METRICS_FILE", h.values.c_str(), 1);
+  HostOptions o;
+  o.root = h.root;
+  auto c = start_collector(o, {.interval = 50ms, .call_timeout = 1000ms});
+  ASSERT_TRUE(c.ok());
+  const auto* b = nvidia(*(*c)->snapshot());
+  ASSERT_NE(b, nullptr);
+  EXPECT_FALSE(b->up);
+  EXPECT_NE(b->error.value_or("").find("not found"), std::string::npos) << b->error.value_or("");
+  EXPECT_EQ(b->library->crashes, 0u) << "a missing library is not a crash";
+  fs::rename(aside, lib);
+  auto end = std::chrono::steady_clock::now() + 3s;
+  std::shared_ptr<const MetricsSnapshot> s;
+  do {
+    std::this_thread::sleep_for(50ms);
+    s = (*c)->snapshot();
+  } while (!nvidia(*s)->up && std::chrono::steady_clock::now() < end);
+  EXPECT_TRUE(nvidia(*s)->up) << nvidia(*s)->error.value_or("");
+  (*c)->stop();
+  ::unsetenv("MOCK_NVML_METRICS_FILE");
+}
+
 TEST(MetricsIsolation, SuspendedGpuLibraryIsNeverInitialised) {
   // laptop-hybrid: the Intel iGPU is awake, the only NVIDIA GPU is runtime-suspended.
   Host h("laptop-hybrid");
