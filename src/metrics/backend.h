@@ -28,7 +28,14 @@ class MetricsBackend {
   // Never called concurrently with itself. source() is read again after every successful
   // sample, so a backend may name a source that joined (e.g. "sysfs+level-zero").
   virtual Result<std::vector<DeviceSample>> sample() = 0;
+  // Backends with a vendor library in a worker: that worker's state, read after every call
+  // (from another thread: implementations make it safe).
+  virtual std::optional<LibraryWorkerStatus> library_status() const { return std::nullopt; }
 };
+
+// True when no device's sysfs directory is there any more (the host tree the backend reads
+// is gone): such a backend reports itself down instead of publishing empty samples as fresh.
+bool devices_gone(const HostRoot& host, const std::vector<Device>& devices);
 
 // Identity fields of a sample, as `anygpu detect` reports the device.
 DeviceSample identity_of(const Device& device);

@@ -1,7 +1,10 @@
 // The explicit table of metrics backends: which source samples which vendor.
 #include <algorithm>
 
+#include "host/paths.h"
 #include "metrics/backend.h"
+#include "metrics/library_sampler.h"
+#include "util/strings.h"
 
 namespace anygpu {
 
@@ -13,6 +16,13 @@ DeviceSample identity_of(const Device& device) {
   s.uuid = device.uuid;
   s.name = device.name;
   return s;
+}
+
+bool devices_gone(const HostRoot& host, const std::vector<Device>& devices) {
+  if (devices.empty()) return false;
+  for (const auto& d : devices)
+    if (host.is_dir(cat({paths::kPciDevices, "/", d.pci.address.str()}))) return false;
+  return true;
 }
 
 namespace {
@@ -36,6 +46,18 @@ const LibrarySpec* library(const Vendor* v, std::string_view api) {
 }
 
 }  // namespace
+
+std::unique_ptr<LibrarySampler> make_nvml_sampler();
+std::unique_ptr<LibrarySampler> make_ze_sampler();
+std::unique_ptr<LibrarySampler> make_dcmi_sampler();
+
+// What a library worker runs for each API (src/worker/sample_serve.cc).
+std::unique_ptr<LibrarySampler> make_library_sampler(std::string_view api) {
+  if (std::ranges::find(kNvmlApis, api) != std::end(kNvmlApis)) return make_nvml_sampler();
+  if (api == "level-zero") return make_ze_sampler();
+  if (api == "dcmi") return make_dcmi_sampler();
+  return nullptr;
+}
 
 std::vector<std::shared_ptr<MetricsBackend>> make_backends(const HostRoot& host,
                                                            const Inventory& inventory,

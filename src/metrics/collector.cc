@@ -49,6 +49,11 @@ Call begin_call(const Slot& slot) {
   return c;
 }
 
+// The library worker's state (crash count, last failure) as the backend reports it now.
+void note_library(Slot& slot) {
+  slot.status.library = slot.backend->library_status();
+}
+
 // Waits for the call and records its outcome in the slot (caller holds the slot's lock, or
 // owns the slot alone).
 void finish_call(Call& call, Clock::time_point deadline, std::chrono::milliseconds timeout,
@@ -60,6 +65,7 @@ void finish_call(Call& call, Clock::time_point deadline, std::chrono::millisecon
     return;
   }
   auto result = call.task->wait_until(deadline);
+  note_library(slot);
   if (!result) {
     st.up = false;
     st.error = "no answer within " + std::to_string(timeout.count()) + " ms; call abandoned";
@@ -85,6 +91,7 @@ std::vector<Slot> make_slots(std::vector<std::shared_ptr<MetricsBackend>> backen
     s.status.source = b->source();
     s.devices = b->identities();
     s.backend = std::move(b);
+    note_library(s);
     slots.push_back(std::move(s));
   }
   return slots;
@@ -153,6 +160,7 @@ class Collector final : public MetricsCollector {
       } else {
         std::lock_guard lock(mu_);
         finish_call(call, deadline, options_.call_timeout, slots_[i]);
+        note_library(slots_[i]);
         publish_locked();
       }
       next += options_.interval;
@@ -163,6 +171,7 @@ class Collector final : public MetricsCollector {
   void record(size_t i, std::optional<Samples> result) {
     auto& slot = slots_[i];
     auto& st = slot.status;
+    note_library(slot);
     if (!result) {
       st.up = false;
       st.error = "no answer within " + std::to_string(options_.call_timeout.count()) +

@@ -1,13 +1,15 @@
 // Huawei Ascend metrics through DCMI (libdcmi.so, beneath the root in the registry's library
 // dirs), on top of whatever hwmon the driver registers. Without the library the backend is the
 // hwmon reader it always was; with it, AI Core utilization, temperature, power and HBM join.
-// Opened on the first sample, inside the collector's deadline, and kept (like NVML).
+// DcmiSampler runs only in a long-lived library worker (src/worker/), like NVML's.
 #include <atomic>
 #include <map>
 #include <tuple>
 
 #include "metrics/backend.h"
 #include "metrics/dcmi_types.h"
+#include "metrics/library_sampler.h"
+#include "metrics/remote_library.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -38,26 +40,21 @@ struct DcmiApi {
   dcmi::PcieFn pcie;
 };
 
-class DcmiBackend final : public MetricsBackend {
+class DcmiSampler final : public LibrarySampler {
  public:
-  DcmiBackend(HostRoot host, std::string vendor, const LibrarySpec& library,
-              std::vector<Device> devices)
-      : host_(host),
-        vendor_(vendor),
-        devices_(devices),
-        sonames_(library.sonames.begin(), library.sonames.end()),
-        dirs_(library.dirs.begin(), library.dirs.end()) {
-    hwmon_ = make_sysfs_backend(std::move(host), std::move(vendor), kHwmon, std::move(devices));
+  Result<bool> open(const DynamicLibrary& lib) override {
+    auto api = std::make_unique<DcmiApi>(lib);
+    if (!api->init || !api->cards || !api->devices || !(api->pcie_all || api->pcie))
+      return host_error(lib.loaded_from() +
+                        ": no dcmi_init, dcmi_get_card_list, "
+                        "dcmi_get_device_num_in_card or PCIe info call");
+    if (int r = api->init(); r != dcmi::kOk)
+      return host_error("dcmi_init failed: error " + std::to_string(r));
+    api_ = std::move(api);
+    return true;
   }
 
-  const std::string& vendor() const override { return vendor_; }
-  // "hwmon" until DCMI has answered once, then "hwmon+dcmi".
-  const std::string& source() const override { return dcmi_up_ ? kCombined : kHwmon; }
-  std::vector<DeviceSample> identities() const override { return hwmon_->identities(); }
-
-  Result<std::vector<DeviceSample>> sample() override {
-    auto out = hwmon_->sample();
-    if (!out || !initialise()) return out;
+  std::vector<DeviceSample> sample(const std::vector<SampleTarget>& targets) override {
     std::map<BusKey, std::pair<int, int>> chips;  // bus id -> (card, device)
     int ncards = 0;
     int cards[64] = {};
@@ -68,39 +65,21 @@ class DcmiBackend final : public MetricsBackend {
       for (int d = 0; d < std::min(ndev, 64); ++d)
         if (auto key = bus_of(cards[c], d)) chips[*key] = {cards[c], d};
     }
-    dcmi_up_ = true;
-    for (size_t i = 0; i < devices_.size() && i < out->size(); ++i) {
-      const auto& a = devices_[i].pci.address;
-      auto& s = (*out)[i];
-      if (devices_[i].status == DeviceStatus::suspended) continue;
+    std::vector<DeviceSample> out(targets.size());
+    for (size_t i = 0; i < targets.size(); ++i) {
+      if (targets[i].suspended) continue;
+      const auto& a = targets[i].address;
       auto it = chips.find({a.domain, a.bus, a.device, a.function});
       if (it == chips.end()) {
-        s.warnings.push_back("dcmi does not list this device");
+        out[i].warnings.push_back("dcmi does not list this device");
         continue;
       }
-      sample_chip(it->second.first, it->second.second, s);
+      sample_chip(it->second.first, it->second.second, out[i]);
     }
     return out;
   }
 
  private:
-  // False when DCMI is not usable: the backend then answers from hwmon alone. Tried once.
-  bool initialise() {
-    if (api_) return true;
-    if (tried_ || !host_.options().load_libraries) return false;
-    tried_ = true;
-    std::vector<std::string_view> sonames(sonames_.begin(), sonames_.end());
-    std::vector<std::string_view> dirs(dirs_.begin(), dirs_.end());
-    auto lib = host_.open_library(sonames, dirs);
-    if (!lib) return false;
-    auto api = std::make_unique<DcmiApi>(**lib);
-    if (!api->init || !api->cards || !api->devices || !(api->pcie_all || api->pcie)) return false;
-    if (api->init() != dcmi::kOk) return false;
-    lib_ = *lib;
-    api_ = std::move(api);
-    return true;
-  }
-
   // The chip's PCI address: dcmi_get_device_pcie_info_v2 (with domain), else the older call
   // (domain 0: the only domain the drivers without _v2 support).
   std::optional<BusKey> bus_of(int card, int device) const {
@@ -142,19 +121,49 @@ class DcmiBackend final : public MetricsBackend {
     }
   }
 
-  inline static const std::string kHwmon = "hwmon", kCombined = "hwmon+dcmi";
-  HostRoot host_;
-  std::string vendor_;
-  std::vector<Device> devices_;
-  std::vector<std::string> sonames_, dirs_;
-  std::shared_ptr<MetricsBackend> hwmon_;
-  bool tried_ = false;
-  std::atomic<bool> dcmi_up_{false};
-  std::shared_ptr<DynamicLibrary> lib_;
   std::unique_ptr<DcmiApi> api_;
 };
 
+class DcmiBackend final : public MetricsBackend {
+ public:
+  DcmiBackend(HostRoot host, std::string vendor, const LibrarySpec& library,
+              std::vector<Device> devices)
+      : vendor_(vendor), devices_(devices), remote_(host, library, devices_, true) {
+    hwmon_ = make_sysfs_backend(std::move(host), std::move(vendor), kHwmon, std::move(devices));
+  }
+
+  const std::string& vendor() const override { return vendor_; }
+  // "hwmon" until DCMI has answered once, then "hwmon+dcmi".
+  const std::string& source() const override { return dcmi_up_ ? kCombined : kHwmon; }
+  std::vector<DeviceSample> identities() const override { return hwmon_->identities(); }
+  std::optional<LibraryWorkerStatus> library_status() const override { return remote_.status(); }
+
+  // Without DCMI (missing, init failed, worker lost) the backend is the hwmon reader.
+  Result<std::vector<DeviceSample>> sample() override {
+    auto out = hwmon_->sample();
+    if (!out) return out;
+    auto values = remote_.sample();
+    if (values.answer != RemoteLibrary::Answer::sampled) return out;
+    dcmi_up_ = true;
+    for (size_t i = 0; i < devices_.size() && i < out->size() && i < values.samples.size(); ++i)
+      merge_library_values((*out)[i], std::move(values.samples[i]), MergeRule::library_wins);
+    return out;
+  }
+
+ private:
+  inline static const std::string kHwmon = "hwmon", kCombined = "hwmon+dcmi";
+  std::string vendor_;
+  std::vector<Device> devices_;
+  RemoteLibrary remote_;
+  std::shared_ptr<MetricsBackend> hwmon_;
+  std::atomic<bool> dcmi_up_{false};
+};
+
 }  // namespace
+
+std::unique_ptr<LibrarySampler> make_dcmi_sampler() {
+  return std::make_unique<DcmiSampler>();
+}
 
 std::shared_ptr<MetricsBackend> make_dcmi_backend(HostRoot host, std::string vendor,
                                                   const LibrarySpec& dcmi,

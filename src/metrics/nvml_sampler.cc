@@ -1,13 +1,15 @@
 // NVIDIA metrics through NVML (and NVML-compatible libraries such as Iluvatar's libixml).
-// The library is opened and initialised on the first sample, inside the collector's deadline,
-// and kept for the life of the process: an abandoned call may still be running inside it.
+// NvmlSampler runs only inside a long-lived library worker (src/worker/), which opens and
+// initialises the library once and keeps it; NvmlBackend, in anygpu, adds identity and turns a
+// worker that crashed, exited or hung into a backend that is down (restarted with backoff).
 #include <map>
 
 #include "metrics/backend.h"
+#include "metrics/library_sampler.h"
 #include "metrics/nvml_metrics_types.h"
+#include "metrics/remote_library.h"
 #include "probe/libs/nvml_api.h"
 #include "util/strings.h"
-
 namespace anygpu {
 
 namespace {
@@ -31,32 +33,28 @@ struct NvmlMetricsApi : nvml::CoreApi {
   nvml::ClockFn clock;
 };
 
-class NvmlBackend final : public MetricsBackend {
+class NvmlSampler final : public LibrarySampler {
  public:
-  NvmlBackend(HostRoot host, std::string vendor, const LibrarySpec& library,
-              std::vector<Device> devices)
-      : host_(std::move(host)),
-        vendor_(std::move(vendor)),
-        source_(library.api),
-        sonames_(library.sonames.begin(), library.sonames.end()),
-        dirs_(library.dirs.begin(), library.dirs.end()),
-        devices_(std::move(devices)) {}
-
-  const std::string& vendor() const override { return vendor_; }
-  const std::string& source() const override { return source_; }
-  std::vector<DeviceSample> identities() const override {
-    std::vector<DeviceSample> out;
-    for (const auto& d : devices_) out.push_back(identity_of(d));
-    return out;
+  Result<bool> open(const DynamicLibrary& lib) override {
+    api_ = std::make_unique<NvmlMetricsApi>(lib);
+    if (!api_->init || !api_->count || !api_->by_index || !api_->pci_info)
+      return host_error(lib.loaded_from() +
+                        ": missing nvmlInit, nvmlDeviceGetCount, nvmlDeviceGetHandleByIndex or "
+                        "nvmlDeviceGetPciInfo_v3");
+    if (auto r = api_->init(); r != nvml::kSuccess)
+      return host_error("nvmlInit failed: " + api_->why(r));
+    return true;
   }
 
-  Result<std::vector<DeviceSample>> sample() override {
-    if (auto ready = initialise(); !ready) return ready.error();
+  std::vector<DeviceSample> sample(const std::vector<SampleTarget>& targets) override {
     // NVML's index order is its own: match its devices to ours by PCI address.
     std::map<PciAddress, nvml::Device> handles;
     unsigned count = 0;
-    if (auto r = api_->count(&count); r != nvml::kSuccess)
-      return host_error("nvmlDeviceGetCount failed: " + api_->why(r));
+    std::string count_error;
+    if (auto r = api_->count(&count); r != nvml::kSuccess) {
+      count_error = "nvmlDeviceGetCount failed: " + api_->why(r);
+      count = 0;
+    }
     for (unsigned i = 0; i < count && i < 1024; ++i) {
       nvml::Device dev = nullptr;
       nvml::PciInfo pci{};
@@ -65,46 +63,23 @@ class NvmlBackend final : public MetricsBackend {
       handles[PciAddress{pci.domain, static_cast<uint8_t>(pci.bus),
                          static_cast<uint8_t>(pci.device), 0}] = dev;
     }
-    std::vector<DeviceSample> out;
-    for (const auto& d : devices_) {
-      auto s = identity_of(d);
-      auto it = handles.find(
-          PciAddress{d.pci.address.domain, d.pci.address.bus, d.pci.address.device, 0});
-      if (d.status == DeviceStatus::suspended) {
-        s.warnings.push_back("runtime-suspended: not sampled");
+    std::vector<DeviceSample> out(targets.size());
+    for (size_t i = 0; i < targets.size(); ++i) {
+      if (targets[i].suspended) continue;  // never woken to be looked at
+      const auto& a = targets[i].address;
+      auto it = handles.find(PciAddress{a.domain, a.bus, a.device, 0});
+      if (!count_error.empty()) {
+        out[i].warnings.push_back(count_error);
       } else if (it == handles.end()) {
-        s.warnings.push_back(source_ + " does not list this device");
+        out[i].warnings.push_back("nvml does not list this device");
       } else {
-        sample_device(it->second, s);
+        sample_device(it->second, out[i]);
       }
-      out.push_back(std::move(s));
     }
     return out;
   }
 
  private:
-  Result<bool> initialise() {
-    if (initialised_) return true;
-    if (!lib_) {
-      if (!host_.options().load_libraries)
-        return host_error("vendor libraries disabled (--no-libs)");
-      std::vector<std::string_view> sonames(sonames_.begin(), sonames_.end());
-      std::vector<std::string_view> dirs(dirs_.begin(), dirs_.end());
-      auto lib = host_.open_library(sonames, dirs);
-      if (!lib) return lib.error();
-      lib_ = *lib;
-      api_ = std::make_unique<NvmlMetricsApi>(*lib_);
-    }
-    if (!api_->init || !api_->count || !api_->by_index || !api_->pci_info)
-      return host_error(lib_->loaded_from() +
-                        ": missing nvmlInit, nvmlDeviceGetCount, nvmlDeviceGetHandleByIndex or "
-                        "nvmlDeviceGetPciInfo_v3");
-    if (auto r = api_->init(); r != nvml::kSuccess)
-      return host_error("nvmlInit failed: " + api_->why(r));
-    initialised_ = true;
-    return true;
-  }
-
   // NOT_SUPPORTED is how NVML says "this part has no such sensor": absent, quietly.
   bool ok(nvml::Return r, const char* what, DeviceSample& s) const {
     if (r == nvml::kSuccess) return true;
@@ -140,16 +115,53 @@ class NvmlBackend final : public MetricsBackend {
         s.clocks_hertz[name] = mhz * 1e6;
   }
 
-  HostRoot host_;
-  std::string vendor_, source_;
-  std::vector<std::string> sonames_, dirs_;
-  std::vector<Device> devices_;
-  std::shared_ptr<DynamicLibrary> lib_;
   std::unique_ptr<NvmlMetricsApi> api_;
-  bool initialised_ = false;
+};
+
+class NvmlBackend final : public MetricsBackend {
+ public:
+  NvmlBackend(HostRoot host, std::string vendor, const LibrarySpec& library,
+              std::vector<Device> devices)
+      : vendor_(std::move(vendor)),
+        source_(library.api),
+        remote_(std::move(host), library, devices),
+        devices_(std::move(devices)) {}
+
+  const std::string& vendor() const override { return vendor_; }
+  const std::string& source() const override { return source_; }
+  std::vector<DeviceSample> identities() const override {
+    std::vector<DeviceSample> out;
+    for (const auto& d : devices_) out.push_back(identity_of(d));
+    return out;
+  }
+  std::optional<LibraryWorkerStatus> library_status() const override { return remote_.status(); }
+
+  Result<std::vector<DeviceSample>> sample() override {
+    auto values = remote_.sample();
+    if (values.answer == RemoteLibrary::Answer::down) return host_error(values.message);
+    std::vector<DeviceSample> out;
+    for (size_t i = 0; i < devices_.size(); ++i) {
+      auto s = identity_of(devices_[i]);
+      if (devices_[i].status == DeviceStatus::suspended)
+        s.warnings.push_back("runtime-suspended: not sampled");
+      else if (i < values.samples.size())
+        merge_library_values(s, std::move(values.samples[i]), MergeRule::library_wins);
+      out.push_back(std::move(s));
+    }
+    return out;
+  }
+
+ private:
+  std::string vendor_, source_;
+  RemoteLibrary remote_;
+  std::vector<Device> devices_;
 };
 
 }  // namespace
+
+std::unique_ptr<LibrarySampler> make_nvml_sampler() {
+  return std::make_unique<NvmlSampler>();
+}
 
 std::shared_ptr<MetricsBackend> make_nvml_backend(HostRoot host, std::string vendor,
                                                   const LibrarySpec& library,

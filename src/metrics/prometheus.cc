@@ -152,6 +152,16 @@ std::string render_prometheus(const MetricsSnapshot& snapshot,
         for (const auto& b : s.backends)
           w.sample("anygpu_backend_up", {{"vendor", b.vendor}, {"source", b.source}}, b.up ? 1 : 0);
       });
+  w.family("anygpu_backend_crashes_total", "counter",
+           "Times the backend's vendor-library worker was lost (crashed, exited, hung past its "
+           "deadline, or sent a malformed reply) and replaced; source is the library.",
+           [&](Writer& w) {
+             for (const auto& b : s.backends)
+               if (b.library)
+                 w.sample("anygpu_backend_crashes_total",
+                          {{"vendor", b.vendor}, {"source", b.library->api}},
+                          static_cast<double>(b.library->crashes));
+           });
   w.family("anygpu_sample_age_seconds", "gauge",
            "Seconds since the backend's devices were last sampled successfully.", [&](Writer& w) {
              for (const auto& b : s.backends) {

@@ -106,6 +106,14 @@ nlohmann::ordered_json metrics_to_json(const MetricsSnapshot& s) {
           std::max(0.0, std::chrono::duration<double>(s.timestamp - b.last_success).count());
     }
     if (b.error) j["error"] = *b.error;
+    if (const auto& l = b.library) {
+      json& lj = j["library"];
+      lj["api"] = l->api;
+      lj["crashes"] = l->crashes;
+      if (l->status) lj["status"] = *l->status;
+      if (l->signal) lj["signal"] = *l->signal;
+      if (l->exit_code) lj["exit_code"] = *l->exit_code;
+    }
     doc["backends"].push_back(std::move(j));
   }
   return doc;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,12 +28,23 @@ struct DeviceSample {
   std::vector<std::string> warnings;
 };
 
+// A backend whose vendor library runs in a worker process (src/worker/remote_sampler.h).
+struct LibraryWorkerStatus {
+  std::string api;       // nvml, ixml, level-zero, dcmi
+  uint64_t crashes = 0;  // workers lost (crashed, exited, timed out, protocol error)
+  // The last failure, until the next healthy sample: crashed, exited, timeout, protocol-error,
+  // with the signal or exit code where the worker ended so.
+  std::optional<std::string> status;
+  std::optional<int> signal, exit_code;
+};
+
 struct BackendStatus {
   std::string vendor;
   std::string source;  // "sysfs", "nvml", "level-zero", "dcmi", "hwmon"
   bool up = false;
   std::chrono::system_clock::time_point last_success{};  // epoch when never
   std::optional<std::string> error;
+  std::optional<LibraryWorkerStatus> library;
 };
 
 struct MetricsSnapshot {

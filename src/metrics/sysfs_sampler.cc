@@ -244,6 +244,10 @@ class SysfsBackend final : public MetricsBackend {
     return out;
   }
   Result<std::vector<DeviceSample>> sample() override {
+    // Every file would read as absent, which is not a sample: the tree is gone.
+    if (devices_gone(host_, devices_))
+      return host_error("the devices' sysfs directories are gone (" +
+                        host_.outside(paths::kPciDevices) + ")");
     std::vector<DeviceSample> out;
     auto now = std::chrono::steady_clock::now();
     for (size_t i = 0; i < devices_.size(); ++i) {

@@ -1,12 +1,14 @@
 // Intel metrics: the kernel's files (sysfs_sampler.cc) plus Level Zero Sysman where the loader
 // loads (libze_loader with zesInit, spec >= 1.5). Sysman adds what sysfs lacks: engine
-// utilization (from two activity snapshots) and device memory. Opened on the first sample,
-// inside the collector's deadline, and kept for the life of the process like NVML.
+// utilization (from two activity snapshots) and device memory. ZeSampler runs only in a
+// long-lived library worker (src/worker/), which keeps the loader and the activity snapshots.
 #include <atomic>
 #include <map>
 #include <tuple>
 
 #include "metrics/backend.h"
+#include "metrics/library_sampler.h"
+#include "metrics/remote_library.h"
 #include "probe/libs/level_zero_types.h"
 #include "util/strings.h"
 
@@ -53,26 +55,22 @@ std::vector<H> enumerate(Fn fn, P parent) {
   return out;
 }
 
-class IntelBackend final : public MetricsBackend {
+class ZeSampler final : public LibrarySampler {
  public:
-  IntelBackend(HostRoot host, std::string vendor, const LibrarySpec* library,
-               std::vector<Device> devices)
-      : host_(host), vendor_(vendor), devices_(devices) {
-    sysfs_ = make_sysfs_backend(std::move(host), std::move(vendor), kSysfs, std::move(devices));
-    if (library) {
-      sonames_.assign(library->sonames.begin(), library->sonames.end());
-      dirs_.assign(library->dirs.begin(), library->dirs.end());
-    }
+  Result<bool> open(const DynamicLibrary& lib) override {
+    auto api = std::make_unique<SysmanApi>(lib);
+    // No zesInit: a loader older than spec 1.5, whose Sysman needs ZES_ENABLE_SYSMAN=1 set
+    // before zeInit.
+    if (!api->init || !api->drivers || !api->devices || !api->pci)
+      return host_error(lib.loaded_from() +
+                        ": no zesInit, zesDriverGet, zesDeviceGet or "
+                        "zesDevicePciGetProperties (Level Zero older than 1.5)");
+    if (auto r = api->init(0); r != ze::kSuccess) return host_error("zesInit failed: " + why(r));
+    api_ = std::move(api);
+    return true;
   }
 
-  const std::string& vendor() const override { return vendor_; }
-  // "sysfs" until Sysman has answered once, then "sysfs+level-zero".
-  const std::string& source() const override { return sysman_up_ ? kCombined : kSysfs; }
-  std::vector<DeviceSample> identities() const override { return sysfs_->identities(); }
-
-  Result<std::vector<DeviceSample>> sample() override {
-    auto out = sysfs_->sample();
-    if (!out || !initialise()) return out;
+  std::vector<DeviceSample> sample(const std::vector<SampleTarget>& targets) override {
     std::map<BusKey, ze::Device> sysman;
     for (auto drv : drivers())
       for (auto dev : enumerate<ze::Device>(api_->devices, drv)) {
@@ -81,44 +79,22 @@ class IntelBackend final : public MetricsBackend {
         if (api_->pci(dev, &p) != ze::kSuccess) continue;
         sysman[{p.address.domain, p.address.bus, p.address.device, p.address.function}] = dev;
       }
-    sysman_up_ = true;
-    for (size_t i = 0; i < devices_.size() && i < out->size(); ++i) {
-      const auto& d = devices_[i];
-      auto& s = (*out)[i];
-      if (d.status == DeviceStatus::suspended) continue;  // never wake it to look at it
-      auto it = sysman.find(
-          {d.pci.address.domain, d.pci.address.bus, d.pci.address.device, d.pci.address.function});
+    std::vector<DeviceSample> out(targets.size());
+    for (size_t i = 0; i < targets.size(); ++i) {
+      if (targets[i].suspended) continue;  // never wake it to look at it
+      const auto& a = targets[i].address;
+      auto it = sysman.find({a.domain, a.bus, a.device, a.function});
       if (it == sysman.end()) {
-        s.warnings.push_back("level-zero does not list this device");
+        out[i].warnings.push_back("level-zero does not list this device");
         continue;
       }
-      sample_utilization(it->first, it->second, s);
-      sample_memory(it->second, s);
+      sample_utilization(it->first, it->second, out[i]);
+      sample_memory(it->second, out[i]);
     }
     return out;
   }
 
  private:
-  // False when Sysman is not usable: the backend then answers from sysfs alone, as it does on
-  // hosts without the loader. Tried once; a loader that fails to load will not load later.
-  bool initialise() {
-    if (api_) return true;
-    if (tried_ || sonames_.empty() || !host_.options().load_libraries) return false;
-    tried_ = true;
-    std::vector<std::string_view> sonames(sonames_.begin(), sonames_.end());
-    std::vector<std::string_view> dirs(dirs_.begin(), dirs_.end());
-    auto lib = host_.open_library(sonames, dirs);
-    if (!lib) return false;
-    auto api = std::make_unique<SysmanApi>(**lib);
-    // No zesInit: a loader older than spec 1.5, whose Sysman needs ZES_ENABLE_SYSMAN=1 set
-    // before zeInit — not ours to set in the host process.
-    if (!api->init || !api->drivers || !api->devices || !api->pci) return false;
-    if (api->init(0) != ze::kSuccess) return false;
-    lib_ = *lib;
-    api_ = std::move(api);
-    return true;
-  }
-
   std::vector<ze::Driver> drivers() const {
     uint32_t n = 0;
     if (api_->drivers(&n, nullptr) != ze::kSuccess || n == 0 || n > 64) return {};
@@ -175,7 +151,7 @@ class IntelBackend final : public MetricsBackend {
 
   // Every memory module Sysman lists for the device, summed (one per HBM stack or tile).
   void sample_memory(ze::Device dev, DeviceSample& s) {
-    if (!api_->memories || !api_->mem_state || s.memory_total_bytes) return;
+    if (!api_->memories || !api_->mem_state) return;
     uint64_t size = 0, free = 0;
     auto modules = enumerate<ze::Mem>(api_->memories, dev);
     for (auto m : modules) {
@@ -197,20 +173,55 @@ class IntelBackend final : public MetricsBackend {
     s.memory_used_bytes = static_cast<double>(size - free);
   }
 
-  inline static const std::string kSysfs = "sysfs", kCombined = "sysfs+level-zero";
-  HostRoot host_;
-  std::string vendor_;
-  std::vector<Device> devices_;
-  std::shared_ptr<MetricsBackend> sysfs_;
-  std::vector<std::string> sonames_, dirs_;
-  bool tried_ = false;
-  std::atomic<bool> sysman_up_{false};
-  std::shared_ptr<DynamicLibrary> lib_;
   std::unique_ptr<SysmanApi> api_;
   std::map<BusKey, std::vector<ze::EngineStats>> activity_;
 };
 
+class IntelBackend final : public MetricsBackend {
+ public:
+  IntelBackend(HostRoot host, std::string vendor, const LibrarySpec* library,
+               std::vector<Device> devices)
+      : vendor_(vendor), devices_(devices) {
+    if (library) remote_ = std::make_unique<RemoteLibrary>(host, *library, devices_, true);
+    sysfs_ = make_sysfs_backend(std::move(host), std::move(vendor), kSysfs, std::move(devices));
+  }
+
+  const std::string& vendor() const override { return vendor_; }
+  // "sysfs" until Sysman has answered once, then "sysfs+level-zero".
+  const std::string& source() const override { return sysman_up_ ? kCombined : kSysfs; }
+  std::vector<DeviceSample> identities() const override { return sysfs_->identities(); }
+  std::optional<LibraryWorkerStatus> library_status() const override {
+    if (!remote_) return std::nullopt;
+    return remote_->status();
+  }
+
+  // Sysman only adds to what the kernel says: without it (no loader, init failed, worker
+  // lost) the backend answers from sysfs alone, as on hosts without the loader.
+  Result<std::vector<DeviceSample>> sample() override {
+    auto out = sysfs_->sample();
+    if (!out || !remote_) return out;
+    auto values = remote_->sample();
+    if (values.answer != RemoteLibrary::Answer::sampled) return out;
+    sysman_up_ = true;
+    for (size_t i = 0; i < devices_.size() && i < out->size() && i < values.samples.size(); ++i)
+      merge_library_values((*out)[i], std::move(values.samples[i]), MergeRule::fill_absent);
+    return out;
+  }
+
+ private:
+  inline static const std::string kSysfs = "sysfs", kCombined = "sysfs+level-zero";
+  std::string vendor_;
+  std::vector<Device> devices_;
+  std::shared_ptr<MetricsBackend> sysfs_;
+  std::unique_ptr<RemoteLibrary> remote_;
+  std::atomic<bool> sysman_up_{false};
+};
+
 }  // namespace
+
+std::unique_ptr<LibrarySampler> make_ze_sampler() {
+  return std::make_unique<ZeSampler>();
+}
 
 std::shared_ptr<MetricsBackend> make_intel_backend(HostRoot host, std::string vendor,
                                                    const LibrarySpec* level_zero,

@@ -18,6 +18,7 @@
 #include "worker/health_protocol.h"
 #include "worker/message.h"
 #include "worker/probe_protocol.h"
+#include "worker/sample_serve.h"
 #include "worker/serve_io.h"
 
 namespace anygpu::worker {
@@ -112,6 +113,12 @@ void serve(int argc, char** argv) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (std::to_string(::getppid()) != argv[3]) ::_exit(0);
     serve_health();
+  } else if (mode == "sample") {
+    // Long-lived, spawned by whichever collector thread first sampled: no PDEATHSIG (that
+    // follows the spawning thread). It ends on EOF of its request channel, which the kernel
+    // delivers when the parent dies, and its alarm bounds a hung library call.
+    if (std::to_string(::getppid()) != argv[3]) ::_exit(0);
+    serve_sample();
   } else {
     ::_exit(2);
   }

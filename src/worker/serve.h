@@ -1,4 +1,4 @@
-// The worker's side: `anygpu __worker probe|sample PARENT_PID`, run only by Process::spawn.
+// The worker's side: `anygpu __worker probe|health|sample PARENT_PID`, run only by Process::spawn.
 // It needs neither the registry nor YAML: the request carries every name it loads.
 #pragma once
 

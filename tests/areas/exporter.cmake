@@ -41,6 +41,11 @@ add_test(NAME exporter_nvml_hang
   COMMAND ${_exporter_py} ${_exporter_e2e}/exporter_nvml_hang_test.py $<TARGET_FILE:anygpu>
           ${_exporter_hosts}/h100-8x $<TARGET_FILE:mock_nvml_metrics>)
 set_tests_properties(exporter_nvml_hang PROPERTIES TIMEOUT 120)
+# NVML crashing mid-sample: down, crashes counted, restarts by backoff, one worker at most.
+add_test(NAME exporter_nvml_crash
+  COMMAND ${_exporter_py} ${_exporter_e2e}/exporter_nvml_crash_test.py $<TARGET_FILE:anygpu>
+          ${_exporter_hosts}/h100-8x $<TARGET_FILE:mock_nvml_metrics>)
+set_tests_properties(exporter_nvml_crash PROPERTIES TIMEOUT 120)
 
 # 256 slowloris connections reopened when dropped; >= 99 % of scrapes within 100 ms.
 add_test(NAME exporter_slowloris

@@ -4,6 +4,8 @@
 list(APPEND ANYGPU_UNIT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../unit/worker_message_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/worker_isolation_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/worker_sample_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/metrics_isolation_test.cc
 )
 list(APPEND ANYGPU_MOCKS nvml_init_segv nvml_init_abort nvml_init_exit nvml_stdout nvml_ctor_segv)
 

@@ -8,7 +8,17 @@
 // A field "-" answers NVML_ERROR_NOT_SUPPORTED. A line "hang" makes every metric call block
 // until the line is removed, like NVML on a GPU that stopped answering. Without the file (or
 // the GPU's line) every metric answers NOT_SUPPORTED.
+//
+// Faults inside a sample, after nvmlInit succeeded: a line "segv N", "abort N", "exit N",
+// "print N" or "fd3 N" makes the process's Nth nvmlDeviceGetUtilizationRates call (counted
+// from 1 in each process; N omitted: every call) dereference NULL, abort(), _exit(3), print to
+// stdout and stderr, or write a line to file descriptor 3 (the worker's reply channel).
+// MOCK_NVML_INIT_MARKER names a file nvmlInit appends a line to: the proof it ran.
+#include <unistd.h>
+
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -16,9 +26,15 @@
 #include <thread>
 
 #include "metrics/nvml_metrics_types.h"
+#include "mock_crash.h"
 #include "mock_nvml_common.h"
 
 MOCK_NVML_EXPORT anygpu::nvml::Return nvmlInit_v2() {
+  if (const char* marker = std::getenv("MOCK_NVML_INIT_MARKER"))
+    if (FILE* f = std::fopen(marker, "a")) {
+      std::fprintf(f, "nvmlInit_v2 pid %d\n", static_cast<int>(::getpid()));
+      std::fclose(f);
+    }
   mock_nvml::mark_initialized();
   return anygpu::nvml::kSuccess;
 }
@@ -58,6 +74,36 @@ Row read_row(unsigned index) {
   return row;
 }
 
+// The fault the file asks for on this call of nvmlDeviceGetUtilizationRates, if any.
+void maybe_fault() {
+  static std::atomic<long> calls{0};
+  long call = ++calls;
+  const char* path = std::getenv("MOCK_NVML_METRICS_FILE");
+  if (!path) return;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string what;
+    long at = 0;
+    words >> what;
+    if (!(words >> at)) at = call;
+    if (at != call) continue;
+    if (what == "segv") mock_crash::segv();
+    if (what == "abort") std::abort();
+    if (what == "exit") ::_exit(3);
+    if (what == "print") {
+      std::printf("mock-nvml: sampling on stdout\n");
+      std::fflush(stdout);
+      std::fprintf(stderr, "mock-nvml: and on stderr\n");
+    }
+    if (what == "fd3") {
+      static const char kLine[] = "export PWNED=1\n";
+      if (::write(3, kLine, sizeof kLine - 1) < 0) std::abort();
+    }
+  }
+}
+
 // Field `f` of the device's row, after waiting out a "hang".
 Return field(anygpu::nvml::Device dev, int f, long long* out) {
   using namespace mock_nvml;
@@ -86,6 +132,7 @@ Return field_as(anygpu::nvml::Device dev, int f, T* out) {
 MOCK_NVML_EXPORT Return nvmlDeviceGetUtilizationRates(anygpu::nvml::Device dev,
                                                       anygpu::nvml::Utilization* u) {
   if (!u) return mock_nvml::kErrorInvalidArgument;
+  maybe_fault();
   unsigned gpu = 0;
   Return r = field_as(dev, 0, &gpu);
   if (r == anygpu::nvml::kSuccess) *u = {gpu, gpu / 2};

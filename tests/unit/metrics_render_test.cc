@@ -35,8 +35,13 @@ MetricsSnapshot two_devices() {
   b.uuid = "GPU-445d2601-9853-a7c7-c87c-e2ff0e3d2f08";
   b.energy_joules = 123456.789;
   s.devices = {a, b};
-  BackendStatus up{"amd", "sysfs", true, s.timestamp - 2s, std::nullopt};
-  BackendStatus down{"nvidia", "nvml", false, {}, "libnvidia-ml.so.1: not found"};
+  BackendStatus up{"amd", "sysfs", true, s.timestamp - 2s, std::nullopt, std::nullopt};
+  BackendStatus down{"nvidia",
+                     "nvml",
+                     false,
+                     {},
+                     "libnvidia-ml.so.1: not found",
+                     LibraryWorkerStatus{"nvml", 3, "crashed", 11, std::nullopt}};
   s.backends = {up, down};
   return s;
 }
@@ -64,6 +69,10 @@ TEST(MetricsRender, JsonSchemaAndAbsentFields) {
   EXPECT_DOUBLE_EQ(j["backends"][0]["age_seconds"].get<double>(), 2.0);
   EXPECT_EQ(j["backends"][1]["error"], "libnvidia-ml.so.1: not found");
   EXPECT_FALSE(j["backends"][1].contains("last_success"));
+  EXPECT_FALSE(j["backends"][0].contains("library")) << "sysfs has no library worker";
+  EXPECT_EQ(j["backends"][1]["library"],
+            (nlohmann::ordered_json{
+                {"api", "nvml"}, {"crashes", 3}, {"status", "crashed"}, {"signal", 11}}));
 }
 
 TEST(MetricsRender, CsvHeaderAndEmptyCells) {
@@ -107,6 +116,10 @@ TEST(MetricsRender, PrometheusNamesLabelsAndEscaping) {
   EXPECT_TRUE(has("anygpu_backend_up{vendor=\"amd\",source=\"sysfs\"} 1")) << text;
   EXPECT_TRUE(has("anygpu_backend_up{vendor=\"nvidia\",source=\"nvml\"} 0")) << text;
   EXPECT_TRUE(has("anygpu_sample_age_seconds{vendor=\"amd\",source=\"sysfs\"} 2.5")) << text;
+  EXPECT_TRUE(has("# TYPE anygpu_backend_crashes_total counter")) << text;
+  EXPECT_TRUE(has("anygpu_backend_crashes_total{vendor=\"nvidia\",source=\"nvml\"} 3")) << text;
+  EXPECT_EQ(text.find("anygpu_backend_crashes_total{vendor=\"amd\""), std::string::npos)
+      << "only backends with a library worker count crashes";
   EXPECT_EQ(text.find("anygpu_sample_age_seconds{vendor=\"nvidia\""), std::string::npos)
       << "a backend that never answered has no age";
   EXPECT_EQ(text.find("anygpu_gpu_utilization_ratio{" + nv), std::string::npos)
