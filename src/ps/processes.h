@@ -27,7 +27,7 @@ struct ProcessInfo {
   std::map<std::string, uint64_t> engine_cycles;  // xe
   Attribution attribution;
   bool memory_from_drm = false;  // memory_bytes from fdinfo (else from a library, or absent)
-  std::map<std::string, uint64_t> memory_by_device;  // memory_bytes split per PCI bus id
+  std::map<std::string, uint64_t> memory_by_device{};  // memory_bytes split per PCI bus id
 
   bool has_activity_counters() const { return !engine_ns.empty() || !engine_cycles.empty(); }
 };

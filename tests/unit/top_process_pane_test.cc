@@ -60,9 +60,9 @@ TEST(TopProcessPane, ColumnsOwnersAndDeviceIndices) {
   auto lines = render_process_pane(scan, two_devices(), 120, 10);
   std::vector<std::string> want{
       "     PID USER       COMMAND          GPUS      MEMORY  OWNER  (2 processes unreadable)",
-      "       7 ?          train            0000:99:00.0   512M  job:77.batch",
-      "       8 root       x                1            -  docker:4a5b6c7d8e9f",
-      "   41230 alice      a-very-long-comm 0,1          3.0G  pod:0f1e2d3c",
+      "       7 ?          train            0000:99:00.0    512M  job:77.batch",
+      "       8 root       x                1              -  docker:4a5b6c7d8e9f",
+      "   41230 alice      a-very-long-comm 0,1         3.0G  pod:0f1e2d3c",
   };
   EXPECT_EQ(lines, want);
   EXPECT_EQ(short_owner({}), "-");
