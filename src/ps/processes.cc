@@ -1,9 +1,7 @@
 #include "ps/processes.h"
 
 #include <algorithm>
-#include <atomic>
 #include <set>
-#include <thread>
 #include <unordered_map>
 
 #include "util/strings.h"
@@ -177,13 +175,6 @@ FdScan scan_fds(const HostRoot& host, const NodeMap& nodes, const std::string& b
   return out;
 }
 
-// Readlink of every descriptor is the cost (one system call each, a hundred thousand on a
-// busy node): spread over a few threads. Results land in /proc order whatever the schedule.
-unsigned scan_threads(size_t processes) {
-  if (processes < 256) return 1;
-  return std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
-}
-
 }  // namespace
 
 ProcessScan scan_processes(const HostRoot& host, const Inventory& inv) {
@@ -198,23 +189,16 @@ ProcessScan scan_processes(const HostRoot& host, const Inventory& inv) {
     if (!pid || *pid == 0 || *pid > INT32_MAX) continue;
     pids.emplace_back(static_cast<int>(*pid), cat({kProc, "/", name}));
   }
-  std::vector<FdScan> found(pids.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < pids.size();)
-      found[i] = scan_fds(host, nodes, pids[i].second);
-  };
-  std::vector<std::thread> helpers;
-  for (unsigned t = 1; t < scan_threads(pids.size()); ++t) helpers.emplace_back(work);
-  work();
-  for (auto& t : helpers) t.join();
+  // One thread: the readlinkat per descriptor is the cost, and spreading processes over 2–4
+  // threads measured no faster on a loaded 2-core host (docs/benchmarks.md).
   Owners users(host);
-  for (size_t i = 0; i < pids.size(); ++i) {
-    if (found[i].hidden) ++scan.hidden;
-    if (!found[i].holder) continue;
-    auto& p = *found[i].holder;
-    p.pid = pids[i].first;
-    users.describe(pids[i].second, p);
+  for (const auto& [pid, base] : pids) {
+    auto found = scan_fds(host, nodes, base);
+    if (found.hidden) ++scan.hidden;
+    if (!found.holder) continue;
+    auto& p = *found.holder;
+    p.pid = pid;
+    users.describe(base, p);
     scan.processes.push_back(std::move(p));
   }
   std::sort(scan.processes.begin(), scan.processes.end(),

@@ -167,8 +167,7 @@ TEST(PsScan, FindsHoldersAttributesThemAndSkipsTheRest) {
   EXPECT_FALSE(j["processes"][1].contains("container"));
 }
 
-// Enough processes for the scan to spread over threads, and the order and totals unchanged:
-// holders in pid order, memory per device from each DRM client's drm-pdev.
+// Many processes: holders in pid order, memory per device from each DRM client's drm-pdev.
 TEST(PsScan, ManyProcessesKeepPidOrderAndSplitMemoryPerDevice) {
   TempDir tmp;
   auto root = tmp / "h";
