@@ -13,12 +13,14 @@
 #include "cli/seconds.h"
 #include "exporter/health_monitor.h"
 #include "exporter/listen_address.h"
+#include "exporter/process_monitor.h"
 #include "exporter/routes.h"
 #include "exporter/server.h"
 #include "health/health.h"
 #include "metrics/collector.h"
 #include "metrics/prometheus.h"
 #include "probe/probe.h"
+#include "ps/processes.h"
 #include "worker/health_client.h"
 
 namespace anygpu::cli {
@@ -32,6 +34,8 @@ struct ExporterFlags {
   bool health = true;
   double health_interval_s = 10.0;
   std::string health_window = "15m";
+  bool processes = false;
+  double processes_interval_s = 10.0;
 };
 
 // Discovery once, then `anygpu health` on every call (kernel-log records within the window).
@@ -52,6 +56,21 @@ std::unique_ptr<exporter::HealthMonitor> start_health(const HostOptions& host,
         return health::evaluate_health(*root, *inventory, ho);
       },
       o);
+}
+
+// Discovery once, then a /proc scan (and NVML's process list, in a worker) on every call.
+std::unique_ptr<exporter::ProcessMonitor> start_processes(const HostOptions& host,
+                                                          const ExporterFlags& f) {
+  auto root = std::make_shared<HostRoot>(host);
+  auto inventory = std::make_shared<Inventory>(probe(*root));
+  return std::make_unique<exporter::ProcessMonitor>(
+      [root, inventory] {
+        auto scan = ps::scan_processes(*root, *inventory);
+        auto library = worker::read_library_health(*root, *inventory);
+        ps::add_library_processes(*root, library, scan);
+        return exporter::aggregate_processes(scan, *inventory);
+      },
+      std::chrono::milliseconds(std::llround(f.processes_interval_s * 1000)));
 }
 
 // SIGINT/SIGTERM are blocked in every thread (the collector's threads inherit the mask) and
@@ -86,13 +105,18 @@ int serve(const GlobalOptions& g, const ExporterFlags& f) {
 
   std::shared_ptr<MetricsCollector> collector;
   std::unique_ptr<exporter::HealthMonitor> health_monitor;
+  std::unique_ptr<exporter::ProcessMonitor> process_monitor;
   exporter::MetricsPage page(
       [&collector] { return collector ? collector->snapshot() : nullptr; },
-      [&health_monitor](const MetricsSnapshot& s, std::chrono::system_clock::time_point now) {
+      [&health_monitor, &process_monitor](const MetricsSnapshot& s,
+                                          std::chrono::system_clock::time_point now) {
         auto body = render_prometheus(s, now);
         // Already evaluated in the background: rendering is a few lines per device.
         if (health_monitor)
           if (auto h = health_monitor->latest()) body += render_health_prometheus(*h, s, now);
+        // Scanned in the background too: totals per device and attribution, never per pid.
+        if (process_monitor)
+          if (auto p = process_monitor->latest()) body += render_processes_prometheus(*p, s, now);
         return body;
       });
   http::ServerOptions options;
@@ -109,6 +133,7 @@ int serve(const GlobalOptions& g, const ExporterFlags& f) {
   auto started = start_collector(*host, co);
   if (!started) return fail(started.error());
   if (f.health) health_monitor = start_health(*host, f, window);
+  if (f.processes) process_monitor = start_processes(*host, f);
   collector = std::move(*started);
 
   if (!g.quiet)
@@ -118,6 +143,7 @@ int serve(const GlobalOptions& g, const ExporterFlags& f) {
   (*server)->run(std::span<const int>(&sfd, 1));
   collector->stop();
   if (health_monitor) health_monitor->stop();
+  if (process_monitor) process_monitor->stop();
   ::close(sfd);
   if (g.verbose && !g.quiet) std::fprintf(stderr, "anygpu: exporter stopped\n");
   return kExitOk;
@@ -152,6 +178,14 @@ Command exporter_command() {
                            "a finding keeps counting this long after it was last seen, and "
                            "kernel-log records older than this are ignored (default 15m)")
                 ->type_name("DURATION");
+            app.add_flag("--processes", f->processes,
+                         "also serve the processes holding each device and their device memory "
+                         "per pod, container and Slurm job (anygpu_processes, "
+                         "anygpu_process_memory_bytes)");
+            app.add_option("--processes-interval", f->processes_interval_s,
+                           "seconds between background /proc scans for --processes (default 10)")
+                ->type_name("SECONDS")
+                ->check(seconds_in(1.0, 3600.0));
             return [f](const GlobalOptions& g) { return serve(g, *f); };
           }};
 }

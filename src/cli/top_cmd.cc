@@ -12,6 +12,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <thread>
 
@@ -20,6 +21,8 @@
 #include "metrics/collector.h"
 #include "metrics/render.h"
 #include "metrics/top_view.h"
+#include "probe/probe.h"
+#include "ps/processes.h"
 
 namespace anygpu::cli {
 
@@ -28,7 +31,11 @@ namespace {
 struct TopFlags {
   double interval = 1.0;
   int iterations = 0;  // 0: until q or a signal
+  bool processes = true;
 };
+
+// The process pane's source: a /proc scan per frame (none with --no-processes).
+using ProcessSource = std::function<std::optional<ps::ProcessScan>()>;
 
 volatile std::sig_atomic_t g_stop = 0;
 volatile std::sig_atomic_t g_resized = 0;
@@ -118,13 +125,16 @@ bool wait_for_quit(std::chrono::steady_clock::time_point deadline) {
   }
 }
 
-int run_live(MetricsCollector& collector, const TopFlags& f, std::chrono::milliseconds interval) {
+int run_live(MetricsCollector& collector, const TopFlags& f, std::chrono::milliseconds interval,
+             const ProcessSource& processes) {
   TerminalSession term;
   auto next = std::chrono::steady_clock::now();
   for (int frame = 0; !g_stop && (f.iterations == 0 || frame < f.iterations); ++frame) {
     bool resized = g_resized;
     g_resized = 0;
-    auto lines = render_top_frame(*collector.snapshot(), terminal_layout(), f.interval);
+    auto scan = processes();
+    auto lines = render_top_frame(*collector.snapshot(), terminal_layout(), f.interval,
+                                  scan ? &*scan : nullptr);
     std::string out = resized ? "\x1b[2J\x1b[H" : "\x1b[H";
     for (const auto& l : lines) out += l + "\x1b[K\r\n";
     out += "\x1b[J";
@@ -135,12 +145,18 @@ int run_live(MetricsCollector& collector, const TopFlags& f, std::chrono::millis
   return kExitOk;
 }
 
-int run_plain(MetricsCollector& collector, const TopFlags& f, std::chrono::milliseconds interval) {
+int run_plain(MetricsCollector& collector, const TopFlags& f, std::chrono::milliseconds interval,
+              const ProcessSource& processes) {
   auto next = std::chrono::steady_clock::now();
   for (int frame = 0; !g_stop && (f.iterations == 0 || frame < f.iterations); ++frame) {
     auto s = collector.snapshot();
     std::printf("%s%s\n%s", frame ? "\n" : "", rfc3339(s->timestamp).c_str(),
                 metrics_to_table(*s).c_str());
+    if (auto scan = processes()) {
+      std::printf("\n");
+      for (const auto& l : render_process_pane(*scan, *s, 200, 1 << 20))
+        std::printf("%s\n", l.c_str());
+    }
     std::fflush(stdout);
     if (f.iterations != 0 && frame + 1 >= f.iterations) break;
     next += interval;
@@ -163,6 +179,8 @@ Command top_command() {
                            "frames to draw before exiting (default: until q or Ctrl-C)")
                 ->type_name("N")
                 ->check(CLI::Range(0, 1000000));
+            app.add_flag("!--no-processes", f->processes,
+                         "do not list the processes holding the devices below them");
             return [f](const GlobalOptions& g) {
               auto host = g.host_options();
               if (!host) return fail(host.error());
@@ -173,8 +191,19 @@ Command top_command() {
               install_handlers();
               auto collector = start_collector(*host, opts);
               if (!collector) return fail(collector.error());
-              int rc = ::isatty(STDOUT_FILENO) ? run_live(**collector, *f, interval)
-                                               : run_plain(**collector, *f, interval);
+              // Discovery once for the pane; the scan itself runs on every frame.
+              std::optional<HostRoot> root;
+              std::optional<Inventory> inventory;
+              if (f->processes) {
+                root.emplace(*host);
+                inventory = probe(*root);
+              }
+              ProcessSource processes = [&]() -> std::optional<ps::ProcessScan> {
+                if (!root) return std::nullopt;
+                return ps::scan_processes(*root, *inventory);
+              };
+              int rc = ::isatty(STDOUT_FILENO) ? run_live(**collector, *f, interval, processes)
+                                               : run_plain(**collector, *f, interval, processes);
               (*collector)->stop();
               return rc;
             };

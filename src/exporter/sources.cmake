@@ -4,6 +4,7 @@ set(ANYGPU_EXPORTER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/http_response.cc
   ${CMAKE_CURRENT_LIST_DIR}/health_monitor.cc
   ${CMAKE_CURRENT_LIST_DIR}/listen_address.cc
+  ${CMAKE_CURRENT_LIST_DIR}/process_monitor.cc
   ${CMAKE_CURRENT_LIST_DIR}/routes.cc
   ${CMAKE_CURRENT_LIST_DIR}/server.cc
 )

@@ -63,6 +63,17 @@ class HostRoot {
   // Every symlink in a directory with its target (name order), one directory open for all:
   // /proc/PID/fd holds thousands of links.
   Result<std::vector<std::pair<std::string, std::string>>> read_links(std::string_view dir) const;
+  // The same links in directory order, each handed to `fn(name, target)` as it is read, with
+  // no copies (the views live until `fn` returns): a scan of every process's descriptors
+  // reads a hundred thousand links and keeps a handful. Safe to call from several threads.
+  using LinkVisitor = void (*)(void* context, std::string_view name, std::string_view target);
+  Result<bool> for_each_link(std::string_view dir, LinkVisitor fn, void* context) const;
+  template <class F>
+  Result<bool> for_each_link(std::string_view dir, F&& fn) const {
+    return for_each_link(
+        dir, [](void* c, std::string_view n, std::string_view t) { (*static_cast<F*>(c))(n, t); },
+        &fn);
+  }
   // Canonical host path with every symlink resolved beneath the root.
   Result<std::string> resolve(std::string_view path) const;
   bool exists(std::string_view path) const;

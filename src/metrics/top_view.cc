@@ -91,8 +91,73 @@ std::string gib(double v) {
 
 }  // namespace
 
+std::string short_owner(const ps::Attribution& a) {
+  if (a.pod_uid) return "pod:" + a.pod_uid->substr(0, 8);
+  if (a.slurm) return "job:" + a.slurm->job_id + (a.slurm->step ? "." + *a.slurm->step : "");
+  if (a.container) return a.container->runtime + ":" + a.container->id.substr(0, 12);
+  return "-";
+}
+
+namespace {
+
+std::string memory_short(std::optional<uint64_t> bytes) {
+  if (!bytes) return "-";
+  double b = static_cast<double>(*bytes);
+  if (b >= 1024.0 * 1024 * 1024) return gib(b) + "G";
+  return fixed(b / (1024.0 * 1024), 0) + "M";
+}
+
+// Padded to `n`, never cut (a bus id in the devices column is longer than the column).
+std::string pad(std::string s, size_t n, bool right = false) {
+  if (s.size() >= n) return s;
+  return right ? std::string(n - s.size(), ' ') + s : s + std::string(n - s.size(), ' ');
+}
+
+}  // namespace
+
+std::vector<std::string> render_process_pane(const ps::ProcessScan& scan,
+                                             const MetricsSnapshot& snapshot, int width,
+                                             int max_lines) {
+  std::vector<std::string> lines;
+  if (max_lines < 1) return lines;
+  auto row = [](std::string pid, std::string user, std::string command, std::string gpus,
+                std::string memory, std::string owner) {
+    return pad(std::move(pid), 8, true) + " " + pad(user.substr(0, 10), 10) + " " +
+           pad(command.substr(0, 16), 16) + " " + pad(std::move(gpus), 8) + " " +
+           pad(std::move(memory), 7, true) + "  " + owner;
+  };
+  std::string title = row("PID", "USER", "COMMAND", "GPUS", "MEMORY", "OWNER");
+  if (scan.hidden > 0) title += "  (" + std::to_string(scan.hidden) + " processes unreadable)";
+  lines.push_back(clip(title, width));
+  if (scan.processes.empty() && max_lines > 1)
+    lines.push_back(clip("       (no processes hold a device)", width));
+  size_t shown = 0;
+  for (const auto& p : scan.processes) {
+    bool fits =
+        static_cast<int>(lines.size()) + 1 < max_lines ||
+        (static_cast<int>(lines.size()) + 1 == max_lines && shown + 1 == scan.processes.size());
+    if (!fits) break;
+    std::string gpus;
+    for (const auto& bus : p.devices) {
+      auto d = std::find_if(snapshot.devices.begin(), snapshot.devices.end(),
+                            [&](const DeviceSample& x) { return x.pci_bus_id == bus; });
+      if (!gpus.empty()) gpus += ",";
+      gpus += d != snapshot.devices.end() ? std::to_string(d->index) : bus;
+    }
+    lines.push_back(clip(row(std::to_string(p.pid), p.user.value_or("?"), p.command, gpus,
+                             memory_short(p.memory_bytes), short_owner(p.attribution)),
+                         width));
+    ++shown;
+  }
+  if (shown < scan.processes.size())
+    lines.push_back(
+        clip("... " + std::to_string(scan.processes.size() - shown) + " more processes", width));
+  return lines;
+}
+
 std::vector<std::string> render_top_frame(const MetricsSnapshot& s, const TopLayout& layout,
-                                          double interval_seconds) {
+                                          double interval_seconds,
+                                          const ps::ProcessScan* processes) {
   const int width = std::max(layout.width, 40);
   const int height = std::max(layout.height, 3);
   std::vector<std::string> lines;
@@ -154,10 +219,18 @@ std::vector<std::string> render_top_frame(const MetricsSnapshot& s, const TopLay
     room -= 2;
     ++shown;
   }
-  if (shown < s.devices.size())
+  if (shown < s.devices.size()) {
     lines.push_back(clip(
         "... " + std::to_string(s.devices.size() - shown) + " more devices (enlarge the terminal)",
         width));
+  } else if (processes) {
+    // What the devices leave: a blank line, then the pane.
+    int left = height - static_cast<int>(lines.size()) - static_cast<int>(footer.size()) - 1;
+    if (left >= 1) {
+      lines.emplace_back();
+      for (auto& l : render_process_pane(*processes, s, width, left)) lines.push_back(std::move(l));
+    }
+  }
   for (auto& f : footer) lines.push_back(std::move(f));
   return lines;
 }

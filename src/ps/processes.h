@@ -29,6 +29,7 @@ struct ProcessInfo {
   bool memory_from_drm = false;  // memory_bytes from fdinfo (else from a library, or absent)
   // From the kubelet's pod-resources API, for a process in a pod (attribution.pod_uid).
   std::optional<std::string> pod_name{}, pod_namespace{};
+  std::map<std::string, uint64_t> memory_by_device{};  // memory_bytes split per PCI bus id
 
   bool has_activity_counters() const { return !engine_ns.empty() || !engine_cycles.empty(); }
 };

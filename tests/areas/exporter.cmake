@@ -4,6 +4,7 @@ list(APPEND ANYGPU_UNIT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_health_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_http_request_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_listen_address_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_processes_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_server_test.cc
 )
 
@@ -58,3 +59,9 @@ add_test(NAME exporter_health
   COMMAND ${_exporter_py} ${_exporter_e2e}/exporter_health_test.py $<TARGET_FILE:anygpu>
           ${_exporter_hosts}/h100-8x)
 set_tests_properties(exporter_health PROPERTIES TIMEOUT 120)
+
+# --processes: the process series from a fixture /proc, through the real exporter.
+add_test(NAME exporter_processes
+  COMMAND ${_exporter_py} ${_exporter_e2e}/exporter_processes_test.py $<TARGET_FILE:anygpu>
+          ${_exporter_hosts}/mi300x-8x)
+set_tests_properties(exporter_processes PROPERTIES TIMEOUT 120)

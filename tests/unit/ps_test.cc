@@ -1,6 +1,11 @@
 // `anygpu ps`: the fdinfo and cgroup parsers on the kernel's and runtimes' real formats, and
 // the scan of a fixture /proc with fd links to device nodes.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "ps/cgroup.h"
 #include "ps/fdinfo.h"
@@ -160,6 +165,84 @@ TEST(PsScan, FindsHoldersAttributesThemAndSkipsTheRest) {
   EXPECT_EQ(j["processes"][0]["slurm"]["step"], "0");
   EXPECT_FALSE(j["processes"][1].contains("memory_bytes"));
   EXPECT_FALSE(j["processes"][1].contains("container"));
+}
+
+// Many processes: holders in pid order, memory per device from each DRM client's drm-pdev.
+TEST(PsScan, ManyProcessesKeepPidOrderAndSplitMemoryPerDevice) {
+  TempDir tmp;
+  auto root = tmp / "h";
+  test::copy_tree(test::fixture_host("mi300x-8x"), root);
+  const auto& inv = test::fixture_inventory("mi300x-8x");
+  const Device* gpu0 = test::find_device(inv, "0000:05:00.0");
+  ASSERT_TRUE(gpu0 && gpu0->render_node);
+  for (int pid = 1000; pid < 1600; ++pid) {
+    std::vector<std::pair<int, std::string>> fds{{0, "/dev/null"}, {1, "/dev/pts/0"}};
+    if (pid % 50 == 7) fds.emplace_back(9, *gpu0->render_node);
+    add_process(root, pid, "w", 0, fds, "0::/\n", {{9, kAmdgpuFdinfo}});
+  }
+  auto r = scan_processes(HostRoot(HostOptions{root, false, std::chrono::milliseconds(1000)}), inv);
+  ASSERT_EQ(r.processes.size(), 12u);
+  for (size_t i = 0; i < r.processes.size(); ++i) {
+    EXPECT_EQ(r.processes[i].pid, 1007 + 50 * static_cast<int>(i));
+    EXPECT_EQ(r.processes[i].memory_by_device,
+              (std::map<std::string, uint64_t>{{"0000:05:00.0", 4194304ull * 1024}}));
+  }
+  EXPECT_EQ(r.hidden, 0);
+}
+
+// A process that exited between the listing of /proc and the read of its fd directory (no
+// fd directory left) is skipped, not counted as hidden; one whose fd directory is a plain file
+// is skipped too.
+TEST(PsScan, VanishedProcessIsSkipped) {
+  TempDir tmp;
+  auto root = tmp / "h";
+  test::copy_tree(test::fixture_host("mi300x-8x"), root);
+  const auto& inv = test::fixture_inventory("mi300x-8x");
+  const Device* gpu0 = test::find_device(inv, "0000:05:00.0");
+  ASSERT_TRUE(gpu0 && gpu0->render_node);
+  add_process(root, 100, "gone", 0, {{4, *gpu0->render_node}});
+  std::filesystem::remove_all(root + "/proc/100/fd");
+  write_file(root + "/proc/101/fd", "not a directory");
+  add_process(root, 102, "here", 0, {{4, *gpu0->render_node}});
+  auto r = scan_processes(HostRoot(HostOptions{root, false, std::chrono::milliseconds(1000)}), inv);
+  ASSERT_EQ(r.processes.size(), 1u);
+  EXPECT_EQ(r.processes[0].pid, 102);
+  EXPECT_EQ(r.hidden, 0);
+}
+
+// Another user's fd directory (mode 0500, owned by root) read by an unprivileged user: counted
+// as hidden, the readable holders still listed. Run in a child that drops to nobody, since
+// root reads every directory.
+TEST(PsScan, UnreadableFdDirectoryIsCountedHidden) {
+  TempDir tmp;
+  auto root = tmp / "h";
+  test::copy_tree(test::fixture_host("mi300x-8x"), root);
+  const auto& inv = test::fixture_inventory("mi300x-8x");
+  const Device* gpu0 = test::find_device(inv, "0000:05:00.0");
+  ASSERT_TRUE(gpu0 && gpu0->render_node);
+  add_process(root, 100, "secret", 0, {{4, *gpu0->render_node}});
+  add_process(root, 200, "open", 0, {{4, *gpu0->render_node}});
+  ASSERT_EQ(::chmod((root + "/proc/100/fd").c_str(), 0), 0);
+  if (::geteuid() != 0) {
+    auto r =
+        scan_processes(HostRoot(HostOptions{root, false, std::chrono::milliseconds(1000)}), inv);
+    ASSERT_EQ(r.processes.size(), 1u);
+    EXPECT_EQ(r.hidden, 1);
+    return;
+  }
+  ::chmod(tmp.path().c_str(), 0755);  // mkdtemp's 0700 would keep nobody out of the fixture
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(3);
+    auto r =
+        scan_processes(HostRoot(HostOptions{root, false, std::chrono::milliseconds(1000)}), inv);
+    ::_exit(r.hidden == 1 && r.processes.size() == 1 && r.processes[0].pid == 200 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: wrong scan, 3: could not drop to nobody";
 }
 
 TEST(PsStale, IdleMemoryHoldersOnly) {

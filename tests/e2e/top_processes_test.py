@@ -1,0 +1,93 @@
+#!/usr/bin/python3
+"""`anygpu top`'s process pane, printed when stdout is not a terminal, on a fixture /proc.
+
+A copy of the 8×MI300X fixture gets /etc/passwd and a /proc: a pod's process on GPUs 0 and 1
+(amdgpu fdinfo, 3 GiB resident VRAM), a Slurm job's on GPU 1 (512 MiB), a container's without
+DRM statistics on GPU 2, and a shell holding nothing. `top -n 1` through a pipe prints the
+metrics table, a blank line, then the pane, compared line for line with the expected text;
+`--no-processes` prints no pane.
+
+usage: top_processes_test.py ANYGPU FIXTURE_DIR
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+EXPECTED = """\
+     PID USER       COMMAND          GPUS      MEMORY  OWNER
+     100 alice      python3          0,1         3.0G  pod:0f1e2d3c
+     200 root       train            1           512M  job:77.0
+     300 alice      serve            2              -  docker:4a5b6c7d8e9f
+"""
+
+
+def fdinfo(pdev, client, kib):
+    return (f"pos:\t0\nflags:\t02100002\ndrm-driver:\tamdgpu\ndrm-client-id:\t{client}\n"
+            f"drm-pdev:\t{pdev}\ndrm-resident-vram:\t{kib} KiB\n")
+
+
+def add_process(root, pid, comm, uid, cgroup, fds):
+    base = os.path.join(root, "proc", str(pid))
+    os.makedirs(os.path.join(base, "fd"))
+    os.makedirs(os.path.join(base, "fdinfo"))
+    for name, text in (("comm", comm + "\n"), ("cgroup", cgroup),
+                       ("status", f"Name:\t{comm}\nUid:\t{uid}\t{uid}\t0\t0\n")):
+        with open(os.path.join(base, name), "w") as f:
+            f.write(text)
+    for fd, (target, info) in fds.items():
+        os.symlink(target, os.path.join(base, "fd", str(fd)))
+        with open(os.path.join(base, "fdinfo", str(fd)), "w") as f:
+            f.write(info or "pos:\t0\nflags:\t02\n")
+
+
+def pane(binary, root, *args):
+    out = subprocess.run([binary, "--root", root, "--no-libs", "top", "-n", "1", *args],
+                         check=True, capture_output=True, text=True).stdout
+    head, sep, tail = out.partition("\n\n")
+    if not sep:
+        return None
+    return tail
+
+
+def main():
+    binary, fixture = sys.argv[1:3]
+    work = tempfile.mkdtemp(prefix="anygpu-top-processes-")
+    try:
+        root = os.path.join(work, "host")
+        shutil.copytree(fixture, root, symlinks=True)
+        os.makedirs(os.path.join(root, "etc"), exist_ok=True)
+        with open(os.path.join(root, "etc/passwd"), "w") as f:
+            f.write("root:x:0:0::/root:/bin/sh\nalice:x:1000:1000::/home/alice:/bin/sh\n")
+        inv = json.loads(subprocess.run([binary, "--root", root, "--no-libs", "detect", "--json"],
+                                        check=True, capture_output=True).stdout)
+        gpu = [(d["pci"]["bus_id"], d["render_node"]) for d in inv["devices"][:3]]
+        pod = ("0::/kubepods.slice/kubepods-pod0f1e2d3c_4b5a_6978_8796_a5b4c3d2e1f0.slice/"
+               "cri-containerd-" + "ab" * 32 + ".scope\n")
+        add_process(root, 100, "python3", 1000, pod,
+                    {4: (gpu[0][1], fdinfo(gpu[0][0], 1, 2 << 20)),
+                     5: (gpu[1][1], fdinfo(gpu[1][0], 2, 1 << 20))})
+        add_process(root, 200, "train", 0,
+                    "0::/system.slice/slurmstepd.scope/job_77/step_0/user/task_0\n",
+                    {3: (gpu[1][1], fdinfo(gpu[1][0], 3, 512 << 10))})
+        add_process(root, 300, "serve", 1000, "0::/system.slice/docker-4a5b6c7d8e9f" +
+                    "0" * 52 + ".scope\n", {3: (gpu[2][1], None)})
+        add_process(root, 400, "bash", 0, "0::/\n", {0: ("/dev/pts/0", None)})
+
+        got = pane(binary, root)
+        if got != EXPECTED:
+            print(f"FAIL: the pane differs.\nexpected:\n{EXPECTED}\ngot:\n{got}")
+            sys.exit(1)
+        if pane(binary, root, "--no-processes") is not None:
+            print("FAIL: --no-processes printed a pane")
+            sys.exit(1)
+    finally:
+        shutil.rmtree(work)
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
