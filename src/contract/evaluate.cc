@@ -53,16 +53,10 @@ std::string pci_id(const Device& d) {
   return cat({hex(d.pci.vendor_id, 4).substr(2), ":", hex(d.pci.device_id, 4).substr(2)});
 }
 
-// Short vendor names for messages (the registry's are the PCI vendor names).
+// Short vendor names for messages (the registry's `name` is the PCI vendor name).
 std::string vendor_name(const Registry& reg, std::string_view id) {
-  static const std::map<std::string_view, std::string_view> kShort{
-      {"nvidia", "NVIDIA"},         {"amd", "AMD"},          {"intel", "Intel"},
-      {"ascend", "Huawei Ascend"},  {"mthreads", "Moore Threads"}, {"cambricon", "Cambricon"},
-      {"hygon", "Hygon"},           {"iluvatar", "Iluvatar"}, {"metax", "MetaX"},
-      {"enflame", "Enflame"},       {"kunlunxin", "Kunlunxin"}, {"gaudi", "Intel Gaudi"}};
-  if (auto it = kShort.find(id); it != kShort.end()) return std::string(it->second);
   const Vendor* v = reg.vendor(id);
-  return v ? std::string(v->name) : std::string(id);
+  return v ? std::string(v->display_name) : std::string(id);
 }
 
 // Up to `max` distinct device names of the registry table that pass `pred`.
@@ -445,11 +439,8 @@ CheckResult check_wheel(const Context& c, const Dependency& d) {
   }
   const Vendor* v = c.reg.vendor(c.vendor);
   std::string vname = vendor_name(c.reg, c.vendor);
-  std::string want;
-  if (c.vendor == "nvidia") want = "cuda";
-  else if (c.vendor == "amd" || c.vendor == "hygon") want = "rocm";
-  else if (c.vendor == "intel") want = "xpu";
-  else if (v && v->torch_package != "torch") want = "plugin";
+  // cuda, rocm, xpu or plugin; empty: the vendor's own build, which anygpu cannot judge.
+  std::string want = v ? std::string(v->torch_build().kind) : std::string();
   std::map<std::string, std::string> words{{"cuda", "CUDA (+cu…)"}, {"rocm", "ROCm (+rocm…)"},
                                           {"xpu", "XPU (+xpu)"},
                                           {"plugin", v ? cat({"CPU build with ", v->torch_package}) : ""}};

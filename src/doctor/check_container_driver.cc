@@ -136,9 +136,10 @@ std::vector<Finding> check_container_driver(const DoctorContext& ctx) {
     if (d.vendor == "nvidia" && d.driver && d.driver->version) loaded = d.driver->version;
   auto scan = scan_cdi_specs(ctx.host);
   for (const auto& s : scan.specs) {
-    auto fix = s.kind == "nvidia.com/gpu"
-                   ? cat({"sudo anygpu cdi generate --output ", s.file,
-                          "   (or nvidia-ctk cdi generate for its own spec)"})
+    const auto* owner = vendor_of_cdi_kind(s.kind);
+    auto fix = owner && !owner->container.toolkit.cdi_generate.empty()
+                   ? cat({"sudo anygpu cdi generate --output ", s.file, "   (or ",
+                          owner->container.toolkit.cdi_generate, s.file, " for its own spec)"})
                    : cat({"sudo anygpu cdi generate --output ", s.file});
     if (loaded && s.kind == "nvidia.com/gpu")
       for (const auto& v : mounted_versions(s, "libcuda"))

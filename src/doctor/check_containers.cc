@@ -32,6 +32,15 @@ bool node_exists(const HostRoot& host, const std::string& path) {
   return false;
 }
 
+// A stale spec is rewritten by whoever wrote its kind: the vendor's toolkit when it writes
+// CDI specs itself (nvidia-ctk), else anygpu.
+std::string cdi_regenerate(std::string_view kind, const std::string& file) {
+  const auto* v = vendor_of_cdi_kind(kind);
+  if (v && !v->container.toolkit.cdi_generate.empty())
+    return cat({"sudo ", v->container.toolkit.cdi_generate, file});
+  return cat({"sudo anygpu cdi generate --output ", file});
+}
+
 // A spec of the vendor's kind that lacks a node the vendor's devices need now (a driver update
 // added /dev/nvidia-uvm, a GPU was added): containers asking for "all" miss it.
 void check_outdated(const DoctorContext& ctx, const std::string& vendor,
@@ -57,12 +66,17 @@ void check_outdated(const DoctorContext& ctx, const std::string& vendor,
               join(missing, "\n  "),
               "\nThe spec was made before a driver update or a hardware change; containers "
               "asking for these devices by name miss what they need."}),
-         s.kind == "nvidia.com/gpu" ? cat({"sudo nvidia-ctk cdi generate --output=", s.file})
-                                    : cat({"sudo anygpu cdi generate --output ", s.file})});
+         cdi_regenerate(s.kind, s.file)});
   }
 }
 
 }  // namespace
+
+const Vendor* vendor_of_cdi_kind(std::string_view kind) {
+  for (const auto& v : Registry::builtin().vendors())
+    if (!kind.empty() && v.cdi_kind == kind) return &v;
+  return nullptr;
+}
 
 std::vector<Finding> check_containers(const DoctorContext& ctx) {
   std::vector<Finding> out;
@@ -94,8 +108,7 @@ std::vector<Finding> check_containers(const DoctorContext& ctx) {
          cat({"The CDI spec ", s.file, " (kind ", s.kind, ") refers to:\n  ", join(gone, "\n  "),
               "\nA container asking for these devices fails to start; the spec was "
               "made before a driver update, a reboot or a hardware change."}),
-         s.kind == "nvidia.com/gpu" ? cat({"sudo nvidia-ctk cdi generate --output=", s.file})
-                                    : cat({"sudo anygpu cdi generate --output ", s.file})});
+         cdi_regenerate(s.kind, s.file)});
   }
   std::set<std::string> vendors;
   for (const auto& d : ctx.inventory.devices)
@@ -110,16 +123,22 @@ std::vector<Finding> check_containers(const DoctorContext& ctx) {
     if (has_spec) continue;
     // Containers are optional: without an engine installed this is only worth knowing.
     auto sev = engine ? Severity::warning : Severity::info;
-    if (vendor == "nvidia") {
-      if (any_exists(ctx.host, doctor_paths::kNvidiaContainerToolkit)) continue;
-      out.push_back({"containers.toolkit-missing", sev,
-                     "NVIDIA Container Toolkit not installed and no CDI spec for nvidia.com/gpu",
-                     "Neither nvidia-ctk, nvidia-container-runtime nor /etc/nvidia-container-"
-                     "runtime exists, and /etc/cdi, /var/run/cdi hold no nvidia.com/gpu spec: "
-                     "containers cannot get the GPUs (docker --gpus and --device "
-                     "nvidia.com/gpu=all fail).",
-                     "sudo apt-get install nvidia-container-toolkit && sudo nvidia-ctk cdi "
-                     "generate --output=/etc/cdi/nvidia.yaml"});
+    // The vendor's toolkit injects the devices without a spec.
+    const auto& tk = v->container.toolkit;
+    if (!tk.name.empty() && any_exists(ctx.host, tk.files)) continue;
+    if (!tk.cdi_generate.empty()) {
+      std::vector<std::string> files(tk.files.begin(), tk.files.end());
+      out.push_back(
+          {"containers.toolkit-missing", sev,
+           cat({tk.name, " not installed and no CDI spec for ", v->cdi_kind}),
+           cat({"None of ", join(files, ", "),
+                " exists, and /etc/cdi, /var/run/cdi "
+                "hold no ",
+                v->cdi_kind,
+                " spec: containers cannot get the devices "
+                "(--device ",
+                v->cdi_kind, "=all fails)."}),
+           cat({tk.hint, "; for CDI: sudo ", tk.cdi_generate, "/etc/cdi/", v->id, ".yaml"})});
       continue;
     }
     out.push_back({"containers.cdi-missing", sev, cat({"no CDI spec for ", v->cdi_kind}),

@@ -1,6 +1,6 @@
 // Device nodes this user cannot open (read+write), and the group that would grant access:
-// AMD and Intel nodes belong to `render`/`video`, Ascend's to `HwHiAiUser`. Root bypasses
-// permission bits, like the kernel's capability check.
+// DRM nodes belong to `render`/`video`, other vendors name theirs in the registry (`access:`).
+// Root bypasses permission bits, like the kernel's capability check.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -16,25 +16,16 @@ namespace anygpu {
 
 namespace {
 
-// Nodes without which a vendor's stack fails even with the GPU nodes present.
-std::vector<std::string_view> essential_shared_nodes(std::string_view vendor) {
-  if (vendor == "nvidia") return {"/dev/nvidiactl", "/dev/nvidia-uvm"};
-  if (vendor == "amd" || vendor == "hygon") return {"/dev/kfd"};
-  if (vendor == "ascend") return {"/dev/davinci_manager"};
-  return {};
-}
-
-std::string conventional_group(std::string_view vendor, std::string_view node) {
-  if (vendor == "ascend") return "HwHiAiUser";
+// The group that grants access to a node: the vendor's own (Ascend's HwHiAiUser), else DRM's
+// convention (card nodes: video, render nodes and the rest: render).
+std::string conventional_group(const Vendor* v, std::string_view node) {
+  if (v && !v->access.group.empty()) return std::string(v->access.group);
   if (node.find("/dev/dri/card") == 0) return "video";
   return "render";
 }
 
-std::string missing_node_fix(std::string_view vendor) {
-  if (vendor == "nvidia")
-    return "sudo nvidia-modprobe -u -c=0   # creates /dev/nvidia-uvm and /dev/nvidia0";
-  if (vendor == "amd" || vendor == "hygon")
-    return "sudo modprobe amdgpu   # /dev/kfd comes with amdgpu's KFD";
+std::string missing_node_fix(const Vendor* v) {
+  if (v && !v->access.fix.empty()) return std::string(v->access.fix);
   return "reload the vendor driver so it creates its device nodes";
 }
 
@@ -95,7 +86,7 @@ std::vector<Finding> check_device_access(const DoctorContext& ctx) {
     if (v)
       for (auto n : v->shared_nodes)
         if (ctx.host.exists(n)) nodes[vendor].emplace_back(n);
-    for (auto n : essential_shared_nodes(vendor)) {
+    for (auto n : v ? v->access.essential : Strings()) {
       if (ctx.host.exists(n)) continue;
       out.push_back({"devices.node-missing", Severity::error, cat({n, " is missing"}),
                      cat({"The ", v ? std::string(v->name) : vendor,
@@ -104,12 +95,13 @@ std::vector<Finding> check_device_access(const DoctorContext& ctx) {
                           n,
                           " does not exist: the user-space stack cannot "
                           "open the devices (torch.cuda.is_available() is False)."}),
-                     missing_node_fix(vendor)});
+                     missing_node_fix(v)});
     }
   }
   std::map<gid_t, std::string> groups;
   bool groups_read = false;
   for (auto& [vendor, list] : nodes) {
+    const auto* v = reg.vendor(vendor);
     std::sort(list.begin(), list.end());
     list.erase(std::unique(list.begin(), list.end()), list.end());
     std::map<std::string, std::vector<Denied>> by_group;  // group to join -> nodes
@@ -128,7 +120,7 @@ std::vector<Finding> check_device_access(const DoctorContext& ctx) {
       if (!groups_read) groups = read_groups(ctx.host), groups_read = true;
       auto it = groups.find(st.st_gid);
       std::string name =
-          it != groups.end() && st.st_gid != 0 ? it->second : conventional_group(vendor, n);
+          it != groups.end() && st.st_gid != 0 ? it->second : conventional_group(v, n);
       by_group[name].push_back(d);
     }
     auto describe = [&](const std::vector<Denied>& ds) {
@@ -155,9 +147,9 @@ std::vector<Finding> check_device_access(const DoctorContext& ctx) {
            cat({describe(no_group), ": neither the group nor others may read and write them."}),
            cat({"give the nodes a group, e.g. a udev rule: SUBSYSTEM==\"drm\", "
                 "KERNEL==\"renderD*\", GROUP=\"",
-                conventional_group(vendor, ""),
+                conventional_group(v, ""),
                 "\", MODE=\"0660\" (then sudo udevadm trigger) and sudo usermod -aG ",
-                conventional_group(vendor, ""), " $USER"})});
+                conventional_group(v, ""), " $USER"})});
   }
   return out;
 }

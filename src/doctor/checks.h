@@ -15,6 +15,7 @@
 #include "doctor/loader.h"
 #include "host/host_root.h"
 #include "model/inventory.h"
+#include "registry/registry.h"
 
 namespace anygpu {
 
@@ -46,6 +47,9 @@ std::vector<Finding> check_library_shadowing(const DoctorContext& ctx);
 // nvidia/*/lib, torch_npu/lib …), as host paths, for the shadowing check's starting points.
 std::vector<std::string> framework_library_dirs(const HostRoot& host,
                                                 const std::vector<std::string>& sys_path);
+
+// The vendor whose CDI kind `kind` is (null when none in the built-in registry).
+const Vendor* vendor_of_cdi_kind(std::string_view kind);
 
 // Sonames whose duplicates cause `undefined symbol` and driver-mismatch failures.
 bool is_watched_soname(std::string_view soname);

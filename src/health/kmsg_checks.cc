@@ -4,6 +4,7 @@
 #include "health/health.h"
 #include "health/kmsg.h"
 #include "host/paths.h"
+#include "registry/registry.h"
 #include "util/strings.h"
 
 namespace anygpu::health {
@@ -13,20 +14,30 @@ namespace {
 using paths::kKmsg;
 using paths::kUptime;
 
-// The driver that printed a record: dev_printk's prefix, NVIDIA's "NVRM:", the module in
-// DRM's "[drm:function [module]]", or a "[vendor]" tag.
+// The vendor whose registry `kmsg` markers the message carries (NVIDIA's "NVRM:", Ascend's
+// "[ascend]" tag).
+std::string marked_vendor(std::string_view m) {
+  for (const auto& v : Registry::builtin().vendors()) {
+    for (auto p : v.kmsg_starts)
+      if (m.starts_with(p)) return std::string(v.id);
+    for (auto p : v.kmsg_contains)
+      if (m.find(p) != std::string_view::npos) return std::string(v.id);
+  }
+  return {};
+}
+
+// The driver that printed a record: dev_printk's prefix, a vendor's marker, or the module in
+// DRM's "[drm:function [module]]".
 std::string record_driver(const KmsgRecord& r) {
   if (r.driver) return *r.driver;
   std::string_view m = r.message;
-  if (m.starts_with("NVRM:")) return "nvidia";
-  if (m.find("nvidia-nvswitch") != std::string_view::npos) return "nvidia";
+  if (auto v = marked_vendor(m); !v.empty()) return v;
   if (auto drm = m.find("[drm:"); drm != std::string_view::npos) {
     auto open = m.find(" [", drm);
     auto close = m.find("]]", drm);
     if (open != std::string_view::npos && close != std::string_view::npos && open < close)
       return std::string(m.substr(open + 2, close - open - 2));
   }
-  if (m.starts_with("[ascend]") || m.find(" [ascend]") != std::string_view::npos) return "ascend";
   return {};
 }
 

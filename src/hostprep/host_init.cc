@@ -19,38 +19,6 @@ constexpr std::string_view kMarkerPath = "/etc/anygpu/host.json";
 constexpr std::string_view kLegacyMarkerPath = "/opt/gpu-config/vendor";
 constexpr std::string_view kLimitsPath = "/etc/security/limits.d/90-anygpu.conf";
 
-// Container toolkits: the files that show one is installed, and where to get it. Installing
-// packages is the operator's (or configuration management's) job, never a side effect here.
-struct Toolkit {
-  std::string_view vendor;
-  std::string_view name;
-  std::string_view files[3];
-  std::string_view hint;
-};
-constexpr Toolkit kToolkits[] = {
-    {"nvidia",
-     "NVIDIA Container Toolkit",
-     {"/usr/bin/nvidia-ctk", "/usr/bin/nvidia-container-runtime", ""},
-     "install nvidia-container-toolkit from NVIDIA's repository "
-     "(https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/"
-     "install-guide.html), then: nvidia-ctk runtime configure --runtime=docker"},
-    {"amd",
-     "AMD Container Toolkit",
-     {"/usr/bin/amd-ctk", "/usr/bin/amd-container-runtime", ""},
-     "install amd-container-toolkit "
-     "(https://instinct.docs.amd.com/projects/container-toolkit/en/latest/), then: amd-ctk "
-     "runtime configure"},
-    {"ascend",
-     "Ascend Docker Runtime",
-     {"/usr/local/Ascend/Ascend-Docker-Runtime/ascend-docker-runtime", "", ""},
-     "install Ascend Docker Runtime from MindCluster (https://gitee.com/ascend/mind-cluster)"},
-    {"gaudi",
-     "Intel Gaudi container runtime",
-     {"/usr/bin/habana-container-runtime", "", ""},
-     "install habanalabs-container-runtime from the Intel Gaudi software repository "
-     "(https://docs.habana.ai/en/latest/Installation_Guide/)"},
-};
-
 constexpr std::string_view kLimits =
     "# Written by anygpu host-init. Data loaders, NCCL/RCCL and vendor runtimes open many\n"
     "# files per process; 1024 ends in \"Too many open files\" on multi-GPU jobs.\n"
@@ -79,12 +47,15 @@ HostStep toolkit_step(const HostRoot& host, const std::string& vendor) {
         "--device); there is no runtime hook to install";
     return s;
   }
-  for (const auto& t : kToolkits) {
-    if (t.vendor != vendor) continue;
+  // Installing packages is the operator's (or configuration management's) job, never a side
+  // effect here: the step says where to get the vendor's toolkit.
+  const auto* v = Registry::builtin().vendor(vendor);
+  if (v && !v->container.toolkit.name.empty()) {
+    const auto& t = v->container.toolkit;
     s.what = std::string(t.name);
     s.why = "lets docker/podman/containerd inject the driver libraries and device nodes";
     for (auto f : t.files)
-      if (!f.empty() && host.exists(f)) {
+      if (host.exists(f)) {
         s.state = StepState::done;
         s.path = std::string(f);
         return s;

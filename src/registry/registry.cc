@@ -15,6 +15,12 @@ bool Vendor::is_usable_driver(std::string_view driver) const {
   return std::find(drivers.begin(), drivers.end(), driver) != drivers.end();
 }
 
+VendorTorchBuild Vendor::torch_build() const {
+  std::string_view b = torch_build_name;
+  if (b.starts_with("vendor")) return {b.starts_with("vendor-") ? b.substr(7) : "", false};
+  return {b, true};
+}
+
 const Vendor* Registry::vendor(std::string_view id) const {
   for (const auto& v : vendors_)
     if (v.id == id) return &v;

@@ -68,6 +68,14 @@ struct DriverFilesSpec {
   }
 };
 
+// The vendor's container toolkit: a runtime hook that injects its devices and driver files.
+struct ToolkitSpec {
+  std::string_view name;          // "NVIDIA Container Toolkit"; empty: the vendor has none
+  Strings files;                  // any present means installed; the first is where it lives
+  std::string_view hint;          // how to install it (packages are the operator's job)
+  std::string_view cdi_generate;  // its command that writes a CDI spec to the path appended
+};
+
 // What a compute container of this vendor gets beyond each device's own nodes, and what it
 // must not get (container_edits() in src/container/ is the one reader).
 struct ContainerSpec {
@@ -77,14 +85,31 @@ struct ContainerSpec {
   std::span<const NamedValue> env;    // set in every container of this vendor
   Strings groups;                     // host groups (by name, /etc/group) the container user joins
   DriverFilesSpec driver_files;       // empty for a vendor whose list is not known yet
+  ToolkitSpec toolkit;                // empty name: none
   // The vendor's tooling numbers devices by physical id, the {minor} of its per-device node
   // (Ascend: ASCEND_VISIBLE_DEVICES=3 is /dev/davinci3): CDI specs also name each device so.
   bool physical_names = false;
 };
 
+// Who may open the vendor's nodes, and which of them its stack cannot do without (doctor).
+struct AccessSpec {
+  Strings essential;       // shared nodes without which the stack fails
+  std::string_view group;  // the group that owns the nodes; empty: DRM's video/render
+  std::string_view fix;    // how to recreate missing nodes; empty: reload the driver
+};
+
+// The torch build that runs on the vendor's devices (torch.build in the registry).
+struct VendorTorchBuild {
+  // As torch reports it: cuda, rocm, xpu; "plugin": a CPU torch and the vendor's torch_package;
+  // empty: not known (the vendor's own build).
+  std::string_view kind;
+  bool pytorch_index = false;  // PyTorch's own wheel index serves it
+};
+
 struct Vendor {
   std::string_view id;
-  std::string_view name;
+  std::string_view name;          // PCI vendor name (pci.ids)
+  std::string_view display_name;  // short name for messages ("NVIDIA", "Huawei Ascend")
   std::span<const uint16_t> pci_vendor_ids;
   std::span<const uint16_t> pci_classes;  // class+subclass, the upper 16 of 24 bits
   Strings drivers;
@@ -98,6 +123,7 @@ struct Vendor {
   std::string_view torch_device;
   std::string_view torch_package;
   std::string_view dist_backend;
+  std::string_view torch_build_name;  // cuda rocm xpu plugin vendor vendor-cuda vendor-rocm
   std::string_view visible_devices_env;
   std::span<const NamedValue> extra_env;
   std::string_view container_visible_devices_env;  // empty when the vendor has none
@@ -108,11 +134,17 @@ struct Vendor {
   std::string_view cdi_kind;
   std::string_view k8s_resource;  // may contain {driver}
   ContainerSpec container;
+  AccessSpec access;
+  // Kernel log lines of the vendor's driver that dev_printk does not attribute: those starting
+  // with (NVIDIA's "NVRM:") or containing one of these.
+  Strings kmsg_starts;
+  Strings kmsg_contains;
   std::span<const NamedValue> sources;  // field -> public URL
   Strings unverified;                   // fields not confirmed by a public source
 
   bool matches_pci(uint16_t vendor_id, uint32_t class_code) const;
   bool is_usable_driver(std::string_view driver) const;
+  VendorTorchBuild torch_build() const;
 };
 
 struct DeviceSpec {

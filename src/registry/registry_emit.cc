@@ -88,14 +88,35 @@ class Emitter {
     auto mounts = array<MountSpec>("MountSpec", v.container.mounts, [this](const MountSpec& x) {
       return cat({"{", quote(x.path), ", ", strings(x.options), "}"});
     });
-    auto container =
-        cat({"{.drm = ", strings(v.container.drm), ", .withhold = ", strings(v.container.withhold),
-             ", .mounts = ", mounts, ", .env = ", named(v.container.env),
-             ", .groups = ", strings(v.container.groups),
-             ", .driver_files = ", driver_files(v.container.driver_files),
-             ", .physical_names = ", v.container.physical_names ? "true" : "false", "}"});
+    auto container = cat({"{.drm = ",
+                          strings(v.container.drm),
+                          ", .withhold = ",
+                          strings(v.container.withhold),
+                          ", .mounts = ",
+                          mounts,
+                          ", .env = ",
+                          named(v.container.env),
+                          ", .groups = ",
+                          strings(v.container.groups),
+                          ", .driver_files = ",
+                          driver_files(v.container.driver_files),
+                          ", .toolkit = {",
+                          quote(v.container.toolkit.name),
+                          ", ",
+                          strings(v.container.toolkit.files),
+                          ", ",
+                          quote(v.container.toolkit.hint),
+                          ", ",
+                          quote(v.container.toolkit.cdi_generate),
+                          "}",
+                          ", .physical_names = ",
+                          v.container.physical_names ? "true" : "false",
+                          "}"});
     std::ostringstream o;
+    auto access = cat({"{", strings(v.access.essential), ", ", quote(v.access.group), ", ",
+                       quote(v.access.fix), "}"});
     o << "{.id = " << quote(v.id) << ", .name = " << quote(v.name)
+      << ", .display_name = " << quote(v.display_name)
       << ", .pci_vendor_ids = " << ids(v.pci_vendor_ids)
       << ", .pci_classes = " << ids(v.pci_classes) << ", .drivers = " << strings(v.drivers)
       << ", .driver_version = " << versions
@@ -106,13 +127,16 @@ class Emitter {
       << ", .torch_device = " << quote(v.torch_device)
       << ", .torch_package = " << quote(v.torch_package)
       << ", .dist_backend = " << quote(v.dist_backend)
+      << ", .torch_build_name = " << quote(v.torch_build_name)
       << ", .visible_devices_env = " << quote(v.visible_devices_env)
       << ", .extra_env = " << named(v.extra_env)
       << ", .container_visible_devices_env = " << quote(v.container_visible_devices_env)
       << ", .conflicting_env = " << strings(v.conflicting_env)
       << ", .backend_names = " << strings(v.backend_names) << ", .cdi_kind = " << quote(v.cdi_kind)
       << ", .k8s_resource = " << quote(v.k8s_resource) << ", .container = " << container
-      << ", .sources = " << named(v.sources) << ", .unverified = " << strings(v.unverified) << "}";
+      << ", .access = " << access << ", .kmsg_starts = " << strings(v.kmsg_starts)
+      << ", .kmsg_contains = " << strings(v.kmsg_contains) << ", .sources = " << named(v.sources)
+      << ", .unverified = " << strings(v.unverified) << "}";
     return o.str();
   }
 

@@ -10,13 +10,42 @@ namespace anygpu {
 
 namespace {
 
-constexpr std::string_view kVendorKeys[] = {
-    "id",           "name",          "pci",      "drivers",      "driver_version",
-    "device_nodes", "libraries",     "runtimes", "smi",          "torch",
-    "env",          "backend_names", "cdi_kind", "k8s_resource", "container",
-    "sources",      "unverified"};
+constexpr std::string_view kVendorKeys[] = {"id",
+                                            "name",
+                                            "display_name",
+                                            "pci",
+                                            "drivers",
+                                            "driver_version",
+                                            "device_nodes",
+                                            "libraries",
+                                            "runtimes",
+                                            "smi",
+                                            "torch",
+                                            "env",
+                                            "backend_names",
+                                            "cdi_kind",
+                                            "k8s_resource",
+                                            "container",
+                                            "access",
+                                            "kmsg",
+                                            "sources",
+                                            "unverified"};
+constexpr std::string_view kOptionalVendorKeys[] = {"access", "kmsg", "unverified"};
 // Every field but these needs a public source.
 constexpr std::string_view kUnsourced[] = {"id", "sources", "unverified"};
+// Nested fields that cite a source of their own ("torch.build: https://…" in sources).
+constexpr std::string_view kOwnSource[] = {"torch.build", "container.toolkit"};
+constexpr std::string_view kTorchBuilds[] = {"cuda",   "rocm",        "xpu",        "plugin",
+                                             "vendor", "vendor-cuda", "vendor-rocm"};
+
+// The node at "a.b" (a nested field), or an undefined node.
+YAML::Node at_path(const YAML::Node& n, std::string_view path) {
+  auto dot = path.find('.');
+  if (dot == std::string_view::npos) return n[std::string(path)];
+  auto parent = n[std::string(path.substr(0, dot))];
+  if (!parent.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+  return parent[std::string(path.substr(dot + 1))];
+}
 
 // The compiler knows no vendor of its own: a vendor is whatever the data says. Ids and API
 // names only have to be usable where they end up (env values, CDI kinds, label values).
@@ -93,11 +122,10 @@ class RegistryParser {
   Vendor vendor(const YAML::Node& n) {
     const auto& r = vr_;
     r.expect_map(n, "vendor");
-    static constexpr std::string_view optional_keys[] = {"unverified"};
     std::vector<std::string_view> required;
     for (auto k : kVendorKeys)
-      if (std::find(std::begin(optional_keys), std::end(optional_keys), k) ==
-          std::end(optional_keys))
+      if (std::find(std::begin(kOptionalVendorKeys), std::end(kOptionalVendorKeys), k) ==
+          std::end(kOptionalVendorKeys))
         required.push_back(k);
     r.check_keys(n, kVendorKeys, required);
 
@@ -107,6 +135,9 @@ class RegistryParser {
       r.fail(n["id"],
              cat({"vendor id '", v.id, "': lower-case letters and digits, a letter first"}));
     v.name = str(r, n, "name");
+    v.display_name = str(r, n, "display_name");
+    if (v.display_name.empty() || v.display_name.size() > 40)
+      r.fail(n["display_name"], "display_name: a short name for messages, 1 to 40 characters");
 
     auto pci = n["pci"];
     static constexpr std::string_view pci_keys[] = {"vendor_ids", "classes"};
@@ -134,6 +165,8 @@ class RegistryParser {
     v.cdi_kind = str(r, n, "cdi_kind");
     v.k8s_resource = str(r, n, "k8s_resource");
     v.container = container(n["container"], v);
+    if (n["access"]) v.access = access(n["access"], v);
+    if (n["kmsg"]) kmsg(n["kmsg"], v);
     v.sources = named(r, n["sources"], "sources");
     v.unverified = n["unverified"] ? list(r, n["unverified"], "unverified") : Strings();
     check_sources(n, v);
@@ -150,8 +183,14 @@ class RegistryParser {
                                [&](const NamedValue& s) { return s.name == key; });
       if (!found) r.fail(n["sources"], cat({"no source for field '", key, "'"}));
     }
+    for (auto nested : kOwnSource) {
+      bool found = std::any_of(v.sources.begin(), v.sources.end(),
+                               [&](const NamedValue& s) { return s.name == nested; });
+      if (at_path(n, nested) && !found)
+        r.fail(n["sources"], cat({"no source for field '", nested, "'"}));
+    }
     for (const auto& s : v.sources) {
-      if (!n[std::string(s.name)])
+      if (!at_path(n, s.name))
         r.fail(n["sources"], cat({"source for absent field '", s.name, "'"}));
       bool marked =
           std::find(v.unverified.begin(), v.unverified.end(), s.name) != v.unverified.end();
@@ -254,12 +293,62 @@ class RegistryParser {
 
   void torch(const YAML::Node& n, Vendor& v) {
     const auto& r = vr_;
-    static constexpr std::string_view keys[] = {"device", "package", "backend"};
+    static constexpr std::string_view keys[] = {"device", "package", "backend", "build"};
     r.expect_map(n, "torch");
     r.check_keys(n, keys, keys);
     v.torch_device = str(r, n, "device");
     v.torch_package = str(r, n, "package");
     v.dist_backend = str(r, n, "backend");
+    v.torch_build_name = str(r, n, "build");
+    if (std::find(std::begin(kTorchBuilds), std::end(kTorchBuilds), v.torch_build_name) ==
+        std::end(kTorchBuilds))
+      r.fail(n["build"],
+             cat({"torch build '", v.torch_build_name,
+                  "' (use cuda, rocm, xpu, plugin, vendor, vendor-cuda, vendor-rocm)"}));
+    if ((v.torch_build_name == "plugin") != (v.torch_package != "torch"))
+      r.fail(n["build"],
+             "torch build 'plugin' goes with a package other than torch, and only then");
+  }
+
+  // Which shared nodes the stack cannot do without, who owns the nodes, how to recreate them.
+  AccessSpec access(const YAML::Node& n, const Vendor& v) {
+    const auto& r = vr_;
+    static constexpr std::string_view keys[] = {"essential", "group", "fix"};
+    static constexpr std::string_view required[] = {"essential"};
+    r.expect_map(n, "access");
+    r.check_keys(n, keys, required);
+    AccessSpec a;
+    a.essential = list(r, n["essential"], "essential");
+    for (size_t i = 0; i < a.essential.size(); ++i)
+      if (std::find(v.shared_nodes.begin(), v.shared_nodes.end(), a.essential[i]) ==
+          v.shared_nodes.end())
+        r.fail(n["essential"][i], cat({"essential: '", a.essential[i],
+                                       "' is not one of the vendor's shared device nodes"}));
+    a.group = opt(r, n, "group");
+    constexpr std::string_view kGroupChars =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
+    if (n["group"] && (a.group.empty() || a.group.size() > 32 ||
+                       a.group.find_first_not_of(kGroupChars) != std::string_view::npos))
+      r.fail(n["group"], cat({"group '", a.group, "' is not a group name"}));
+    a.fix = opt(r, n, "fix");
+    if (n["fix"] && (a.fix.empty() || a.fix.find('\n') != std::string_view::npos))
+      r.fail(n["fix"], "fix: one line of text");
+    return a;
+  }
+
+  // How the vendor's kernel driver marks its kernel log lines when dev_printk does not.
+  void kmsg(const YAML::Node& n, Vendor& v) {
+    const auto& r = vr_;
+    static constexpr std::string_view keys[] = {"starts", "contains"};
+    r.expect_map(n, "kmsg");
+    r.check_keys(n, keys, {});
+    v.kmsg_starts = n["starts"] ? list(r, n["starts"], "starts") : Strings();
+    v.kmsg_contains = n["contains"] ? list(r, n["contains"], "contains") : Strings();
+    if (v.kmsg_starts.empty() && v.kmsg_contains.empty())
+      r.fail(n, "kmsg: needs starts or contains");
+    for (auto set : {v.kmsg_starts, v.kmsg_contains})
+      for (auto m : set)
+        if (m.size() < 3) r.fail(n, cat({"kmsg marker '", m, "' is shorter than 3 characters"}));
   }
 
   void env(const YAML::Node& n, Vendor& v) {
@@ -280,8 +369,8 @@ class RegistryParser {
 
   ContainerSpec container(const YAML::Node& n, const Vendor& v) {
     const auto& r = vr_;
-    static constexpr std::string_view keys[] = {"drm",    "withhold",     "mounts",        "env",
-                                                "groups", "driver_files", "physical_names"};
+    static constexpr std::string_view keys[] = {
+        "drm", "withhold", "mounts", "env", "groups", "driver_files", "physical_names", "toolkit"};
     static constexpr std::string_view required[] = {"drm", "withhold", "mounts", "env", "groups"};
     r.expect_map(n, "container");
     r.check_keys(n, keys, required);
@@ -305,6 +394,7 @@ class RegistryParser {
         r.fail(n["env"], cat({"env: '", e.name, "' is not a variable name"}));
     c.groups = list(r, n["groups"], "groups");
     if (n["driver_files"]) c.driver_files = driver_files(n["driver_files"]);
+    if (n["toolkit"]) c.toolkit = toolkit(n["toolkit"]);
     if (n["physical_names"]) {
       const auto& p = n["physical_names"];
       if (!p.IsScalar() || (p.Scalar() != "true" && p.Scalar() != "false"))
@@ -369,6 +459,32 @@ class RegistryParser {
       if (!n[std::string(u)])
         r.fail(n["unverified"], cat({"driver_files: unverified names unknown field '", u, "'"}));
     return f;
+  }
+
+  // container.toolkit: the vendor's runtime hook, how to tell it is installed, how to get it.
+  ToolkitSpec toolkit(const YAML::Node& n) {
+    const auto& r = vr_;
+    static constexpr std::string_view keys[] = {"name", "files", "hint", "cdi_generate"};
+    static constexpr std::string_view required[] = {"name", "files", "hint"};
+    r.expect_map(n, "toolkit");
+    r.check_keys(n, keys, required);
+    ToolkitSpec t;
+    t.name = str(r, n, "name");
+    if (t.name.empty()) r.fail(n["name"], "toolkit name: must not be empty");
+    t.files = list(r, n["files"], "files");
+    if (t.files.empty()) r.fail(n["files"], "toolkit files: must not be empty");
+    for (size_t i = 0; i < t.files.size(); ++i)
+      if (t.files[i].size() < 2 || t.files[i][0] != '/' ||
+          t.files[i].find("..") != std::string_view::npos)
+        r.fail(n["files"][i],
+               cat({"toolkit file '", t.files[i], "' is not an absolute path without '..'"}));
+    t.hint = str(r, n, "hint");
+    if (t.hint.empty()) r.fail(n["hint"], "toolkit hint: must not be empty");
+    t.cdi_generate = opt(r, n, "cdi_generate");
+    if (n["cdi_generate"] && !t.cdi_generate.ends_with("="))
+      r.fail(n["cdi_generate"],
+             "cdi_generate: the command up to its output option, ending in '=' (--output=)");
+    return t;
   }
 
   std::span<const MountSpec> mounts(const YAML::Node& n) {

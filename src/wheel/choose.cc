@@ -7,8 +7,9 @@
 
 #include "contract/pep440.h"
 #include "model/arch.h"
-#include "select/select.h"
 #include "probe/runtimes.h"
+#include "registry/registry.h"
+#include "select/select.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -442,11 +443,15 @@ Result<WheelChoice> choose_wheel(const WheelData& data, const Inventory& invento
   if (request.vendor && out.vendor != "none" && c.devices.empty())
     return host_error(cat({"no ", out.vendor, " device on this host"}));
 
-  if (out.vendor == "nvidia") {
+  // PyTorch's own CUDA, ROCm and XPU wheels are picked here; a vendor's own build or plugin
+  // comes from the wheel table.
+  const Vendor* vendor = Registry::builtin().vendor(out.vendor);
+  auto build = vendor ? vendor->torch_build() : VendorTorchBuild{};
+  if (build.pytorch_index && build.kind == "cuda") {
     choose_nvidia(c, out);
-  } else if (out.vendor == "amd") {
+  } else if (build.pytorch_index && build.kind == "rocm") {
     choose_amd(c, out);
-  } else if (out.vendor == "intel") {
+  } else if (build.pytorch_index && build.kind == "xpu") {
     choose_intel(c, out);
   } else if (const auto* plugin = data.plugin(out.vendor)) {
     choose_plugin(c, *plugin, out, request.version.has_value());

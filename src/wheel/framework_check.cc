@@ -4,6 +4,7 @@
 #include <set>
 
 #include "probe/runtimes.h"
+#include "registry/registry.h"
 #include "util/strings.h"
 #include "wheel/choose.h"
 
@@ -147,7 +148,9 @@ std::vector<Finding> framework_build_findings(const PythonEnv& env, const Invent
                      fix});
   } else if (!inventory.devices.empty()) {
     auto vendor = primary_vendor(inventory);
-    bool plugin_vendor = vendor != "nvidia" && vendor != "amd" && vendor != "intel";
+    const Vendor* v = Registry::builtin().vendor(vendor);
+    auto build = v ? v->torch_build() : VendorTorchBuild{};
+    bool plugin_vendor = !build.pytorch_index || build.kind == "plugin";
     // A CPU torch is exactly right under a plugin (torch_npu, torch_musa …) when it is present.
     if (!plugin_vendor)
       out.push_back(

@@ -93,6 +93,32 @@ TEST(Registry, FactsOthersRelyOn) {
   EXPECT_EQ(r.vendor_for_pci(0x1d94, 0x0b4000)->id, "hygon");
 }
 
+TEST(Registry, VendorFactsTheCodeOnceHeld) {
+  const auto& r = Registry::builtin();
+  EXPECT_EQ(r.vendor("nvidia")->display_name, "NVIDIA");
+  EXPECT_EQ(r.vendor("ascend")->display_name, "Huawei Ascend");
+  EXPECT_EQ(r.vendor("gaudi")->display_name, "Intel Gaudi");
+  auto build = [&](const char* id) {
+    auto b = r.vendor(id)->torch_build();
+    return std::string(b.kind) + (b.pytorch_index ? "" : " (vendor)");
+  };
+  EXPECT_EQ(build("nvidia"), "cuda");
+  EXPECT_EQ(build("amd"), "rocm");
+  EXPECT_EQ(build("intel"), "xpu");
+  EXPECT_EQ(build("ascend"), "plugin");
+  EXPECT_EQ(build("hygon"), "rocm (vendor)");  // DTK's own torch reports HIP
+  EXPECT_EQ(build("iluvatar"), " (vendor)");
+  EXPECT_EQ(r.vendor("ascend")->access.group, "HwHiAiUser");
+  ASSERT_EQ(r.vendor("nvidia")->access.essential.size(), 2u);
+  EXPECT_EQ(r.vendor("amd")->access.essential[0], "/dev/kfd");
+  EXPECT_TRUE(r.vendor("intel")->access.essential.empty());
+  EXPECT_EQ(r.vendor("nvidia")->container.toolkit.files[0], "/usr/bin/nvidia-ctk");
+  EXPECT_EQ(r.vendor("gaudi")->container.toolkit.name, "Intel Gaudi container runtime");
+  EXPECT_TRUE(r.vendor("intel")->container.toolkit.name.empty());
+  EXPECT_EQ(r.vendor("nvidia")->kmsg_starts[0], "NVRM:");
+  EXPECT_EQ(r.vendor("ascend")->kmsg_starts[0], "[ascend]");
+}
+
 TEST(Registry, DeviceTableCoversTheRequiredModels) {
   const auto& r = Registry::builtin();
   struct Want {
@@ -138,7 +164,7 @@ TEST(RegistryYaml, ErrorsNameFileLineColumn) {
   auto e = load_error(replace(v, "    drivers: [nvidia]", "    drviers: [nvidia]"));
   EXPECT_NE(e.find("v.yaml:"), std::string::npos) << e;
   EXPECT_NE(e.find("unknown key 'drviers' (did you mean 'drivers'?)"), std::string::npos) << e;
-  EXPECT_NE(e.find(":22:5:"), std::string::npos) << e;  // line and column of the key
+  EXPECT_NE(e.find(":23:5:"), std::string::npos) << e;  // line and column of the key
 }
 
 TEST(RegistryYaml, RejectsMalformedData) {
@@ -233,6 +259,86 @@ TEST(RegistryYaml, RejectsMalformedData) {
   EXPECT_NE(e.find("vendor 'acme' is not in the vendor registry"), std::string::npos) << e;
   e = load_error(v, replace(d, "memory_gib: 141", "memory_gib: lots"));
   EXPECT_NE(e.find("expected a non-negative number"), std::string::npos) << e;
+}
+
+TEST(RegistryYaml, RejectsMalformedVendorFacts) {
+  auto v = data("vendors.yaml");
+  // Where the error is: FILE:LINE:COLUMN of the bad value.
+  auto e = load_error(replace(v, "backend: nccl, build: cuda}", "backend: nccl, build: cuda12}"));
+  EXPECT_NE(e.find("v.yaml:39:65: torch build 'cuda12'"), std::string::npos) << e;
+  struct Case {
+    std::string text;
+    std::string message;
+  };
+  std::vector<Case> cases = {
+      // display_name
+      {replace(v, "    display_name: NVIDIA\n", ""), "missing key 'display_name'"},
+      {replace(v, "    display_name: NVIDIA\n", "    display_name: \"\"\n"),
+       "display_name: must not be empty"},
+      {replace(v, "    display_name: NVIDIA\n", "    display_name: " + std::string(41, 'N') + "\n"),
+       "display_name: a short name"},
+      {replace(v, "    display_name: NVIDIA\n", "    display_name: [NVIDIA]\n"), "v.yaml:"},
+      {replace(v, "      display_name: https://www.nvidia.com/\n", ""),
+       "no source for field 'display_name'"},
+      // torch.build
+      {replace(v, "backend: nccl, build: cuda}", "backend: nccl}"), "missing key 'build'"},
+      {replace(v, "backend: nccl, build: cuda}", "backend: nccl, build: plugin}"),
+       "torch build 'plugin' goes with a package other than torch"},
+      {replace(v, "backend: hccl, build: plugin}", "backend: hccl, build: cuda}"),
+       "torch build 'plugin' goes with a package other than torch"},
+      {replace(v, "      torch.build: https://pytorch.org/get-started/locally/\n", ""),
+       "no source for field 'torch.build'"},
+      {replace(v, "      torch.build: https://pytorch.org/get-started/locally/\n",
+               "      torch.build: https://pytorch.org/get-started/locally/\n"
+               "      torch.bulid: https://x.example/\n"),
+       "source for absent field 'torch.bulid'"},
+      {replace(v, "      torch.build: https://pytorch.org/get-started/locally/",
+               "      torch.build: pytorch.org"),
+       "must be an https URL"},
+      // access
+      {replace(v, "essential: [/dev/nvidiactl, /dev/nvidia-uvm]", "essential: [/dev/nvidia0]"),
+       "essential: '/dev/nvidia0' is not one of the vendor's shared device nodes"},
+      {replace(v, "essential: [/dev/nvidiactl, /dev/nvidia-uvm]", "essential: /dev/nvidiactl"),
+       "v.yaml:"},
+      {replace(v, "      group: HwHiAiUser", "      gruop: HwHiAiUser"),
+       "unknown key 'gruop' (did you mean 'group'?)"},
+      {replace(v, "      group: HwHiAiUser", "      group: \"Hw Hi\""), "is not a group name"},
+      {replace(v, "      group: HwHiAiUser", "      group: \"\""), "is not a group name"},
+      {replace(v, "      fix: \"sudo nvidia-modprobe", "      fix: \"\"\n      x: \"sudo"),
+       "unknown key 'x'"},
+      {replace(v, "      fix: \"sudo nvidia-modprobe -u -c=0 ",
+               "      fix: \"sudo nvidia-modprobe\\n -u -c=0 "),
+       "fix: one line of text"},
+      {replace(v, "    access:\n      essential: [/dev/nvidiactl, /dev/nvidia-uvm]\n",
+               "    access:\n"),
+       "v.yaml:"},
+      {replace(v, "      access: https://docs.nvidia.com/cuda/",
+               "      axcess: https://docs.nvidia.com/cuda/"),
+       "no source for field 'access'"},
+      // kmsg
+      {replace(v, "    kmsg:\n      starts: [\"NVRM:\"]\n      contains: [nvidia-nvswitch]",
+               "    kmsg: {}"),
+       "kmsg: needs starts or contains"},
+      {replace(v, "starts: [\"NVRM:\"]", "starts: [\"N\"]"), "shorter than 3 characters"},
+      {replace(v, "starts: [\"NVRM:\"]", "begins: [\"NVRM:\"]"), "unknown key 'begins'"},
+      // container.toolkit
+      {replace(v, "        files: [/usr/bin/amd-ctk, /usr/bin/amd-container-runtime]",
+               "        files: []"),
+       "toolkit files: must not be empty"},
+      {replace(v, "files: [/usr/bin/habana-container-runtime]", "files: [usr/bin/habana]"),
+       "toolkit file 'usr/bin/habana' is not an absolute path"},
+      {replace(v, "        name: Ascend Docker Runtime\n", ""), "missing key 'name'"},
+      {replace(v, "cdi_generate: \"nvidia-ctk cdi generate --output=\"",
+               "cdi_generate: \"nvidia-ctk cdi generate\""),
+       "cdi_generate: the command up to its output option"},
+      {replace(v, "      container.toolkit: https://gitee.com/ascend/mind-cluster\n", ""),
+       "no source for field 'container.toolkit'"},
+  };
+  for (const auto& c : cases) {
+    auto err = load_error(c.text);
+    EXPECT_NE(err.find(c.message), std::string::npos)
+        << "want '" << c.message << "', got '" << err << "'";
+  }
 }
 
 }  // namespace anygpu
