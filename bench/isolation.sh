@@ -9,14 +9,13 @@ build=${1:?usage: bench/isolation.sh BUILD_DIR}
 anygpu="$build/anygpu"
 mock="$build/tests/mock_nvml_ok.so"
 here=$(cd "$(dirname "$0")/.." && pwd)
-for f in "$anygpu" "$mock"; do [[ -e $f ]] || { echo "bench/isolation.sh: $f not built" >&2; exit 2; }; done
-command -v hyperfine >/dev/null || { echo "bench/isolation.sh: hyperfine missing" >&2; exit 2; }
+# shellcheck source=bench/lib.sh
+source "$here/bench/lib.sh"
+need_files bench/isolation.sh "$anygpu" "$mock"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 root=$out/h100-8x
-cp -a "$here/tests/hosts/h100-8x" "$root"
-mkdir -p "$root/usr/lib/x86_64-linux-gnu"
-cp "$mock" "$root/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"
+fixture_with_library "$here" h100-8x "$mock" libnvidia-ml.so.1 "$root"
 "$anygpu" --root "$root" detect --json | /usr/bin/python3 -c '
 import json, sys
 d = json.load(sys.stdin)

@@ -12,14 +12,13 @@ baseline=${2:-}
 anygpu="$build/anygpu"
 mock="$build/tests/mock_nvml_metrics.so"
 here=$(cd "$(dirname "$0")/.." && pwd)
-for f in "$anygpu" "$mock"; do [[ -e $f ]] || { echo "bench/metrics_isolation.sh: $f not built" >&2; exit 2; }; done
-command -v hyperfine >/dev/null || { echo "bench/metrics_isolation.sh: hyperfine missing" >&2; exit 2; }
+# shellcheck source=bench/lib.sh
+source "$here/bench/lib.sh"
+need_files bench/metrics_isolation.sh "$anygpu" "$mock"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 root=$out/h100-8x
-cp -a "$here/tests/hosts/h100-8x" "$root"
-mkdir -p "$root/usr/lib/x86_64-linux-gnu"
-cp "$mock" "$root/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"
+fixture_with_library "$here" h100-8x "$mock" libnvidia-ml.so.1 "$root"
 for i in 0 1 2 3 4 5 6 7; do echo "$i 4$i 50 300000 1000 1755 1755 2619"; done > "$out/values"
 export MOCK_NVML_METRICS_FILE=$out/values
 "$anygpu" --root "$root" metrics --json | /usr/bin/python3 -c '
@@ -45,7 +44,7 @@ for x in r:
     ms = lambda v: f"{v * 1000:.2f} ms"
     print(f"| `{x['command']}` | {ms(statistics.median(x['times']))} | {ms(x['mean'])} | {ms(x['min'])} |")
 PY
-/usr/bin/python3 - "$root" "$anygpu" $baseline <<'PY'
+/usr/bin/python3 - "$root" "$anygpu" ${baseline:+"$baseline"} <<'PY'
 import os, subprocess, sys, time
 root, binaries = sys.argv[1], sys.argv[2:]
 tick = os.sysconf("SC_CLK_TCK")
