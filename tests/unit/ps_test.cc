@@ -212,9 +212,13 @@ TEST(PsScan, VanishedProcessIsSkipped) {
 
 // Another user's fd directory (mode 0500, owned by root) read by an unprivileged user: counted
 // as hidden, the readable holders still listed. Run in a child that drops to nobody, since
-// root reads every directory.
+// root reads every directory. The fixture lives beneath a world-searchable directory: TMPDIR
+// (`make test` makes it with mkdtemp, mode 0700) would keep nobody out of the whole tree.
 TEST(PsScan, UnreadableFdDirectoryIsCountedHidden) {
-  TempDir tmp;
+  struct stat shm {};
+  bool shm_open_to_all =
+      ::stat("/dev/shm", &shm) == 0 && S_ISDIR(shm.st_mode) && (shm.st_mode & 01777) == 01777;
+  TempDir tmp(shm_open_to_all ? "/dev/shm" : "/tmp");
   auto root = tmp / "h";
   test::copy_tree(test::fixture_host("mi300x-8x"), root);
   const auto& inv = test::fixture_inventory("mi300x-8x");

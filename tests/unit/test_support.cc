@@ -35,9 +35,11 @@ std::string anygpu_binary() {
   return std::string(ANYGPU_BINARY_DIR) + "/anygpu";
 }
 
-TempDir::TempDir() {
-  std::string tmpl = (fs::temp_directory_path() / "anygpu-test-XXXXXX").string();
-  if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+TempDir::TempDir() : TempDir(fs::temp_directory_path().string()) {}
+
+TempDir::TempDir(const std::string& base) {
+  std::string tmpl = (fs::path(base) / "anygpu-test-XXXXXX").string();
+  if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed beneath " + base);
   path_ = tmpl;
 }
 

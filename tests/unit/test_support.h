@@ -17,6 +17,8 @@ std::string anygpu_binary();                        // build/anygpu
 class TempDir {
  public:
   TempDir();
+  // Beneath `base` instead of TMPDIR (whose ancestors another user may not be able to enter).
+  explicit TempDir(const std::string& base);
   ~TempDir();
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
