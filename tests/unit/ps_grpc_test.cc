@@ -194,7 +194,9 @@ TEST(PsHpack, MalformedBlocks) {
 TEST(PsProtobuf, VarintsLengthsAndWireTypes) {
   protobuf::Field f;
   {
-    protobuf::Reader r(varint_field(1, UINT64_MAX) + bytes_field(2, "hi"));
+    // The Reader views its input: the message must outlive it.
+    std::string wire = varint_field(1, UINT64_MAX) + bytes_field(2, "hi");
+    protobuf::Reader r(wire);
     ASSERT_TRUE(r.next(f).value_or(false));
     EXPECT_EQ(f.varint, UINT64_MAX);
     ASSERT_TRUE(r.next(f).value_or(false));
