@@ -24,7 +24,7 @@ from exporter_common import (Exporter, check, copy_fixture, fail, get, parse_sam
                              temp_dir)
 
 SCRAPE_BOUND = 0.5  # seconds: sampling is asynchronous, a scrape copies a rendered page
-LIB_TIMEOUT_MS = 500
+LIB_TIMEOUT_MS = 2000  # crashes end a call at once; the deadline is the hang test's subject
 
 
 def write_atomic(path, text):
