@@ -18,20 +18,14 @@ timeout struck (pods are killed), else 1.
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 
 import yaml
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ports import rendezvous_port  # noqa: E402
 
 
 def pods(job):
@@ -43,7 +37,7 @@ def pods(job):
         world = total * int(nproc)
     except (TypeError, ValueError):
         world = total  # "auto" or absent: the operator counts one process per pod
-    port = free_port()
+    port = rendezvous_port()
     master_addr = "127.0.0.1"  # stands in for the Service <job>-master-0
     for rtype in ("Master", "Worker"):
         r = replicas.get(rtype)

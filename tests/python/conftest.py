@@ -14,6 +14,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 HOSTS = os.path.join(REPO, "tests", "hosts")
 PYTHON = "/usr/bin/python3"
 
+sys.path.insert(0, os.path.join(REPO, "tests", "e2e"))
+from ports import rendezvous_port  # noqa: E402,F401  (re-exported for the launch tests)
+
 for _var in ("ANYGPU_LIBRARY", "ANYGPU_BINARY"):
     if not os.path.exists(os.environ.get(_var, "")):
         raise pytest.UsageError(f"{_var} must name the built file (got {os.environ.get(_var)!r}); "

@@ -2,21 +2,13 @@
 goes down, each rank sees its own half of the data, and both end with the same parameters."""
 import os
 import re
-import socket
 import subprocess
 
 import torch
 
-from conftest import BINARY, PYTHON, REPO, clean_env
+from conftest import BINARY, PYTHON, REPO, clean_env, rendezvous_port
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def free_port() -> int:
-    # torchrun's default 29500 would collide with other tests running at the same time.
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def two_processes(tmp_path, *argv):
@@ -24,7 +16,7 @@ def two_processes(tmp_path, *argv):
     config = tmp_path / "accelerator-config.yaml"
     config.write_text("backend: cpu\n")
     return [BINARY, "run", "--config", str(config), "--nproc-per-node", "2", "--master-port",
-            str(free_port()), "--", PYTHON, *argv]
+            str(rendezvous_port()), "--", PYTHON, *argv]
 
 
 def test_two_ranks_train_and_agree(tmp_path):

@@ -7,8 +7,7 @@ import subprocess
 import pytest
 import torch
 
-from conftest import BINARY, PYTHON, REPO, clean_env
-from test_ddp import free_port
+from conftest import BINARY, PYTHON, REPO, clean_env, rendezvous_port
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "experiment.py")
@@ -20,13 +19,13 @@ def _launch(tmp_path, launcher, world, mode):
     if launcher == "torchrun":
         # Python 3.11 with torch 1.13's torchrun needs --redirects/--tee (see docs/run.md).
         argv = [PYTHON, "-m", "torch.distributed.run", "--nproc_per_node", str(world),
-                "--redirects", "1", "--tee", "1", "--master_port", str(free_port())]
+                "--redirects", "1", "--tee", "1", "--master_port", str(rendezvous_port())]
     else:
         config = tmp_path / "accelerator-config.yaml"
         config.write_text("backend: cpu\n")
         argv = [BINARY, "run", "--config", str(config)]
         if world > 1:
-            argv += ["--nproc-per-node", str(world), "--master-port", str(free_port())]
+            argv += ["--nproc-per-node", str(world), "--master-port", str(rendezvous_port())]
         argv.append("--")
         argv.append(PYTHON)
     proc = subprocess.run(argv + [SCRIPT, mode, str(out), str(ckpt)], env=clean_env(),
