@@ -31,7 +31,7 @@ struct LibraryProcess {
 };
 
 struct DeviceLibraryFacts {
-  std::string api;  // "nvml"
+  std::string api;  // "nvml", or a library that speaks it ("ixml")
   std::optional<EccCounts> ecc_volatile, ecc_aggregate;
   std::optional<RemappedRows> remapped_rows;
   std::optional<RetiredPages> retired_pages;

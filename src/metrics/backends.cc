@@ -4,6 +4,7 @@
 #include "host/paths.h"
 #include "metrics/backend.h"
 #include "metrics/library_sampler.h"
+#include "probe/libs/library_probe.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -29,12 +30,10 @@ namespace {
 
 // Vendors whose drivers publish amdgpu-style attributes or Intel's GT files in sysfs.
 constexpr std::string_view kSysfsVendors[] = {"amd", "hygon", "intel"};
-// NVML and the libraries that export NVML's names.
-constexpr std::string_view kNvmlApis[] = {"nvml", "ixml"};
 
 const LibrarySpec* nvml_library(const Vendor& v) {
   for (const auto& lib : v.libraries)
-    if (std::ranges::find(kNvmlApis, lib.api) != std::end(kNvmlApis)) return &lib;
+    if (speaks_nvml(lib.api)) return &lib;
   return nullptr;
 }
 
@@ -53,7 +52,7 @@ std::unique_ptr<LibrarySampler> make_dcmi_sampler();
 
 // What a library worker runs for each API (src/worker/sample_serve.cc).
 std::unique_ptr<LibrarySampler> make_library_sampler(std::string_view api) {
-  if (std::ranges::find(kNvmlApis, api) != std::end(kNvmlApis)) return make_nvml_sampler();
+  if (speaks_nvml(api)) return make_nvml_sampler();
   if (api == "level-zero") return make_ze_sampler();
   if (api == "dcmi") return make_dcmi_sampler();
   return nullptr;

@@ -70,7 +70,7 @@ health::LibraryHealth read_library_health(const HostRoot& host, const Inventory&
     if (!v) continue;
     std::vector<LibraryRequest> libs;
     for (const auto& spec : v->libraries) {
-      if (spec.api != "nvml") continue;
+      if (!speaks_nvml(spec.api)) continue;
       auto req = library_request(*v, spec);
       if (missing_without_loading(host, req)) continue;  // not on this host
       libs.push_back(std::move(req));

@@ -57,6 +57,7 @@ HealthReply decode_health_reply(std::string_view text) {
   }
   auto& error = reply.error;
   bool library = false;
+  std::string api;  // the library's API, as the worker named it ("nvml", "ixml")
   std::optional<std::pair<std::string, health::DeviceLibraryFacts>> open;
   auto fields = [&](const Record& r, size_t n) {
     if (r.fields.size() == n) return true;
@@ -89,8 +90,10 @@ HealthReply decode_health_reply(std::string_view text) {
       } else if (r.fields[2] == "error" && r.fields.size() == 4) {
         reply.library_error = r.fields[3];
         library = true;
+        api = r.fields[1];
       } else if (r.fields[2] == "loaded" && r.fields.size() == 3) {
         library = true;
+        api = r.fields[1];
       } else {
         error = at(r, "'library': expected loaded, or error MESSAGE");
       }
@@ -102,8 +105,7 @@ HealthReply decode_health_reply(std::string_view text) {
         if (!address)
           error = at(r, "'device': not a PCI bus id");
         else
-          open.emplace(address->str(),
-                       health::DeviceLibraryFacts{"nvml", {}, {}, {}, {}, {}, {}, {}});
+          open.emplace(address->str(), health::DeviceLibraryFacts{api, {}, {}, {}, {}, {}, {}, {}});
       }
     } else if (!in_device) {
       error = at(r, cat({"'", r.tag, "' outside a device"}));

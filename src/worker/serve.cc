@@ -58,14 +58,14 @@ void serve_probe() {
 }
 
 // Health: the first library of the request that loads is asked for every device's health
-// facts (NVML today), each device sent as soon as it is read.
+// facts (NVML, or a library that speaks it: ixml), each device sent as soon as it is read.
 void serve_health() {
   auto request = read_request();
   HostRoot host(host_options(request));
   io::reply(Writer().header().take());
   std::optional<std::string> last_error;
   for (const auto& lib : request.libraries) {
-    if (lib.api != "nvml") continue;
+    if (!speaks_nvml(lib.api)) continue;
     std::vector<std::string_view> sonames(lib.sonames.begin(), lib.sonames.end());
     std::vector<std::string_view> dirs(lib.dirs.begin(), lib.dirs.end());
     auto opened = host.open_library(sonames, dirs);

@@ -195,6 +195,48 @@ TEST(HealthNvml, RunningProcessesFeedPs) {
   EXPECT_EQ(p.memory_bytes.value_or(0), 1073741824ull + 1024);  // summed over its GPUs
 }
 
+// Iluvatar's ixml exports NVML's names and types: the same health and process calls reach it
+// through the worker, named as ixml. The h100-8x copy becomes an Iluvatar host (PCI vendor
+// 0x1e3e, driver iluvatar) with the mock where the registry looks for libixml.so.
+TEST(HealthNvml, IxmlSpeaksNvml) {
+  NvmlHealthHost h;
+  fs::remove(h.root + "/" + kNvmlPath);
+  fs::create_directories(h.root + "/sys/bus/pci/drivers/iluvatar");
+  for (const char* bus : kBus) {
+    auto dev = fs::path(h.root) / "sys/bus/pci/devices" / bus;
+    test::write_file((dev / "vendor").string(), "0x1e3e\n");
+    auto target = fs::read_symlink(dev / "driver").parent_path() / "iluvatar";
+    fs::remove(dev / "driver");
+    fs::create_symlink(target, dev / "driver");
+  }
+  fs::create_directories(h.root + "/usr/local/corex/lib64");
+  fs::copy_file(test::mock_library("mock_nvml_health.so"),
+                h.root + "/usr/local/corex/lib64/libixml.so");
+  test::write_file(h.facts, "0 ecc-volatile 5 2\n3 process 4242 1048576\n");
+  auto host = h.host();
+  auto inv = probe(host);
+  ASSERT_EQ(inv.of_vendor("iluvatar").size(), 8u);
+  EXPECT_TRUE(inv.of_vendor("nvidia").empty());
+  auto lib = worker::read_library_health(host, inv);
+  EXPECT_TRUE(lib.warnings.empty()) << lib.warnings.front();
+  ASSERT_EQ(lib.devices.size(), 8u);
+  EXPECT_EQ(lib.devices.at(kBus[0]).api, "ixml");
+  health::HealthOptions o;
+  o.library = &lib;
+  auto r = health::evaluate_health(host, inv, o);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(device(*r, 0).vendor, "iluvatar");
+  auto* ue = find(device(*r, 0).findings, "ecc.uncorrectable");
+  ASSERT_TRUE(ue);
+  EXPECT_EQ(ue->action, action_of("ecc.uncorrectable"));
+  ps::ProcessScan scan;
+  ps::add_library_processes(host, lib, scan);
+  ASSERT_EQ(scan.processes.size(), 1u);
+  EXPECT_EQ(scan.processes[0].pid, 4242);
+  EXPECT_EQ(scan.processes[0].devices, std::vector<std::string>{kBus[3]});
+  EXPECT_EQ(scan.processes[0].memory_bytes.value_or(0), 1048576u);
+}
+
 TEST(HealthNvmlFacts, LifetimeOnlyUncorrectableIsInformation) {
   DeviceLibraryFacts f;
   f.ecc_volatile = health::EccCounts{0, 0};

@@ -40,6 +40,11 @@ const ApiEntry* api_entry(std::string_view api) {
 
 }  // namespace
 
+bool speaks_nvml(std::string_view api) {
+  const auto* e = api_entry(api);
+  return e && e->probe == probe_nvml;
+}
+
 LibraryRequest library_request(const Vendor& vendor, const LibrarySpec& spec) {
   return {std::string(vendor.id), std::string(spec.api),
           std::vector<std::string>(spec.sonames.begin(), spec.sonames.end()),
