@@ -9,6 +9,7 @@
 
 #include "util/strings.h"
 #include "util/version.h"
+#include "wheel/wheel_data.h"
 
 namespace anygpu {
 
@@ -481,9 +482,8 @@ CheckResult check_wheel(const Context& c, const Dependency& d) {
   }
   // A CUDA build also needs a driver new enough for its CUDA major version.
   if (kind == "cuda" && b.cuda) {
-    auto major = cuda_major(*b.cuda);
-    const char* floor = !major ? nullptr : *major >= 13 ? "580" : *major == 12 ? "525.60.13"
-                                                       : *major == 11 ? "450.80.02" : nullptr;
+    // The family floor (minor version compatibility) of the built-in framework table.
+    auto floor = builtin_wheel_data().family_driver_min(*b.cuda);
     const Device* dd = nullptr;
     for (const auto* x : c.devices)
       if (x->driver && x->driver->version) {
@@ -491,12 +491,12 @@ CheckResult check_wheel(const Context& c, const Dependency& d) {
         break;
       }
     if (floor && dd) {
-      auto cmp = compare_versions(*dd->driver->version, floor);
+      auto cmp = compare_versions(*dd->driver->version, *floor);
       if (cmp && *cmp < 0)
         return make(name, "fail", observed, required,
-                    cat({"CUDA ", *b.cuda, " builds need driver >= ", floor, "; this host has ",
+                    cat({"CUDA ", *b.cuda, " builds need driver >= ", *floor, "; this host has ",
                          *dd->driver->version}),
-                    cat({"upgrade the NVIDIA driver to ", floor,
+                    cat({"upgrade the NVIDIA driver to ", *floor,
                          " or newer, or install a build for an older CUDA"}));
     }
   }

@@ -4,21 +4,11 @@
 
 #include "probe/sysfs_parse.h"
 #include "util/strings.h"
+#include "wheel/wheel_data.h"
 
 namespace anygpu {
 
 namespace {
-
-// Minimum Linux driver per CUDA toolkit (CUDA release notes, table 3).
-struct CudaDriverFloor {
-  std::string_view cuda, driver;
-};
-constexpr CudaDriverFloor kCudaDriverFloors[] = {
-    {"13.0", "580.65.06"}, {"12.9", "575.51.03"}, {"12.8", "570.26"},    {"12.6", "560.28.03"},
-    {"12.5", "555.42.02"}, {"12.4", "550.54.14"}, {"12.3", "545.23.06"}, {"12.2", "535.54.03"},
-    {"12.1", "530.30.02"}, {"12.0", "525.60.13"}, {"11.8", "520.61.05"}, {"11.7", "515.43.04"},
-    {"11.6", "510.39.01"}, {"11.5", "495.29.05"}, {"11.4", "470.42.01"}, {"11.0", "450.36.06"},
-};
 
 // "6.2.4-120" -> "6.2.4": a trailing build number is not part of the version users know.
 std::string strip_build(std::string v) {
@@ -54,12 +44,7 @@ std::optional<std::string> read_runtime(const ProbeContext& ctx, const RuntimeSp
 }  // namespace
 
 std::optional<std::string> cuda_version_for_driver(std::string_view driver_version) {
-  for (const auto& f : kCudaDriverFloors) {
-    auto c = compare_versions(driver_version, f.driver);
-    if (!c) return std::nullopt;
-    if (*c >= 0) return std::string(f.cuda);
-  }
-  return std::nullopt;
+  return builtin_wheel_data().cuda_for_driver(driver_version);
 }
 
 std::vector<RuntimeComponent> probe_runtimes(const ProbeContext& ctx,

@@ -15,8 +15,8 @@ namespace anygpu {
 std::vector<RuntimeComponent> probe_runtimes(const ProbeContext& ctx,
                                              const std::vector<Device>& devices);
 
-// Highest CUDA version a Linux driver supports ("550.90.07" -> "12.4"), from NVIDIA's table
-// of minimum driver versions per toolkit. Absent below the oldest entry or when unparsable.
+// Highest CUDA version a Linux driver supports ("550.90.07" -> "12.4"): the built-in framework
+// table's toolkit floors (data/wheels.yaml). Absent below the oldest entry or when unparsable.
 std::optional<std::string> cuda_version_for_driver(std::string_view driver_version);
 
 

@@ -55,7 +55,7 @@ void check_cuda(const TorchBuild& t, const std::string& variant, const WheelData
     if (!driver && d->driver && d->driver->version) driver = d->driver->version;
   if (driver && !cuda.empty()) {
     auto floor = data.family_driver_min(cuda);
-    auto supported = cuda_version_for_driver(*driver);
+    auto supported = data.cuda_for_driver(*driver);
     if (floor && compare_versions(*driver, *floor).value_or(0) < 0) {
       out.push_back(
           {"torch.cuda-too-new", Severity::error,

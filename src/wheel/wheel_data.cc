@@ -8,7 +8,7 @@
 #include <fstream>
 #include <set>
 
-#include "probe/runtimes.h"
+#include "util/version.h"
 #include "util/regular_file.h"
 #include "util/strings.h"
 #include "util/yaml_reader.h"
@@ -333,6 +333,17 @@ std::optional<std::string> WheelData::toolkit_driver_min(std::string_view cuda) 
   for (const auto& t : toolkits)
     if (t.cuda == cuda) return t.driver_min;
   return std::nullopt;
+}
+
+std::optional<std::string> WheelData::cuda_for_driver(std::string_view driver) const {
+  const CudaFloor* best = nullptr;
+  for (const auto& t : toolkits) {
+    auto meets = compare_versions(driver, t.driver_min);
+    if (!meets) return std::nullopt;
+    if (*meets >= 0 && (!best || compare_versions(t.cuda, best->cuda).value_or(0) > 0)) best = &t;
+  }
+  if (!best) return std::nullopt;
+  return best->cuda;
 }
 
 const AmdgpuDriver* WheelData::amdgpu_driver(std::string_view module_version) const {

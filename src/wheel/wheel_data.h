@@ -75,6 +75,9 @@ struct WheelData {
   // Driver floor of the CUDA major version of `cuda` ("12.8" -> 525.60.13).
   std::optional<std::string> family_driver_min(std::string_view cuda) const;
   std::optional<std::string> toolkit_driver_min(std::string_view cuda) const;
+  // The newest toolkit whose floor `driver` meets ("550.90.07" -> "12.4"); null below every
+  // floor or when the driver version is not a dotted number.
+  std::optional<std::string> cuda_for_driver(std::string_view driver) const;
   // The row of an amdgpu module version (/sys/module/amdgpu/version, "6.8.5"); null when none.
   const AmdgpuDriver* amdgpu_driver(std::string_view module_version) const;
 };
