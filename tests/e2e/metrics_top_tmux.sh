@@ -39,11 +39,13 @@ done
 # Back on the normal screen: the pane shows the shell line, not the bars.
 after=$(tmux -S "$sock" capture-pane -p -t $session)
 grep -q 'GPU\[' <<<"$after" && bad "alternate screen not left" || ok "terminal restored"
-tmux -S "$sock" kill-session -t $session 2>/dev/null
 
-# SIGTERM restores the terminal too.
+# SIGTERM restores the terminal too. The second session starts before the first is killed:
+# killing a server's last session ends the server, and a session started meanwhile can land on
+# the exiting server and vanish with it.
 tmux -S "$sock" new-session -d -s t2 -x 100 -y 30 \
   "'$bin' --root '$hosts/mi300x-8x' top; echo exited-\$?; stty -a | grep -o ' icanon\| -icanon'; sleep 30"
+tmux -S "$sock" kill-session -t $session 2>/dev/null
 sleep 1.5
 pkill_target=$(tmux -S "$sock" list-panes -t t2 -F '#{pane_pid}')
 top_pid=$(pgrep -P "$pkill_target" -f 'anygpu' | head -1)

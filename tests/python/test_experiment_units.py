@@ -14,8 +14,8 @@ import anygpu
 import anygpu.torch as agt
 from anygpu.torch._loader import PreparedLoader, Progress
 from anygpu.torch._sharding import ALL, ShardedSampler
-from conftest import PYTHON, REPO, clean_env
-from test_ddp import free_port
+from conftest import PYTHON, REPO, clean_env, rendezvous_port
+
 
 META = torch.device("meta")  # a device every CPU torch has: proves a tensor was moved
 
@@ -242,7 +242,7 @@ def test_rendezvous_times_out_naming_who_came(isolated):
     isolated.setenv("RANK", "0")
     isolated.setenv("WORLD_SIZE", "2")
     isolated.setenv("MASTER_ADDR", "127.0.0.1")
-    isolated.setenv("MASTER_PORT", str(free_port()))
+    isolated.setenv("MASTER_PORT", str(rendezvous_port()))
     isolated.setenv("ANYGPU_RENDEZVOUS_TIMEOUT", "1")
     start = time.monotonic()
     with pytest.raises(TimeoutError, match="1 of 2 processes joined"):
