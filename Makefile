@@ -42,7 +42,7 @@ DEPS_FOR_GOALS := $(if $(DEV_GOALS),\
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build asan release test run install deb wheel image fuzz bench format tidy clean
+.PHONY: all deps build asan release test run install deb wheel image fuzz bench format tidy clean registry-python
 
 all: build
 
@@ -106,6 +106,11 @@ test: build asan release
 	TMPDIR=$$tmp ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) && \
 	TMPDIR=$$tmp ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -LE 'system|timing'
+
+# Rewrites python/anygpu/_registry.py from data/vendors.yaml (a unit test fails while it is stale).
+registry-python: build
+	$(BUILD)/registry_compile data/vendors.yaml data/devices.yaml \
+	  $(BUILD)/generated/registry_data.cc python/anygpu/_registry.py
 
 run: build
 	./scripts/demo.sh $(BUILD)/anygpu

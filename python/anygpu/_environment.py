@@ -6,19 +6,10 @@ a silent default, because a wrong rank or device index fails much later and far 
 import os
 
 from ._errors import InvalidEnvironmentError
-
-# torch device type -> (package that registers it with torch, distributed backend).
-# ROCm and Hygon DTK builds of torch use the `cuda` device type and `nccl` (RCCL behind it).
-TORCH_DEVICES = {
-    "cuda": (None, "nccl"),
-    "xpu": (None, "xccl"),
-    "npu": ("torch_npu", "hccl"),
-    "musa": ("torch_musa", "mccl"),
-    "mlu": ("torch_mlu", "cncl"),
-    "hpu": ("habana_frameworks.torch", "hccl"),
-    "gcu": ("torch_gcu", "eccl"),
-    "cpu": (None, "gloo"),
-}
+# torch device type -> (package that registers it with torch, distributed backend), generated
+# from the registry. ROCm and Hygon DTK builds of torch use the `cuda` device type and `nccl`
+# (RCCL behind it).
+from ._registry import TORCH_DEVICES
 
 SELECTION_KEYS = ("ANYGPU_VENDOR", "ANYGPU_BACKEND", "ANYGPU_TORCH_DEVICE",
                   "ANYGPU_DIST_BACKEND", "ANYGPU_DEVICES", "ANYGPU_NUM_WORKERS")

@@ -13,6 +13,7 @@
 #include "model/arch.h"
 #include "probe/probe.h"
 #include "probe/runtimes.h"
+#include "registry/cpu_fallback.h"
 #include "util/cpulist.h"
 #include "util/strings.h"
 
@@ -150,17 +151,20 @@ Selection cpu_selection(const Inventory& inv, const SelectInputs& in,
   Selection s;
   s.vendor = "cpu";
   s.backend = "cpu";
-  s.torch_device = "cpu";
-  s.dist_backend = "gloo";
+  s.torch_device = kCpuTorchDevice;
+  s.dist_backend = kCpuDistBackend;
   s.reasons = std::move(reasons);
   int nproc = in.processes_per_node.value_or(1);
   auto local = in.affinity.empty() ? host_cpus(inv) : in.affinity;
   s.num_workers =
       workers(local, {}, nproc,
               in.affinity.empty() ? "CPUs on the host" : "CPUs allowed to this process", s.reasons);
-  s.env = {{"ANYGPU_VENDOR", "cpu"},       {"ANYGPU_BACKEND", "cpu"},
-           {"ANYGPU_TORCH_DEVICE", "cpu"}, {"ANYGPU_DIST_BACKEND", "gloo"},
-           {"ANYGPU_DEVICES", ""},         {"ANYGPU_NUM_WORKERS", std::to_string(s.num_workers)}};
+  s.env = {{"ANYGPU_VENDOR", "cpu"},
+           {"ANYGPU_BACKEND", "cpu"},
+           {"ANYGPU_TORCH_DEVICE", std::string(kCpuTorchDevice)},
+           {"ANYGPU_DIST_BACKEND", std::string(kCpuDistBackend)},
+           {"ANYGPU_DEVICES", ""},
+           {"ANYGPU_NUM_WORKERS", std::to_string(s.num_workers)}};
   return s;
 }
 

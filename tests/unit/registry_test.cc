@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "registry/registry_emit.h"
 #include "registry/registry_yaml.h"
 #include "test_support.h"
 
@@ -339,6 +340,30 @@ TEST(RegistryYaml, RejectsMalformedVendorFacts) {
     EXPECT_NE(err.find(c.message), std::string::npos)
         << "want '" << c.message << "', got '" << err << "'";
   }
+}
+
+TEST(Registry, PythonTableIsTheRegistrys) {
+  // python/anygpu/_registry.py is what registry_compile writes for the registry this binary
+  // carries; a vendor added or changed in data/vendors.yaml needs `make registry-python`.
+  auto want = emit_registry_python(Registry::builtin());
+  ASSERT_TRUE(want) << want.error().message;
+  EXPECT_EQ(slurp(test::source_dir() + "/python/anygpu/_registry.py"), *want)
+      << "python/anygpu/_registry.py is stale: run `make registry-python`";
+}
+
+TEST(Registry, PythonTableRejectsVendorsThatDisagreeOnADevice) {
+  // Two vendors on torch's "cuda" device with different distributed backends: which one the
+  // Python layer would pick is undefined, so the registry compiler refuses.
+  auto text = replace(data("vendors.yaml"),
+                      "torch: {device: cuda, package: torch, backend: nccl, build: rocm}",
+                      "torch: {device: cuda, package: torch, backend: rccl, build: rocm}");
+  auto loaded = load_registry(text, "v.yaml", data("devices.yaml"), "d.yaml");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  auto py = emit_registry_python((*loaded)->registry());
+  ASSERT_FALSE(py);
+  EXPECT_EQ(py.error().message,
+            "torch device 'cuda': vendor amd names package 'torch' and backend 'rccl', vendor "
+            "nvidia 'torch' and 'nccl'");
 }
 
 }  // namespace anygpu
