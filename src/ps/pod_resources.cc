@@ -46,71 +46,57 @@ Result<bool> text_field(const protobuf::Field& f, std::string& out, size_t limit
   return true;
 }
 
+// One element of a repeated sub-message field: at most `limit` of them, each parsed by `parse`.
+template <class T, class Parse>
+Result<bool> append_message(const protobuf::Field& f, std::vector<T>& to, size_t limit,
+                            std::string_view what, Parse parse) {
+  if (f.type != protobuf::kLength)
+    return bad_input(cat({"pod-resources: ", what, " not a message"}));
+  if (to.size() >= limit) return bad_input(cat({"pod-resources: too many ", what, "s"}));
+  auto m = parse(f.bytes);
+  if (!m) return m.error();
+  to.push_back(std::move(*m));
+  return true;
+}
+
+// The fields the client reads, by number, from kubelet's api/pod-resources v1 messages
+// (ContainerDevices, ContainerResources, PodResources); others are skipped.
 Result<PodDevices> parse_devices(std::string_view m) {
   PodDevices d;
-  protobuf::Reader r(m);
-  protobuf::Field f;
-  for (;;) {
-    auto more = r.next(f);
-    if (!more) return more.error();
-    if (!*more) break;
-    if (f.number == 1) {
-      if (auto t = text_field(f, d.resource_name, kMaxIdBytes, "resource_name"); !t)
-        return t.error();
-    } else if (f.number == 2) {
-      if (d.device_ids.size() >= kMaxDeviceIds)
-        return bad_input("pod-resources: too many device ids");
-      std::string id;
-      if (auto t = text_field(f, id, kMaxIdBytes, "device id"); !t) return t.error();
-      d.device_ids.push_back(std::move(id));
-    }
-  }
+  auto walked = protobuf::for_each_field(m, [&](const protobuf::Field& f) -> Result<bool> {
+    if (f.number == 1) return text_field(f, d.resource_name, kMaxIdBytes, "resource_name");
+    if (f.number != 2) return true;
+    if (d.device_ids.size() >= kMaxDeviceIds)
+      return bad_input("pod-resources: too many device ids");
+    d.device_ids.emplace_back();
+    return text_field(f, d.device_ids.back(), kMaxIdBytes, "device id");
+  });
+  if (!walked) return walked.error();
   return d;
 }
 
 Result<PodContainer> parse_container(std::string_view m) {
   PodContainer c;
-  protobuf::Reader r(m);
-  protobuf::Field f;
-  for (;;) {
-    auto more = r.next(f);
-    if (!more) return more.error();
-    if (!*more) break;
-    if (f.number == 1) {
-      if (auto t = text_field(f, c.name, 253, "container name"); !t) return t.error();
-    } else if (f.number == 2) {
-      if (f.type != protobuf::kLength) return bad_input("pod-resources: devices not a message");
-      if (c.devices.size() >= kMaxDeviceGroups)
-        return bad_input("pod-resources: too many device groups");
-      auto d = parse_devices(f.bytes);
-      if (!d) return d.error();
-      c.devices.push_back(std::move(*d));
-    }
-  }
+  auto walked = protobuf::for_each_field(m, [&](const protobuf::Field& f) -> Result<bool> {
+    if (f.number == 1) return text_field(f, c.name, 253, "container name");
+    if (f.number == 2)
+      return append_message(f, c.devices, kMaxDeviceGroups, "device group", parse_devices);
+    return true;
+  });
+  if (!walked) return walked.error();
   return c;
 }
 
 Result<PodResources> parse_pod(std::string_view m) {
   PodResources p;
-  protobuf::Reader r(m);
-  protobuf::Field f;
-  for (;;) {
-    auto more = r.next(f);
-    if (!more) return more.error();
-    if (!*more) break;
-    if (f.number == 1) {
-      if (auto t = text_field(f, p.name, 253, "pod name"); !t) return t.error();
-    } else if (f.number == 2) {
-      if (auto t = text_field(f, p.namespace_, 253, "namespace"); !t) return t.error();
-    } else if (f.number == 3) {
-      if (f.type != protobuf::kLength) return bad_input("pod-resources: container not a message");
-      if (p.containers.size() >= kMaxContainers)
-        return bad_input("pod-resources: too many containers");
-      auto c = parse_container(f.bytes);
-      if (!c) return c.error();
-      p.containers.push_back(std::move(*c));
-    }
-  }
+  auto walked = protobuf::for_each_field(m, [&](const protobuf::Field& f) -> Result<bool> {
+    if (f.number == 1) return text_field(f, p.name, 253, "pod name");
+    if (f.number == 2) return text_field(f, p.namespace_, 253, "namespace");
+    if (f.number == 3)
+      return append_message(f, p.containers, kMaxContainers, "container", parse_container);
+    return true;
+  });
+  if (!walked) return walked.error();
   return p;
 }
 
@@ -127,19 +113,15 @@ std::optional<std::string> intel_card(std::string_view id) {
 
 Result<std::vector<PodResources>> parse_list_response(std::string_view message) {
   std::vector<PodResources> pods;
-  protobuf::Reader r(message);
-  protobuf::Field f;
-  for (;;) {
-    auto more = r.next(f);
-    if (!more) return more.error();
-    if (!*more) break;
-    if (f.number != 1) continue;
-    if (f.type != protobuf::kLength) return bad_input("pod-resources: pod not a message");
-    if (pods.size() >= kMaxPods) return bad_input("pod-resources: too many pods");
-    auto p = parse_pod(f.bytes);
-    if (!p) return p.error();
-    if (kubernetes_name(p->name) && kubernetes_name(p->namespace_)) pods.push_back(std::move(*p));
-  }
+  auto walked = protobuf::for_each_field(message, [&](const protobuf::Field& f) -> Result<bool> {
+    if (f.number != 1) return true;
+    auto added = append_message(f, pods, kMaxPods, "pod", parse_pod);
+    // A pod whose name or namespace the API server would not admit is dropped, not reported.
+    if (added && !(kubernetes_name(pods.back().name) && kubernetes_name(pods.back().namespace_)))
+      pods.pop_back();
+    return added;
+  });
+  if (!walked) return walked.error();
   return pods;
 }
 

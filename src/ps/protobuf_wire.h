@@ -30,4 +30,18 @@ class Reader {
   size_t pos_ = 0;
 };
 
+// Calls `visit(const Field&) -> Result<bool>` for each field of `message` in order; the first
+// error, the wire format's or one `visit` returns, ends the walk and is the result.
+template <class Visit>
+Result<bool> for_each_field(std::string_view message, Visit visit) {
+  Reader r(message);
+  Field f;
+  for (;;) {
+    auto more = r.next(f);
+    if (!more) return more.error();
+    if (!*more) return true;
+    if (auto v = visit(f); !v) return v.error();
+  }
+}
+
 }  // namespace anygpu::ps::protobuf
