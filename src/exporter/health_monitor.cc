@@ -5,14 +5,12 @@
 namespace anygpu::exporter {
 
 HealthMonitor::HealthMonitor(HealthEvaluator evaluate, HealthMonitorOptions options)
-    : evaluate_(std::move(evaluate)), options_(options), window_(options.window) {
-  evaluate_once();
-  worker_ = std::thread([this] { work(); });
-}
+    : evaluate_(std::move(evaluate)),
+      options_(options),
+      window_(options.window),
+      task_(options.interval, [this] { evaluate_once(); }) {}
 
-HealthMonitor::~HealthMonitor() {
-  stop();
-}
+HealthMonitor::~HealthMonitor() = default;
 
 std::shared_ptr<const HealthSeries> HealthMonitor::latest() const {
   std::lock_guard lock(mu_);
@@ -20,12 +18,7 @@ std::shared_ptr<const HealthSeries> HealthMonitor::latest() const {
 }
 
 void HealthMonitor::stop() {
-  {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
-  }
-  cv_.notify_all();
-  if (worker_.joinable()) worker_.join();
+  task_.stop();
 }
 
 void HealthMonitor::evaluate_once() {
@@ -49,38 +42,6 @@ void HealthMonitor::evaluate_once() {
   latest_ = std::move(series);
 }
 
-void HealthMonitor::work() {
-  auto next = std::chrono::steady_clock::now() + options_.interval;
-  for (;;) {
-    {
-      std::unique_lock lock(mu_);
-      if (cv_.wait_until(lock, next, [this] { return stopping_; })) return;
-    }
-    evaluate_once();
-    next += options_.interval;
-    if (auto now = std::chrono::steady_clock::now(); next < now) next = now + options_.interval;
-  }
-}
-
-namespace {
-
-PrometheusLabels device_labels(const MetricsSnapshot& snapshot, std::string_view bus,
-                               std::string_view vendor, int index) {
-  for (const auto& d : snapshot.devices)
-    if (d.pci_bus_id == bus) return prometheus_gpu_labels(d);
-  return {{"vendor", std::string(vendor)},
-          {"gpu", std::to_string(index)},
-          {"pci_bus_id", std::string(bus)}};
-}
-
-std::string family(std::string_view name, std::string_view type, std::string_view help,
-                   const std::string& samples) {
-  if (samples.empty()) return {};
-  return std::string("# HELP ") + std::string(name) + " " + std::string(help) + "\n# TYPE " +
-         std::string(name) + " " + std::string(type) + "\n" + samples;
-}
-
-}  // namespace
 
 std::string render_health_prometheus(const HealthSeries& series, const MetricsSnapshot& snapshot,
                                      std::chrono::system_clock::time_point now) {
@@ -97,21 +58,22 @@ std::string render_health_prometheus(const HealthSeries& series, const MetricsSn
     findings += prometheus_sample("anygpu_health_findings", l, static_cast<double>(c.findings));
   }
   std::string out =
-      family("anygpu_gpu_health", "gauge",
-             "Device health from anygpu health: 0 ok, 1 warning, 2 critical.", health) +
-      family("anygpu_health_findings", "gauge",
-             "Distinct findings of this code and severity seen within the health window; "
-             "device labels are absent for host findings.",
-             findings);
+      prometheus_family("anygpu_gpu_health", "gauge",
+                        "Device health from anygpu health: 0 ok, 1 warning, 2 critical.", health) +
+      prometheus_family(
+          "anygpu_health_findings", "gauge",
+          "Distinct findings of this code and severity seen within the health window; "
+          "device labels are absent for host findings.",
+          findings);
   if (series.evaluated_at != std::chrono::system_clock::time_point{}) {
-    out += family("anygpu_health_window_seconds", "gauge",
-                  "How long a finding keeps counting after it was last seen, seconds.",
-                  prometheus_sample("anygpu_health_window_seconds", {},
-                                    static_cast<double>(series.window.count())));
+    out += prometheus_family("anygpu_health_window_seconds", "gauge",
+                             "How long a finding keeps counting after it was last seen, seconds.",
+                             prometheus_sample("anygpu_health_window_seconds", {},
+                                               static_cast<double>(series.window.count())));
     double age = std::chrono::duration<double>(now - series.evaluated_at).count();
-    out += family("anygpu_health_age_seconds", "gauge",
-                  "Seconds since health was last evaluated successfully.",
-                  prometheus_sample("anygpu_health_age_seconds", {}, age < 0 ? 0 : age));
+    out += prometheus_family("anygpu_health_age_seconds", "gauge",
+                             "Seconds since health was last evaluated successfully.",
+                             prometheus_sample("anygpu_health_age_seconds", {}, age < 0 ? 0 : age));
   }
   return out;
 }

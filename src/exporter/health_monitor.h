@@ -4,15 +4,14 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "exporter/background.h"
 #include "health/finding.h"
 #include "health/window.h"
 #include "metrics/sample.h"
@@ -55,16 +54,13 @@ class HealthMonitor {
 
  private:
   void evaluate_once();
-  void work();
 
   HealthEvaluator evaluate_;
   HealthMonitorOptions options_;
-  health::FindingWindow window_;
+  health::FindingWindow window_;  // touched by the task's thread only
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;
   std::shared_ptr<const HealthSeries> latest_;
-  std::thread worker_;
+  PeriodicTask task_;  // last: starts once the state above exists, stops before it goes
 };
 
 // anygpu_gpu_health, anygpu_health_findings, anygpu_health_window_seconds and

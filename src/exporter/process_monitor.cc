@@ -33,21 +33,16 @@ ProcessSeries aggregate_processes(const ps::ProcessScan& scan, const Inventory& 
   }
   for (const auto& [key, bytes] : memory) {
     const auto& dev = out.devices[device_at.at(std::get<0>(key))];
-    out.groups.push_back({dev.pci_bus_id, dev.vendor, dev.index, std::get<1>(key),
-                          std::get<2>(key), std::get<3>(key), bytes});
+    out.groups.push_back({dev.pci_bus_id, dev.vendor, dev.index, std::get<1>(key), std::get<2>(key),
+                          std::get<3>(key), bytes});
   }
   return out;
 }
 
 ProcessMonitor::ProcessMonitor(ProcessScanner scan, std::chrono::milliseconds interval)
-    : scan_(std::move(scan)), interval_(interval) {
-  scan_once();
-  worker_ = std::thread([this] { work(); });
-}
+    : scan_(std::move(scan)), task_(interval, [this] { scan_once(); }) {}
 
-ProcessMonitor::~ProcessMonitor() {
-  stop();
-}
+ProcessMonitor::~ProcessMonitor() = default;
 
 std::shared_ptr<const ProcessSeries> ProcessMonitor::latest() const {
   std::lock_guard lock(mu_);
@@ -55,12 +50,7 @@ std::shared_ptr<const ProcessSeries> ProcessMonitor::latest() const {
 }
 
 void ProcessMonitor::stop() {
-  {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
-  }
-  cv_.notify_all();
-  if (worker_.joinable()) worker_.join();
+  task_.stop();
 }
 
 void ProcessMonitor::scan_once() {
@@ -69,36 +59,6 @@ void ProcessMonitor::scan_once() {
   latest_ = std::move(series);
 }
 
-void ProcessMonitor::work() {
-  auto next = std::chrono::steady_clock::now() + interval_;
-  for (;;) {
-    {
-      std::unique_lock lock(mu_);
-      if (cv_.wait_until(lock, next, [this] { return stopping_; })) return;
-    }
-    scan_once();
-    next += interval_;
-    if (auto now = std::chrono::steady_clock::now(); next < now) next = now + interval_;
-  }
-}
-
-namespace {
-
-PrometheusLabels device_labels(const MetricsSnapshot& snapshot, const std::string& bus,
-                               const std::string& vendor, int index) {
-  for (const auto& d : snapshot.devices)
-    if (d.pci_bus_id == bus) return prometheus_gpu_labels(d);
-  return {{"vendor", vendor}, {"gpu", std::to_string(index)}, {"pci_bus_id", bus}};
-}
-
-std::string family(std::string_view name, std::string_view type, std::string_view help,
-                   const std::string& samples) {
-  if (samples.empty()) return {};
-  return std::string("# HELP ") + std::string(name) + " " + std::string(help) + "\n# TYPE " +
-         std::string(name) + " " + std::string(type) + "\n" + samples;
-}
-
-}  // namespace
 
 std::string render_processes_prometheus(const ProcessSeries& series,
                                         const MetricsSnapshot& snapshot,
@@ -114,23 +74,25 @@ std::string render_processes_prometheus(const ProcessSeries& series,
     if (!g.pod_uid.empty()) l.emplace_back("pod_uid", g.pod_uid);
     if (!g.container_id.empty()) l.emplace_back("container_id", g.container_id);
     if (!g.slurm_job.empty()) l.emplace_back("slurm_job", g.slurm_job);
-    memory += prometheus_sample("anygpu_process_memory_bytes", l,
-                                static_cast<double>(g.memory_bytes));
+    memory +=
+        prometheus_sample("anygpu_process_memory_bytes", l, static_cast<double>(g.memory_bytes));
   }
   std::string out =
-      family("anygpu_processes", "gauge", "Processes holding the device (its device nodes open).",
-             count) +
-      family("anygpu_process_memory_bytes", "gauge",
-             "Device memory held by the processes with these pod, container and Slurm job "
-             "labels (absent: none), bytes.",
-             memory);
-  out += family("anygpu_processes_hidden", "gauge",
-                "Processes whose descriptors the exporter may not read (not counted above).",
-                prometheus_sample("anygpu_processes_hidden", {},
-                                  static_cast<double>(series.hidden)));
+      prometheus_family("anygpu_processes", "gauge",
+                        "Processes holding the device (its device nodes open).", count) +
+      prometheus_family(
+          "anygpu_process_memory_bytes", "gauge",
+          "Device memory held by the processes with these pod, container and Slurm job "
+          "labels (absent: none), bytes.",
+          memory);
+  out += prometheus_family(
+      "anygpu_processes_hidden", "gauge",
+      "Processes whose descriptors the exporter may not read (not counted above).",
+      prometheus_sample("anygpu_processes_hidden", {}, static_cast<double>(series.hidden)));
   double age = std::chrono::duration<double>(now - series.scanned_at).count();
-  out += family("anygpu_processes_age_seconds", "gauge", "Seconds since /proc was last scanned.",
-                prometheus_sample("anygpu_processes_age_seconds", {}, age < 0 ? 0 : age));
+  out += prometheus_family(
+      "anygpu_processes_age_seconds", "gauge", "Seconds since /proc was last scanned.",
+      prometheus_sample("anygpu_processes_age_seconds", {}, age < 0 ? 0 : age));
   return out;
 }
 

@@ -4,16 +4,15 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "exporter/background.h"
 #include "metrics/sample.h"
 #include "model/inventory.h"
 #include "ps/processes.h"
@@ -58,15 +57,11 @@ class ProcessMonitor {
 
  private:
   void scan_once();
-  void work();
 
   ProcessScanner scan_;
-  std::chrono::milliseconds interval_;
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;
   std::shared_ptr<const ProcessSeries> latest_;
-  std::thread worker_;
+  PeriodicTask task_;  // last: starts once the state above exists, stops before it goes
 };
 
 // anygpu_processes, anygpu_process_memory_bytes, anygpu_processes_hidden and
