@@ -18,44 +18,17 @@
 #include <vector>
 
 #include "util/strings.h"
+#include "util/unique_fd.h"
 
 namespace anygpu {
 
 namespace confined_detail {
 
-// An owned descriptor.
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-  Fd& operator=(Fd&& o) noexcept {
-    if (this != &o) {
-      reset();
-      fd_ = std::exchange(o.fd_, -1);
-    }
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-  explicit operator bool() const { return fd_ >= 0; }
-  void reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-};
-
 std::atomic<bool> have_openat2{true};
 
 }  // namespace confined_detail
 
-using confined_detail::Fd;
+using Fd = UniqueFd;
 
 struct ConfinedDir::Parent {
   Fd dir;

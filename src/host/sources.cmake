@@ -1,5 +1,5 @@
-# The host beneath --root: confined reads and writes, options, vendor libraries, deadlines,
-# ld.so.cache. The confined writer is also the registry compiler's way to write its output.
+# The host beneath --root: confined reads and writes, Unix socket connections, options, vendor
+# libraries, deadlines, ld.so.cache. The confined writer is also the registry compiler's way to write its output.
 set(ANYGPU_HOST_BOOTSTRAP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/confined_writer.cc
 )
@@ -9,4 +9,5 @@ set(ANYGPU_HOST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/dynamic_library.cc
   ${CMAKE_CURRENT_LIST_DIR}/deadline.cc
   ${CMAKE_CURRENT_LIST_DIR}/ld_cache.cc
+  ${CMAKE_CURRENT_LIST_DIR}/unix_socket.cc
 )

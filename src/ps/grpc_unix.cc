@@ -1,16 +1,14 @@
 #include "ps/grpc_unix.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <optional>
 
+#include "host/unix_socket.h"
 #include "ps/http2.h"
 #include "util/strings.h"
 
@@ -21,20 +19,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr uint32_t kStream = 1;
 constexpr size_t kMaxHeaderBlockBytes = 65536;
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 std::string setting(uint16_t id, uint32_t value) {
   std::string s;
@@ -261,25 +245,9 @@ Result<std::string> grpc_exchange(int fd, const GrpcCall& call) {
 }
 
 Result<std::string> grpc_unary_call(const HostRoot& host, const GrpcCall& call) {
-  // Resolved beneath the root (its links resolve inside it), opened without following a last
-  // link, then reached through the descriptor: no path length limit.
-  auto real = host.resolve(call.socket);
-  if (!real && real.error().sys_errno)
-    return Error{ErrorKind::host, std::strerror(real.error().sys_errno), real.error().sys_errno};
-  if (!real) return real.error();
-  Fd path(::open(host.outside(*real).c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
-  if (path.get() < 0) return Error{ErrorKind::host, std::strerror(errno), errno};
-  struct stat st {};
-  if (::fstat(path.get(), &st) != 0 || !S_ISSOCK(st.st_mode))
-    return host_error("not a unix socket");
-  Fd sock(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-  if (sock.get() < 0) return host_error(cat({"socket: ", std::strerror(errno)}));
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::snprintf(addr.sun_path, sizeof addr.sun_path, "/proc/self/fd/%d", path.get());
-  if (::connect(sock.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
-    return Error{ErrorKind::host, cat({"connect: ", std::strerror(errno)}), errno};
-  return grpc_exchange(sock.get(), call);
+  auto sock = connect_unix_socket(host, call.socket);
+  if (!sock) return sock.error();
+  return grpc_exchange(sock->get(), call);
 }
 
 }  // namespace anygpu::ps
