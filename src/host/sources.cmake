@@ -1,5 +1,6 @@
 # The host beneath --root: confined reads and writes, Unix socket connections, options, vendor
-# libraries, deadlines, ld.so.cache. The confined writer is also the registry compiler's way to write its output.
+# libraries, deadlines, ld.so.cache. The confined writer is also the registry compiler's way
+# to write its output.
 set(ANYGPU_HOST_BOOTSTRAP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/confined_writer.cc
 )
