@@ -167,5 +167,25 @@ def parse_samples(text):
     return out
 
 
+def values(samples, name, **labels):
+    """The values of every series `name` whose labels include `labels`."""
+    want = set(labels.items())
+    return [v for (n, ls), v in samples.items() if n == name and want <= set(ls)]
+
+
+def write_atomic(path, text):
+    """Replaces a file another process reads, never showing it half-written."""
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.rename(path + ".tmp", path)
+
+
+def nvml_metric_rows(util):
+    """Lines for the metrics mock NVML (tests/mocklibs/nvml_metrics.cc) for 8 GPUs:
+    index, utilisation %, temperature, power mW, energy mJ, then clocks in MHz."""
+    return "".join(f"{i} {util + i} {40 + i} {300000 + i} {1000000 + i} 1980 1980 2619\n"
+                   for i in range(8))
+
+
 def temp_dir(prefix):
     return tempfile.mkdtemp(prefix=prefix)

@@ -20,22 +20,11 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exporter_common import (Exporter, check, copy_fixture, fail, get, parse_samples,  # noqa: E402
-                             temp_dir)
+from exporter_common import (Exporter, check, copy_fixture, fail, get,  # noqa: E402
+                             nvml_metric_rows, parse_samples, temp_dir, values, write_atomic)
 
 SCRAPE_BOUND = 0.5  # seconds: sampling is asynchronous, a scrape copies a rendered page
 LIB_TIMEOUT_MS = 2000  # crashes end a call at once; the deadline is the hang test's subject
-
-
-def write_atomic(path, text):
-    with open(path + ".tmp", "w") as f:
-        f.write(text)
-    os.rename(path + ".tmp", path)
-
-
-def rows(util):
-    return "".join(f"{i} {util + i} {40 + i} {300000 + i} {1000000 + i} 1980 1980 2619\n"
-                   for i in range(8))
 
 
 def scrape(port):
@@ -45,11 +34,6 @@ def scrape(port):
     check(status == 200, f"scrape status {status}")
     check(elapsed < SCRAPE_BOUND, f"a scrape took {elapsed:.3f} s (bound {SCRAPE_BOUND} s)")
     return parse_samples(body.decode())
-
-
-def value(samples, name, **labels):
-    want = set(labels.items())
-    return [v for (n, ls), v in samples.items() if n == name and want <= set(ls)]
 
 
 def children(pid):
@@ -97,18 +81,18 @@ def main():
     os.makedirs(libdir, exist_ok=True)
     shutil.copy(mock, os.path.join(libdir, "libnvidia-ml.so.1"))
     metrics_file = os.path.join(work, "nvml-metrics.txt")
-    write_atomic(metrics_file, "segv 2\n" + rows(10))
+    write_atomic(metrics_file, "segv 2\n" + nvml_metric_rows(10))
     env = dict(os.environ, MOCK_NVML_METRICS_FILE=metrics_file)
 
     exporter = Exporter(binary, ["--root", root, "--lib-timeout", str(LIB_TIMEOUT_MS)],
                         ["--interval", "0.2", "--no-health"], env=env)
     try:
         nv = dict(vendor="nvidia", source="nvml")
-        crashes = lambda s: value(s, "anygpu_backend_crashes_total", **nv)  # noqa: E731
+        crashes = lambda s: values(s, "anygpu_backend_crashes_total", **nv)  # noqa: E731
         samples = wait_until(exporter.port, lambda s: crashes(s) and crashes(s)[0] >= 1,
                              "a crash counted", 10)
-        check(value(samples, "anygpu_backend_up", **nv) == [0.0], "backend down after a crash")
-        check(len(value(samples, "anygpu_gpu_info", vendor="nvidia")) == 8,
+        check(values(samples, "anygpu_backend_up", **nv) == [0.0], "backend down after a crash")
+        check(len(values(samples, "anygpu_gpu_info", vendor="nvidia")) == 8,
               "every GPU still listed")
 
         # 8 s of scrapes: every one answers; the count grows by backoff (1 s, 2 s, 4 s …), not
@@ -122,7 +106,7 @@ def main():
             if now > last:
                 changes.append(time.monotonic())
             last = now
-            check(value(samples, "anygpu_backend_up", **nv) == [0.0], "backend up while crashing")
+            check(values(samples, "anygpu_backend_up", **nv) == [0.0], "backend up while crashing")
             most = max(most, len(children(exporter.pid)))
             time.sleep(0.05)
         print(f"crashes counted: {last} (increments at "
@@ -134,19 +118,19 @@ def main():
         check(most <= 1, f"{most} children at once")
 
         # The library heals: the next restart samples and the backend is up.
-        write_atomic(metrics_file, rows(50))
-        up = lambda s: value(s, "anygpu_backend_up", **nv) == [1.0]  # noqa: E731
+        write_atomic(metrics_file, nvml_metric_rows(50))
+        up = lambda s: values(s, "anygpu_backend_up", **nv) == [1.0]  # noqa: E731
         samples = wait_until(exporter.port, up, "backend back up", 20)
-        check(value(samples, "anygpu_gpu_utilization_ratio", vendor="nvidia", gpu="0") == [0.5],
+        check(values(samples, "anygpu_gpu_utilization_ratio", vendor="nvidia", gpu="0") == [0.5],
               "fresh values after the restart")
 
         # The host tree disappears: down, and the sample ages instead of being fresh.
         shutil.rmtree(root)
         samples = wait_until(exporter.port, lambda s: not up(s), "backend down without a host",
                              5)
-        age0 = value(samples, "anygpu_sample_age_seconds", **nv)
+        age0 = values(samples, "anygpu_sample_age_seconds", **nv)
         time.sleep(1.5)
-        age1 = value(scrape(exporter.port), "anygpu_sample_age_seconds", **nv)
+        age1 = values(scrape(exporter.port), "anygpu_sample_age_seconds", **nv)
         check(age0 and age1 and age1[0] >= age0[0] + 1, f"sample age does not grow: {age0} {age1}")
 
         pid = exporter.pid

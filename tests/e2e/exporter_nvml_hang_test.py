@@ -17,22 +17,11 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exporter_common import (Exporter, check, copy_fixture, fail, get, parse_samples,  # noqa: E402
-                             temp_dir)
+from exporter_common import (Exporter, check, copy_fixture, fail, get,  # noqa: E402
+                             nvml_metric_rows, parse_samples, temp_dir, values, write_atomic)
 
 SCRAPE_BOUND = 0.5  # seconds; the exporter serves a cached page, a hung library costs nothing
 LIB_TIMEOUT_MS = 500
-
-
-def write_atomic(path, text):
-    with open(path + ".tmp", "w") as f:
-        f.write(text)
-    os.rename(path + ".tmp", path)
-
-
-def rows(util):
-    return "".join(f"{i} {util + i} {40 + i} {300000 + i} {1000000 + i} 1980 1980 2619\n"
-                   for i in range(8))
 
 
 def scrape(port):
@@ -42,12 +31,6 @@ def scrape(port):
     check(status == 200, f"scrape status {status}")
     check(elapsed < SCRAPE_BOUND, f"a scrape took {elapsed:.3f} s (bound {SCRAPE_BOUND} s)")
     return parse_samples(body.decode()), elapsed
-
-
-def value(samples, name, **labels):
-    want = set(labels.items())
-    found = [v for (n, ls), v in samples.items() if n == name and want <= set(ls)]
-    return found
 
 
 def wait_until(port, predicate, what, timeout):
@@ -70,31 +53,31 @@ def main():
     os.makedirs(libdir, exist_ok=True)
     shutil.copy(mock, os.path.join(libdir, "libnvidia-ml.so.1"))
     metrics_file = os.path.join(work, "nvml-metrics.txt")
-    write_atomic(metrics_file, rows(10))
+    write_atomic(metrics_file, nvml_metric_rows(10))
     env = dict(os.environ, MOCK_NVML_METRICS_FILE=metrics_file)
 
     exporter = Exporter(binary, ["--root", root, "--lib-timeout", str(LIB_TIMEOUT_MS)],
                         ["--interval", "1"], env=env)
     try:
-        up = lambda s: value(s, "anygpu_backend_up", vendor="nvidia") == [1.0]  # noqa: E731
+        up = lambda s: values(s, "anygpu_backend_up", vendor="nvidia") == [1.0]  # noqa: E731
         samples, _ = wait_until(exporter.port, up, "NVML backend up", 15)
-        utils = value(samples, "anygpu_gpu_utilization_ratio", vendor="nvidia")
+        utils = values(samples, "anygpu_gpu_utilization_ratio", vendor="nvidia")
         check(len(utils) == 8, f"{len(utils)} NVIDIA utilization series")
-        check(value(samples, "anygpu_gpu_utilization_ratio", vendor="nvidia", gpu="3") == [0.13],
+        check(values(samples, "anygpu_gpu_utilization_ratio", vendor="nvidia", gpu="3") == [0.13],
               "GPU 3 utilization from the mock")
 
         # NVML hangs.
-        write_atomic(metrics_file, "hang\n" + rows(10))
+        write_atomic(metrics_file, "hang\n" + nvml_metric_rows(10))
         t0 = time.monotonic()
-        down = lambda s: value(s, "anygpu_backend_up", vendor="nvidia") == [0.0]  # noqa: E731
+        down = lambda s: values(s, "anygpu_backend_up", vendor="nvidia") == [0.0]  # noqa: E731
         samples, worst = wait_until(exporter.port, down, "NVML backend reported down", 15)
         print(f"backend down after {time.monotonic() - t0:.1f} s; slowest scrape meanwhile "
               f"{worst * 1000:.1f} ms")
-        age0 = value(samples, "anygpu_sample_age_seconds", vendor="nvidia")
+        age0 = values(samples, "anygpu_sample_age_seconds", vendor="nvidia")
         check(len(age0) == 1, f"sample age series: {age0}")
         time.sleep(2)
         samples, _ = scrape(exporter.port)
-        age1 = value(samples, "anygpu_sample_age_seconds", vendor="nvidia")
+        age1 = values(samples, "anygpu_sample_age_seconds", vendor="nvidia")
         check(age1 and age1[0] >= age0[0] + 1.5, f"sample age does not grow: {age0} -> {age1}")
         for _ in range(50):  # every scrape during the hang is quick
             scrape(exporter.port)
@@ -102,8 +85,8 @@ def main():
         check(status == 200, "healthz during the hang")
 
         # NVML answers again, with new values.
-        write_atomic(metrics_file, rows(50))
-        fresh = lambda s: (up(s) and value(s, "anygpu_gpu_utilization_ratio",  # noqa: E731
+        write_atomic(metrics_file, nvml_metric_rows(50))
+        fresh = lambda s: (up(s) and values(s, "anygpu_gpu_utilization_ratio",  # noqa: E731
                                           vendor="nvidia", gpu="0") == [0.5])
         wait_until(exporter.port, fresh, "NVML backend recovered", 20)
 

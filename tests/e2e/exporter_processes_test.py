@@ -21,6 +21,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from exporter_common import Exporter, check, copy_fixture, fail, get, parse_samples, temp_dir  # noqa: E402,E501
+from proc_fixture import add_process, drm_fdinfo  # noqa: E402
 
 POD = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"
 POD_CGROUP = ("0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod"
@@ -29,23 +30,7 @@ JOB_CGROUP = "0::/system.slice/slurmstepd.scope/job_77/step_0/user/task_0\n"
 
 
 def fdinfo(pdev, client, kib):
-    return (f"pos:\t0\nflags:\t02100002\ndrm-driver:\tamdgpu\ndrm-client-id:\t{client}\n"
-            f"drm-pdev:\t{pdev}\ndrm-resident-vram:\t{kib} KiB\ndrm-engine-gfx:\t10 ns\n")
-
-
-def add_process(root, pid, comm, cgroup, fds):
-    """fds: {fd: (target, fdinfo text or None)}"""
-    base = os.path.join(root, "proc", str(pid))
-    os.makedirs(os.path.join(base, "fd"))
-    os.makedirs(os.path.join(base, "fdinfo"))
-    for name, text in (("comm", comm + "\n"), ("cgroup", cgroup),
-                       ("status", f"Name:\t{comm}\nUid:\t0\t0\t0\t0\n")):
-        with open(os.path.join(base, name), "w") as f:
-            f.write(text)
-    for fd, (target, info) in fds.items():
-        os.symlink(target, os.path.join(base, "fd", str(fd)))
-        with open(os.path.join(base, "fdinfo", str(fd)), "w") as f:
-            f.write(info or "pos:\t0\nflags:\t02\n")
+    return drm_fdinfo(pdev, client, kib, engine_ns=10)
 
 
 def values(samples, name, **labels):

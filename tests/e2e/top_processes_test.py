@@ -17,31 +17,15 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from proc_fixture import add_process, drm_fdinfo  # noqa: E402
+
 EXPECTED = """\
      PID USER       COMMAND          GPUS      MEMORY  OWNER
      100 alice      python3          0,1         3.0G  pod:0f1e2d3c
      200 root       train            1           512M  job:77.0
      300 alice      serve            2              -  docker:4a5b6c7d8e9f
 """
-
-
-def fdinfo(pdev, client, kib):
-    return (f"pos:\t0\nflags:\t02100002\ndrm-driver:\tamdgpu\ndrm-client-id:\t{client}\n"
-            f"drm-pdev:\t{pdev}\ndrm-resident-vram:\t{kib} KiB\n")
-
-
-def add_process(root, pid, comm, uid, cgroup, fds):
-    base = os.path.join(root, "proc", str(pid))
-    os.makedirs(os.path.join(base, "fd"))
-    os.makedirs(os.path.join(base, "fdinfo"))
-    for name, text in (("comm", comm + "\n"), ("cgroup", cgroup),
-                       ("status", f"Name:\t{comm}\nUid:\t{uid}\t{uid}\t0\t0\n")):
-        with open(os.path.join(base, name), "w") as f:
-            f.write(text)
-    for fd, (target, info) in fds.items():
-        os.symlink(target, os.path.join(base, "fd", str(fd)))
-        with open(os.path.join(base, "fdinfo", str(fd)), "w") as f:
-            f.write(info or "pos:\t0\nflags:\t02\n")
 
 
 def pane(binary, root, *args):
@@ -67,15 +51,15 @@ def main():
         gpu = [(d["pci"]["bus_id"], d["render_node"]) for d in inv["devices"][:3]]
         pod = ("0::/kubepods.slice/kubepods-pod0f1e2d3c_4b5a_6978_8796_a5b4c3d2e1f0.slice/"
                "cri-containerd-" + "ab" * 32 + ".scope\n")
-        add_process(root, 100, "python3", 1000, pod,
-                    {4: (gpu[0][1], fdinfo(gpu[0][0], 1, 2 << 20)),
-                     5: (gpu[1][1], fdinfo(gpu[1][0], 2, 1 << 20))})
-        add_process(root, 200, "train", 0,
+        add_process(root, 100, "python3", pod,
+                    {4: (gpu[0][1], drm_fdinfo(gpu[0][0], 1, 2 << 20)),
+                     5: (gpu[1][1], drm_fdinfo(gpu[1][0], 2, 1 << 20))}, uid=1000)
+        add_process(root, 200, "train",
                     "0::/system.slice/slurmstepd.scope/job_77/step_0/user/task_0\n",
-                    {3: (gpu[1][1], fdinfo(gpu[1][0], 3, 512 << 10))})
-        add_process(root, 300, "serve", 1000, "0::/system.slice/docker-4a5b6c7d8e9f" +
-                    "0" * 52 + ".scope\n", {3: (gpu[2][1], None)})
-        add_process(root, 400, "bash", 0, "0::/\n", {0: ("/dev/pts/0", None)})
+                    {3: (gpu[1][1], drm_fdinfo(gpu[1][0], 3, 512 << 10))})
+        add_process(root, 300, "serve", "0::/system.slice/docker-4a5b6c7d8e9f" +
+                    "0" * 52 + ".scope\n", {3: (gpu[2][1], None)}, uid=1000)
+        add_process(root, 400, "bash", "0::/\n", {0: ("/dev/pts/0", None)})
 
         got = pane(binary, root)
         if got != EXPECTED:
