@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "host/host_root.h"
@@ -71,6 +72,10 @@ struct EnergyState {
   std::optional<double> joules;
   std::chrono::steady_clock::time_point at{};
 };
+
+// Kernel drivers whose own sysfs attributes the sampler reads: amdgpu's (and Hygon's hydcu,
+// which keeps them) gpu_busy_percent and mem_info_vram_*, i915's and xe's GT frequencies.
+bool sysfs_metrics_driver(std::string_view driver);
 
 // Reads every metric file of one PCI device that exists, into `out` (identity already set).
 void sample_sysfs_device(const HostRoot& host, const Device& device, EnergyState& state,

@@ -28,8 +28,14 @@ bool devices_gone(const HostRoot& host, const std::vector<Device>& devices) {
 
 namespace {
 
-// Vendors whose drivers publish amdgpu-style attributes or Intel's GT files in sysfs.
-constexpr std::string_view kSysfsVendors[] = {"amd", "hygon", "intel"};
+// Whether the vendor's kernel driver (its registry `drivers`) is one whose sysfs attributes the
+// sysfs sampler reads (src/metrics/sysfs_sampler.cc); any other vendor gets generic hwmon.
+bool has_sysfs_driver(const Vendor* v) {
+  if (v)
+    for (auto driver : v->drivers)
+      if (metrics::sysfs_metrics_driver(driver)) return true;
+  return false;
+}
 
 const LibrarySpec* nvml_library(const Vendor& v) {
   for (const auto& lib : v.libraries)
@@ -72,11 +78,11 @@ std::vector<std::shared_ptr<MetricsBackend>> make_backends(const HostRoot& host,
     const Vendor* v = registry.vendor(id);
     if (const LibrarySpec* lib = v ? nvml_library(*v) : nullptr) {
       out.push_back(make_nvml_backend(host, id, *lib, std::move(devices)));
-    } else if (id == "intel") {
-      out.push_back(make_intel_backend(host, id, library(v, "level-zero"), std::move(devices)));
+    } else if (const LibrarySpec* ze = library(v, "level-zero")) {
+      out.push_back(make_intel_backend(host, id, ze, std::move(devices)));
     } else if (const LibrarySpec* dcmi = library(v, "dcmi")) {
       out.push_back(make_dcmi_backend(host, id, *dcmi, std::move(devices)));
-    } else if (std::ranges::find(kSysfsVendors, id) != std::end(kSysfsVendors)) {
+    } else if (has_sysfs_driver(v)) {
       out.push_back(make_sysfs_backend(host, id, "sysfs", std::move(devices)));
     } else {
       // No sampler for this vendor's library yet: whatever hwmon the driver registers.

@@ -1,6 +1,7 @@
 // Metrics from the kernel's own files: amdgpu-style device attributes (gpu_busy_percent,
 // mem_info_vram_*), hwmon channels (temperatures, power, energy, clocks) and Intel's GT
-// frequency. Used for AMD, Hygon and Intel, and as the generic hwmon reader for any vendor.
+// frequency. Used for the drivers sysfs_metrics_driver() names, and as the generic hwmon reader
+// for any vendor.
 #include <cerrno>
 #include <map>
 
@@ -220,7 +221,12 @@ void sample_sysfs_device(const HostRoot& host, const Device& device, EnergyState
     out.memory_used_bytes.reset();
   }
   if (auto dir = hwmon_dir(host, base)) read_hwmon(r, *dir, state, now);
-  if (device.vendor == "intel") read_intel_frequency(r, base);
+  if (device.driver && (device.driver->name == "i915" || device.driver->name == "xe"))
+    read_intel_frequency(r, base);
+}
+
+bool sysfs_metrics_driver(std::string_view driver) {
+  return driver == "amdgpu" || driver == "hydcu" || driver == "i915" || driver == "xe";
 }
 
 }  // namespace metrics
