@@ -29,6 +29,20 @@ _LAUNCH_VARS = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_
                 "MASTER_PORT", "GROUP_RANK", "ROLE_RANK", "TORCHELASTIC_RUN_ID")
 
 
+def run_launch(argv, timeout, **kwargs):
+    """subprocess.run for a launcher (anygpu run, torchrun) in a session of its own: on a
+    timeout the whole session is killed, so no rank outlives the test to load the machine."""
+    proc = subprocess.Popen(argv, start_new_session=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kwargs)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        out, err = proc.communicate()
+        raise AssertionError(f"{argv[:3]} timed out after {timeout} s:\n{out}{err}") from None
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
 def clean_env(**extra) -> dict:
     env = {k: v for k, v in os.environ.items()
            if not (k.startswith("ANYGPU_") or k.startswith("SLURM_") or k in _LAUNCH_VARS)}

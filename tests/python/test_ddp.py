@@ -2,11 +2,10 @@
 goes down, each rank sees its own half of the data, and both end with the same parameters."""
 import os
 import re
-import subprocess
 
 import torch
 
-from conftest import BINARY, PYTHON, REPO, clean_env, rendezvous_port
+from conftest import BINARY, PYTHON, REPO, clean_env, rendezvous_port, run_launch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -20,10 +19,10 @@ def two_processes(tmp_path, *argv):
 
 
 def test_two_ranks_train_and_agree(tmp_path):
-    proc = subprocess.run(two_processes(tmp_path, os.path.join(HERE, "ddp_worker.py"), str(tmp_path)),
-                          env=clean_env(PYTHONPATH=os.pathsep.join([os.path.join(REPO, "python"),
-                                                                   HERE])),
-                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    proc = run_launch(two_processes(tmp_path, os.path.join(HERE, "ddp_worker.py"), str(tmp_path)),
+                      env=clean_env(PYTHONPATH=os.pathsep.join([os.path.join(REPO, "python"),
+                                                               HERE])),
+                      timeout=300, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     r0, r1 = (torch.load(tmp_path / f"rank{r}.pt") for r in (0, 1))
     assert (r0["world"], r1["world"], r0["backend"]) == (2, 2, "gloo")
@@ -38,10 +37,10 @@ def test_two_ranks_train_and_agree(tmp_path):
 
 
 def test_example_trains_with_two_processes(tmp_path):
-    proc = subprocess.run(two_processes(tmp_path, os.path.join(REPO, "examples", "train.py"), "--epochs",
-                                        "1", "--samples", "4096"),
-                          env=clean_env(), capture_output=True, text=True, timeout=300,
-                          cwd=tmp_path)
+    proc = run_launch(two_processes(tmp_path, os.path.join(REPO, "examples", "train.py"), "--epochs",
+                                    "1", "--samples", "4096"),
+                      env=clean_env(), timeout=300,
+                      cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
     assert re.search(r"processes 2 distributed backend gloo", out), out

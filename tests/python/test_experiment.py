@@ -2,12 +2,11 @@
 under `anygpu run` with 1 and 2 processes and under plain torchrun. Resuming from a checkpoint
 in fresh processes must reproduce the uninterrupted run bit for bit."""
 import os
-import subprocess
 
 import pytest
 import torch
 
-from conftest import BINARY, PYTHON, REPO, clean_env, rendezvous_port
+from conftest import BINARY, PYTHON, REPO, clean_env, rendezvous_port, run_launch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "experiment.py")
@@ -28,8 +27,8 @@ def _launch(tmp_path, launcher, world, mode):
             argv += ["--nproc-per-node", str(world), "--master-port", str(rendezvous_port())]
         argv.append("--")
         argv.append(PYTHON)
-    proc = subprocess.run(argv + [SCRIPT, mode, str(out), str(ckpt)], env=clean_env(),
-                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    proc = run_launch(argv + [SCRIPT, mode, str(out), str(ckpt)], env=clean_env(),
+                      timeout=300, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     return [torch.load(out / f"{mode}-rank{r}.pt") for r in range(world)]
 
