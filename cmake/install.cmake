@@ -33,6 +33,9 @@ install(FILES deploy/kubernetes/anygpu-exporter.yaml
         DESTINATION ${CMAKE_INSTALL_DATADIR}/anygpu/kubernetes COMPONENT cli)
 # The same table the binary carries, as a starting point for `anygpu wheel --data FILE`.
 install(FILES data/wheels.yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/anygpu COMPONENT cli)
+# The registry the binary carries, as a starting point for ANYGPU_REGISTRY=DIR.
+install(FILES data/vendors.yaml data/devices.yaml
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/anygpu/registry COMPONENT cli)
 install(DIRECTORY python/anygpu DESTINATION ${ANYGPU_INSTALL_PYTHONDIR} COMPONENT cli
         FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 install(FILES README.md CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT cli)

@@ -9,6 +9,7 @@
 #include "host/host_options.h"
 #include "host/host_root.h"
 #include "probe/probe.h"
+#include "registry/registry_override.h"
 #include "render/inventory_json.h"
 #include "render/json_text.h"
 #include "select/render.h"
@@ -39,6 +40,8 @@ char* error_document(const std::string& message, int exit_code) {
 using ExtraKey = std::function<bool(const std::string&, const nlohmann::json&)>;
 anygpu::Result<anygpu::HostOptions> parse_options(const char* options_json,
                                                   const ExtraKey& extra = nullptr) {
+  // The registry ANYGPU_REGISTRY names, if any, is read first: invalid, every call says so.
+  if (auto registry = anygpu::prepare_registry(); !registry) return registry.error();
   anygpu::HostOptionRequest request;
   request.spelling = anygpu::HostOptionRequest::Spelling::json;
   if (options_json && *options_json) {

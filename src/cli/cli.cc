@@ -13,6 +13,7 @@
 #include "host/deadline.h"
 #include "host/host_options.h"
 #include "launch/executor.h"
+#include "registry/registry_override.h"
 #include "util/strings.h"
 #include "util/suggest.h"
 
@@ -104,6 +105,8 @@ std::vector<Command> commands() {
 }  // namespace
 
 int run(int argc, char** argv) {
+  // Before the command table is built: its help may list the registry's vendors.
+  if (auto registry = prepare_registry(); !registry) return fail(registry.error());
   CLI::App app{"anygpu: run machine-learning experiments on any accelerator vendor", "anygpu"};
   const std::string version = version_text();
   app.set_version_flag("--version", version);

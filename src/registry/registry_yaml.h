@@ -1,5 +1,6 @@
 // Reads and validates data/vendors.yaml and data/devices.yaml. Used at build time by
-// tools/registry_compile (which turns them into C++) and by tests; never on the detect path.
+// tools/registry_compile (which turns them into C++), by tests, and at run time only for a
+// registry ANYGPU_REGISTRY names (registry/registry_override.h).
 #pragma once
 
 #include <memory>

@@ -14,7 +14,7 @@ add_custom_command(
   COMMAND registry_compile ${ANYGPU_REGISTRY_DATA} ${ANYGPU_REGISTRY_CC}
   DEPENDS registry_compile ${ANYGPU_REGISTRY_DATA}
   COMMENT "Compiling the vendor registry")
-set(ANYGPU_REGISTRY_SOURCES ${ANYGPU_REGISTRY_CC})
+set(ANYGPU_REGISTRY_SOURCES ${ANYGPU_REGISTRY_CC} ${CMAKE_CURRENT_LIST_DIR}/registry_override.cc)
 set(ANYGPU_REGISTRY_CLI_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../cli/vendors_cmd.cc
 )

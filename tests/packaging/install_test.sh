@@ -23,6 +23,7 @@ for f in usr/bin/anygpu "$libdir/libanygpu.so.0" "$libdir/libanygpu.so" usr/incl
          usr/lib/systemd/system/anygpu-exporter.service \
          usr/share/anygpu/prometheus/anygpu-rules.yml usr/share/anygpu/grafana/anygpu-dashboard.json \
          usr/share/anygpu/kubernetes/anygpu-exporter.yaml usr/share/anygpu/wheels.yaml \
+         usr/share/anygpu/registry/vendors.yaml usr/share/anygpu/registry/devices.yaml \
          usr/share/man/man1/anygpu.1.gz usr/share/man/man1/anygpu-exporter.1.gz \
          usr/share/bash-completion/completions/anygpu usr/share/zsh/vendor-completions/_anygpu \
          usr/share/fish/vendor_completions.d/anygpu.fish \
