@@ -108,7 +108,7 @@ extern "C" char* anygpu_select_json(const char* options_json) {
     if (const auto* failed = out->failed_contract()) {
       std::string msg = "runtime contract " + failed->path + " failed:";
       for (const auto& c : failed->verdict.checks) {
-        if (c.status != "fail") continue;
+        if (c.status != anygpu::CheckStatus::fail) continue;
         msg += " " + c.message;
         if (!c.suggestion.empty()) msg += " (" + c.suggestion + ")";
         msg += ";";

@@ -26,8 +26,8 @@ Command detect_command() {
               if (g.verbose)
                 for (const auto& l : inv.libraries)
                   std::fprintf(stderr, "anygpu: library %s %s: %s%s%s\n", l.vendor.c_str(),
-                               l.api.c_str(), l.status.c_str(), l.path ? " " : "",
-                               l.path ? l.path->c_str() : "");
+                               l.api.c_str(), std::string(to_string(l.status)).c_str(),
+                               l.path ? " " : "", l.path ? l.path->c_str() : "");
               if (*require_gpu && inv.devices.empty())
                 return fail(host_error("no accelerator found (--require-gpu)"));
               return kExitOk;

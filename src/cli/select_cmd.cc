@@ -51,7 +51,7 @@ Command select_command() {
                 const auto& v = failed->verdict;
                 std::fprintf(stderr, "anygpu: runtime contract %s failed:\n", failed->path.c_str());
                 for (const auto& c : v.checks) {
-                  if (c.status != "fail") continue;
+                  if (c.status != CheckStatus::fail) continue;
                   std::fprintf(stderr, "[ERROR] %s\n", c.message.c_str());
                   if (!c.suggestion.empty())
                     std::fprintf(stderr, "  Suggestion: %s\n", c.suggestion.c_str());

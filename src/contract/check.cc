@@ -10,13 +10,28 @@
 
 namespace anygpu {
 
+std::string_view to_string(CheckStatus s) {
+  switch (s) {
+    case CheckStatus::pass:
+      return "pass";
+    case CheckStatus::fail:
+      return "fail";
+    case CheckStatus::warn:
+      return "warn";
+    case CheckStatus::skip:
+      return "skip";
+  }
+  return "fail";
+}
+
 bool Verdict::passed() const {
   return failures() == 0;
 }
 
 size_t Verdict::failures() const {
-  return static_cast<size_t>(std::count_if(checks.begin(), checks.end(),
-                                           [](const CheckResult& c) { return c.status == "fail"; }));
+  return static_cast<size_t>(std::count_if(checks.begin(), checks.end(), [](const CheckResult& c) {
+    return c.status == CheckStatus::fail;
+  }));
 }
 
 Result<Verdict> check_contract_file(const std::string& path, const Inventory& inventory,
@@ -40,15 +55,16 @@ std::string render_check_text(const std::string& spec_path, const Verdict& verdi
   std::string out = cat({"[INFO] Loading runtime contract from ", spec_path, "\n"});
   size_t counted = 0;
   for (const auto& c : verdict.checks) {
-    if (c.status == "pass") {
+    if (c.status == CheckStatus::pass) {
       out += cat({"[CHECK] ", c.name, ": ", c.observed, " - OK"});
       if (!c.message.empty()) out += cat({" (", c.message, ")"});
       out += "\n";
-    } else if (c.status == "skip") {
+    } else if (c.status == CheckStatus::skip) {
       out += cat({"[SKIP] ", c.name, ": ", c.message, "\n"});
       continue;
     } else {
-      out += cat({c.status == "fail" ? "[ERROR] " : "[WARN] ", c.name, ": ", c.message, "\n"});
+      out += cat(
+          {c.status == CheckStatus::fail ? "[ERROR] " : "[WARN] ", c.name, ": ", c.message, "\n"});
       if (!c.suggestion.empty()) out += cat({"        Suggestion: ", c.suggestion, "\n"});
     }
     ++counted;
@@ -73,7 +89,7 @@ std::string render_check_json(const Verdict& verdict) {
   for (const auto& c : verdict.checks) {
     nlohmann::ordered_json o;
     o["name"] = c.name;
-    o["status"] = c.status;
+    o["status"] = std::string(to_string(c.status));
     o["observed"] = str(c.observed);
     o["required"] = str(c.required);
     o["message"] = str(c.message);

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/inventory.h"
@@ -11,9 +12,14 @@
 
 namespace anygpu {
 
+// A check's outcome: a fail fails the contract, a warn is reported and passes, a skip says the
+// check had nothing to look at (torch absent). JSON names are to_string's: pass, fail, warn, skip.
+enum class CheckStatus { pass, fail, warn, skip };
+std::string_view to_string(CheckStatus s);
+
 struct CheckResult {
-  std::string name;    // "GPU compute capability", "Driver version", "PyTorch version", …
-  std::string status;  // pass | fail | warn | skip
+  std::string name;  // "GPU compute capability", "Driver version", "PyTorch version", …
+  CheckStatus status = CheckStatus::fail;
   std::string observed;
   std::string required;
   std::string message;

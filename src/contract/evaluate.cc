@@ -1,9 +1,9 @@
 #include "contract/evaluate.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <cctype>
 #include <map>
 #include <set>
 
@@ -33,16 +33,17 @@ std::string plural(size_t n, std::string_view word) {
   return cat({std::to_string(n), " ", word, n == 1 ? "" : "s"});
 }
 
-CheckResult make(std::string name, std::string status, std::string observed, std::string required,
+CheckResult make(std::string name, CheckStatus status, std::string observed, std::string required,
                  std::string message, std::string suggestion = {}) {
-  return {std::move(name),     std::move(status),  std::move(observed),
-          std::move(required), std::move(message), std::move(suggestion)};
+  return {std::move(name),     status,
+          std::move(observed), std::move(required),
+          std::move(message),  std::move(suggestion)};
 }
 
 CheckResult pass(std::string name, std::string observed, std::string required,
                  std::string message = {}) {
   if (message.empty()) message = "required: " + required;
-  return make(std::move(name), "pass", std::move(observed), std::move(required),
+  return make(std::move(name), CheckStatus::pass, std::move(observed), std::move(required),
               std::move(message));
 }
 
@@ -82,7 +83,7 @@ struct Context {
   const Inventory& inv;
   const PythonFacts& py;
   const Registry& reg;
-  std::string vendor;                 // the vendor evaluated; "" on a host without accelerators
+  std::string vendor;                  // the vendor evaluated; "" on a host without accelerators
   std::vector<const Device*> devices;  // its usable devices
   size_t need = 1;
 };
@@ -98,8 +99,8 @@ bool arch_ok(const Context& c, const Device& d) {
 
 bool memory_ok(const Context& c, const Device& d) {
   if (!c.spec.memory_gb_min) return true;
-  return d.memory_total_bytes &&
-         static_cast<double>(*d.memory_total_bytes) >= *c.spec.memory_gb_min * kGiB * kMemoryTolerance;
+  return d.memory_total_bytes && static_cast<double>(*d.memory_total_bytes) >=
+                                     *c.spec.memory_gb_min * kGiB * kMemoryTolerance;
 }
 
 bool bandwidth_ok(const Context& c, const Device& d) {
@@ -120,8 +121,11 @@ std::string no_accelerator_suggestion(std::string_view what) {
 std::string arch_satisfiers(const Context& c) {
   std::vector<std::string> parts;
   for (const auto& r : c.spec.compute_capability) {
-    auto ex = table_examples(c.reg, [&](const DeviceSpec& d) { return r.accepts(d.arch); }, 2);
-    std::string who = r.is_nvidia() ? "an NVIDIA GPU with " : r.is_gfx() ? "an AMD GPU with " : "a device with arch ";
+    auto ex = table_examples(
+        c.reg, [&](const DeviceSpec& d) { return r.accepts(d.arch); }, 2);
+    std::string who = r.is_nvidia() ? "an NVIDIA GPU with "
+                      : r.is_gfx()  ? "an AMD GPU with "
+                                    : "a device with arch ";
     parts.push_back(cat({who, r.describe(), examples_suffix(ex)}));
   }
   return join(parts, " or ");
@@ -138,7 +142,8 @@ std::string observed_for(const Context& c, const Device* shown, size_t matching,
                          const std::string& value) {
   std::string s = cat({value, " (", device_label(*shown), ")"});
   if (matching != c.devices.size() && matching > 0)
-    s += cat({" on ", std::to_string(matching), " of ", std::to_string(c.devices.size()), " devices"});
+    s += cat(
+        {" on ", std::to_string(matching), " of ", std::to_string(c.devices.size()), " devices"});
   return s;
 }
 
@@ -148,7 +153,7 @@ CheckResult check_arch(const Context& c) {
   const std::string name = "GPU compute capability";
   auto required = arch_required(c.spec);
   if (c.devices.empty())
-    return make(name, "fail", "", required, no_accelerator_message(),
+    return make(name, CheckStatus::fail, "", required, no_accelerator_message(),
                 no_accelerator_suggestion(required));
   std::vector<const Device*> ok, unknown;
   for (const auto* d : c.devices) {
@@ -161,7 +166,7 @@ CheckResult check_arch(const Context& c) {
     return pass(name, observed_for(c, ok.front(), ok.size(), *ok.front()->arch), required);
   if (ok.size() + unknown.size() >= c.need && !unknown.empty()) {
     const Device& d = *unknown.front();
-    return make(name, "warn", device_label(d), required,
+    return make(name, CheckStatus::warn, device_label(d), required,
                 cat({"architecture of ", device_label(d), " (", pci_id(d),
                      ") is unknown; cannot verify ", required}),
                 cat({"add the device with its arch to data/devices.yaml (anygpu vendors --devices "
@@ -187,19 +192,20 @@ CheckResult check_arch(const Context& c) {
   }
   auto vname = vendor_name(c.reg, c.vendor);
   if (!applies)
-    return make(name, "fail", observed, required,
+    return make(name, CheckStatus::fail, observed, required,
                 cat({observed, ": gpu_compute_capability names no ", vname,
                      " architecture (it lists ", required, ")"}),
                 cat({"run on a host with ", arch_satisfiers(c), ", or add ",
-                     shown->arch.value_or("its arch"), " to gpu_compute_capability to accept this host's ",
-                     device_label(*shown)}));
+                     shown->arch.value_or("its arch"),
+                     " to gpu_compute_capability to accept this host's ", device_label(*shown)}));
   std::string count_note;
   if (c.need > 1)
     count_note = cat({" (", std::to_string(ok.size()), " of ", std::to_string(c.devices.size()),
                       " devices qualify, ", std::to_string(c.need), " needed)"});
-  return make(name, "fail", observed, required,
-              cat({observed, " does not satisfy ", required, count_note}),
-              cat({"run on a host with ", arch_satisfiers(c), ", or change gpu_compute_capability"}));
+  return make(
+      name, CheckStatus::fail, observed, required,
+      cat({observed, " does not satisfy ", required, count_note}),
+      cat({"run on a host with ", arch_satisfiers(c), ", or change gpu_compute_capability"}));
 }
 
 // Memory and bandwidth share their shape: a number per device from the table or a library.
@@ -209,7 +215,7 @@ CheckResult check_quantity(const Context& c, const std::string& name, double req
                            bool (*ok_fn)(const Context&, const Device&)) {
   auto required = cat({">= ", fmt_number(required_value), " ", unit});
   if (c.devices.empty())
-    return make(name, "fail", "", required, no_accelerator_message(),
+    return make(name, CheckStatus::fail, "", required, no_accelerator_message(),
                 no_accelerator_suggestion(cat({fmt_number(required_value), " ", unit})));
   std::vector<const Device*> ok, unknown;
   const Device* best = nullptr;
@@ -223,17 +229,20 @@ CheckResult check_quantity(const Context& c, const std::string& name, double req
     if (!best || *v > *value_of(*best)) best = d;
   }
   std::string shown_unit = std::string_view(unit) == "GB" ? "GiB" : unit;
-  auto value_text = [&](const Device& d) { return cat({fmt_number(*value_of(d)), " ", shown_unit}); };
+  auto value_text = [&](const Device& d) {
+    return cat({fmt_number(*value_of(d)), " ", shown_unit});
+  };
   if (ok.size() >= c.need)
     return pass(name, observed_for(c, ok.front(), ok.size(), value_text(*ok.front())), required);
   if (ok.size() + unknown.size() >= c.need && !unknown.empty()) {
     const Device& d = *unknown.front();
-    return make(name, "warn", device_label(d), required,
-                cat({key, " of ", device_label(d), " (", pci_id(d),
-                     ") is unknown: the device table has no entry for it; cannot verify ", required}),
-                cat({"add the device (", c.vendor, " ", hex(d.pci.device_id, 4), ") with ",
-                     std::string_view(key) == "memory" ? "memory_gib" : "memory_bandwidth_gbps",
-                     " to data/devices.yaml, or run with vendor libraries enabled"}));
+    return make(
+        name, CheckStatus::warn, device_label(d), required,
+        cat({key, " of ", device_label(d), " (", pci_id(d),
+             ") is unknown: the device table has no entry for it; cannot verify ", required}),
+        cat({"add the device (", c.vendor, " ", hex(d.pci.device_id, 4), ") with ",
+             std::string_view(key) == "memory" ? "memory_gib" : "memory_bandwidth_gbps",
+             " to data/devices.yaml, or run with vendor libraries enabled"}));
   }
   auto ex = table_examples(c.reg, [&](const DeviceSpec& d) {
     auto v = std::string_view(key) == "memory" ? d.memory_gib : d.memory_bandwidth_gbps;
@@ -245,10 +254,12 @@ CheckResult check_quantity(const Context& c, const std::string& name, double req
   if (c.need > 1 && best && ok_fn(c, *best))
     count_note = cat({" on ", std::to_string(ok.size()), " of ", std::to_string(c.devices.size()),
                       " devices, ", std::to_string(c.need), " needed"});
-  return make(name, "fail", observed + who, required,
-              cat({observed, " < ", fmt_number(required_value), " ", unit, " required", count_note}),
-              cat({"run on hardware with at least ", fmt_number(required_value), " ", unit,
-                   examples_suffix(ex), ", or lower ", key == std::string_view("memory") ? "memory_gb_min" : "memory_bandwidth_gbps"}));
+  return make(
+      name, CheckStatus::fail, observed + who, required,
+      cat({observed, " < ", fmt_number(required_value), " ", unit, " required", count_note}),
+      cat({"run on hardware with at least ", fmt_number(required_value), " ", unit,
+           examples_suffix(ex), ", or lower ",
+           key == std::string_view("memory") ? "memory_gb_min" : "memory_bandwidth_gbps"}));
 }
 
 std::optional<double> memory_gib_of(const Device& d) {
@@ -264,7 +275,7 @@ CheckResult check_driver(const Context& c) {
   const auto& min = *c.spec.driver_version_min;
   auto required = ">= " + min;
   if (c.devices.empty())
-    return make(name, "fail", "", required, no_accelerator_message(),
+    return make(name, CheckStatus::fail, "", required, no_accelerator_message(),
                 no_accelerator_suggestion("a driver " + required));
   const Device* with_version = nullptr;
   for (const auto* d : c.devices)
@@ -276,38 +287,38 @@ CheckResult check_driver(const Context& c) {
   if (!with_version) {
     const Device& d = *c.devices.front();
     std::string drv = d.driver ? d.driver->name : std::string("no driver");
-    return make(name, "warn", drv, required,
-                cat({"the ", drv, " driver of ", device_label(d),
-                     " reports no version (an in-tree kernel driver has none); cannot verify ",
-                     required}),
-                "check the driver with the vendor's tool, or remove driver_version_min for this "
-                "vendor");
+    return make(
+        name, CheckStatus::warn, drv, required,
+        cat({"the ", drv, " driver of ", device_label(d),
+             " reports no version (an in-tree kernel driver has none); cannot verify ", required}),
+        "check the driver with the vendor's tool, or remove driver_version_min for this "
+        "vendor");
   }
   const auto& v = *with_version->driver->version;
   auto cmp = compare_versions(v, min);
   if (!cmp)
-    return make(name, "warn", v, required,
+    return make(name, CheckStatus::warn, v, required,
                 cat({"cannot compare driver version '", v, "' with ", min}),
                 "check the driver version by hand");
   if (*cmp >= 0) return pass(name, v, required);
-  return make(name, "fail", v, required, cat({v, " < ", min, " required"}),
+  return make(name, CheckStatus::fail, v, required, cat({v, " < ", min, " required"}),
               cat({"upgrade the ", vname, " driver (", with_version->driver->name, ") to ", min,
                    " or newer"}));
 }
 
 CheckResult check_vendor(const Context& c) {
   const std::string name = "Vendor";
-  auto required = c.spec.vendors.size() == 1 ? c.spec.vendors[0]
-                                             : "one of " + join(c.spec.vendors, ", ");
+  auto required =
+      c.spec.vendors.size() == 1 ? c.spec.vendors[0] : "one of " + join(c.spec.vendors, ", ");
   if (c.vendor.empty())
-    return make(name, "fail", "", required, no_accelerator_message(),
+    return make(name, CheckStatus::fail, "", required, no_accelerator_message(),
                 no_accelerator_suggestion(cat({"vendor ", required})));
   auto observed = cat({c.vendor, " (", device_label(*c.devices.front()), ")"});
   if (std::find(c.spec.vendors.begin(), c.spec.vendors.end(), c.vendor) != c.spec.vendors.end())
     return pass(name, observed, required);
   std::vector<std::string> names;
   for (const auto& v : c.spec.vendors) names.push_back(vendor_name(c.reg, v));
-  return make(name, "fail", observed, required,
+  return make(name, CheckStatus::fail, observed, required,
               cat({"this host's accelerators are ", c.vendor, "; required: ", required}),
               cat({"run on a host with ", join(names, " or "), " accelerators, or add ", c.vendor,
                    " to vendor"}));
@@ -318,20 +329,21 @@ CheckResult check_count(const Context& c) {
   int min = *c.spec.device_count_min;
   auto required = ">= " + std::to_string(min);
   if (c.devices.empty())
-    return make(name, "fail", "0 devices", required, no_accelerator_message(),
+    return make(name, CheckStatus::fail, "0 devices", required, no_accelerator_message(),
                 no_accelerator_suggestion(cat({std::to_string(min), " devices"})));
   size_t qualifying = 0;
   for (const auto* d : c.devices)
     if (arch_ok(c, *d) && memory_ok(c, *d) && bandwidth_ok(c, *d)) ++qualifying;
-  bool filtered = !c.spec.compute_capability.empty() || c.spec.memory_gb_min ||
-                  c.spec.memory_bandwidth_gbps;
+  bool filtered =
+      !c.spec.compute_capability.empty() || c.spec.memory_gb_min || c.spec.memory_bandwidth_gbps;
   std::string observed = plural(c.devices.size(), c.vendor + " device");
   if (filtered && qualifying != c.devices.size())
     observed = cat({std::to_string(qualifying), " of ", observed, " meet the device requirements"});
   if (qualifying >= static_cast<size_t>(min)) return pass(name, observed, required);
-  return make(name, "fail", observed, required, cat({observed, "; ", std::to_string(min), " required"}),
-              cat({"run on a host with at least ", std::to_string(min), " qualifying ",
-                   c.vendor, " devices, or lower device_count_min"}));
+  return make(name, CheckStatus::fail, observed, required,
+              cat({observed, "; ", std::to_string(min), " required"}),
+              cat({"run on a host with at least ", std::to_string(min), " qualifying ", c.vendor,
+                   " devices, or lower device_count_min"}));
 }
 
 CheckResult check_kernel(const Context& c) {
@@ -339,20 +351,22 @@ CheckResult check_kernel(const Context& c) {
   const auto& min = *c.spec.kernel_version_min;
   auto required = ">= " + min;
   if (!c.inv.host.kernel)
-    return make(name, "warn", "", required, "the kernel release is unknown; cannot verify " + required,
+    return make(name, CheckStatus::warn, "", required,
+                "the kernel release is unknown; cannot verify " + required,
                 "check uname -r by hand");
   const auto& k = *c.inv.host.kernel;
   // "5.15.0-122-generic" → "5.15.0"
   size_t end = 0;
-  while (end < k.size() && (std::isdigit(static_cast<unsigned char>(k[end])) || k[end] == '.')) ++end;
+  while (end < k.size() && (std::isdigit(static_cast<unsigned char>(k[end])) || k[end] == '.'))
+    ++end;
   auto numeric = trim(std::string_view(k).substr(0, end));
   while (!numeric.empty() && numeric.back() == '.') numeric.remove_suffix(1);
   auto cmp = compare_versions(numeric, min);
   if (!cmp)
-    return make(name, "warn", k, required, cat({"cannot compare kernel '", k, "' with ", min}),
-                "check uname -r by hand");
+    return make(name, CheckStatus::warn, k, required,
+                cat({"cannot compare kernel '", k, "' with ", min}), "check uname -r by hand");
   if (*cmp >= 0) return pass(name, k, required);
-  return make(name, "fail", k, required, cat({k, " < ", min, " required"}),
+  return make(name, CheckStatus::fail, k, required, cat({k, " < ", min, " required"}),
               cat({"run on a host with Linux ", min, " or newer, or lower kernel_version_min"}));
 }
 
@@ -389,20 +403,24 @@ CheckResult check_dep_version(const Context& c, const Dependency& d) {
   auto name = dep_title(d) + " version";
   std::string required = d.version_range ? d.version_range->str() : "installed";
   if (!c.py.env)
-    return make(name, "fail", "", required,
+    return make(name, CheckStatus::fail, "", required,
                 cat({"cannot read the Python environment: ", c.py.error}), python_suggestion(c.py));
   auto v = installed_version(*c.py.env, d);
   std::string range = d.version_range ? d.version_range->str() : "";
   if (!v)
-    return make(name, "fail", "not installed", required,
-                cat({pip_name(d), " is not installed for ", c.py.python, " (searched ",
-                     cat({std::to_string(c.py.env->sys_path.size()), c.py.env->sys_path.size() == 1 ? " sys.path entry" : " sys.path entries"}), ")"}),
-                cat({"pip install '", pip_name(d), range, "', or pass --python with the "
-                     "interpreter that has it"}));
+    return make(
+        name, CheckStatus::fail, "not installed", required,
+        cat({pip_name(d), " is not installed for ", c.py.python, " (searched ",
+             cat({std::to_string(c.py.env->sys_path.size()),
+                  c.py.env->sys_path.size() == 1 ? " sys.path entry" : " sys.path entries"}),
+             ")"}),
+        cat({"pip install '", pip_name(d), range,
+             "', or pass --python with the "
+             "interpreter that has it"}));
   if (!d.version_range) return pass(name, *v, required, "installed");
   if (d.version_range->contains(*v)) return pass(name, *v, required, "matches " + range);
   bool parsable = pep440::Version::parse(*v).has_value();
-  return make(name, "fail", *v, required,
+  return make(name, CheckStatus::fail, *v, required,
               parsable ? cat({*v, " does not match ", range})
                        : cat({"'", *v, "' is not a PEP 440 version; cannot match ", range}),
               cat({"install a matching version: pip install '", pip_name(d), range, "'"}));
@@ -424,41 +442,45 @@ std::optional<int> cuda_major(const std::string& cuda) {
 CheckResult check_wheel(const Context& c, const Dependency& d) {
   const std::string name = "PyTorch build";
   if (!c.py.env || !c.py.env->torch)
-    return make(name, "skip", "", "", "torch is not installed (see PyTorch version)");
+    return make(name, CheckStatus::skip, "", "", "torch is not installed (see PyTorch version)");
   const auto& b = *c.py.env->torch;
   auto kind = b.kind();
-  auto observed = cat({b.version.empty() ? std::string("torch") : b.version, " (", build_words(b), ")"});
+  auto observed =
+      cat({b.version.empty() ? std::string("torch") : b.version, " (", build_words(b), ")"});
   auto index = [](std::string_view variant) {
     return cat({"pip install torch --index-url https://download.pytorch.org/whl/", variant});
   };
   (void)d;
   if (c.vendor.empty()) {
     if (kind == "cpu") return pass(name, observed, "a CPU build (no accelerator)");
-    return make(name, "warn", observed, "a CPU build (no accelerator)",
-                cat({"a ", build_words(b), " build on a host without an accelerator: torch runs on the CPU only"}),
+    return make(name, CheckStatus::warn, observed, "a CPU build (no accelerator)",
+                cat({"a ", build_words(b),
+                     " build on a host without an accelerator: torch runs on the CPU only"}),
                 "that is fine for CPU work; otherwise run on a host with the matching accelerator");
   }
   const Vendor* v = c.reg.vendor(c.vendor);
   std::string vname = vendor_name(c.reg, c.vendor);
   // cuda, rocm, xpu or plugin; empty: the vendor's own build, which anygpu cannot judge.
   std::string want = v ? std::string(v->torch_build().kind) : std::string();
-  std::map<std::string, std::string> words{{"cuda", "CUDA (+cu…)"}, {"rocm", "ROCm (+rocm…)"},
-                                          {"xpu", "XPU (+xpu)"},
-                                          {"plugin", v ? cat({"CPU build with ", v->torch_package}) : ""}};
+  std::map<std::string, std::string> words{
+      {"cuda", "CUDA (+cu…)"},
+      {"rocm", "ROCm (+rocm…)"},
+      {"xpu", "XPU (+xpu)"},
+      {"plugin", v ? cat({"CPU build with ", v->torch_package}) : ""}};
   if (want.empty())
-    return make(name, "warn", observed, "a build for " + c.vendor,
+    return make(name, CheckStatus::warn, observed, "a build for " + c.vendor,
                 cat({"anygpu cannot tell which torch builds fit ", vname, " devices"}),
                 "check the vendor's documentation for its torch build");
   auto required = cat({"a ", words[want], " build for ", c.vendor});
   if (want == "plugin") {
     if (kind != "cpu")
-      return make(name, "fail", observed, required,
+      return make(name, CheckStatus::fail, observed, required,
                   cat({"a ", build_words(b), " build on a ", vname, " host; ", c.vendor,
                        " uses a CPU torch with the ", v->torch_package, " plugin"}),
                   cat({"install the CPU build (", index("cpu"), ") and ", v->torch_package}));
     if (c.py.env->dist(plugin_dist(v->torch_package)))
       return pass(name, cat({observed, " + ", v->torch_package}), required);
-    return make(name, "warn", observed, required,
+    return make(name, CheckStatus::warn, observed, required,
                 cat({"CPU build without ", v->torch_package, ": torch will not see the ", vname,
                      " devices"}),
                 cat({"install ", v->torch_package, " for this torch version"}));
@@ -466,19 +488,23 @@ CheckResult check_wheel(const Context& c, const Dependency& d) {
   if (kind == "cpu") {
     if (c.vendor == "intel" && c.py.env->dist("intel-extension-for-pytorch"))
       return pass(name, observed + " + intel_extension_for_pytorch", required);
-    return make(name, "warn", observed, required,
+    return make(name, CheckStatus::warn, observed, required,
                 cat({"a CPU build on a ", vname, " host: torch will not use the accelerators"}),
                 cat({"install the ", words[want], " build: ",
-                     index(want == "cuda" ? "cu121" : want == "rocm" ? "rocm6.1" : "xpu")}));
+                     index(want == "cuda"   ? "cu121"
+                           : want == "rocm" ? "rocm6.1"
+                                            : "xpu")}));
   }
   if (kind != want) {
-    std::string effect = kind == "cuda" ? " (torch reports 'Found no NVIDIA driver')"
+    std::string effect = kind == "cuda"   ? " (torch reports 'Found no NVIDIA driver')"
                          : kind == "rocm" ? " (torch reports 'No HIP GPUs are available')"
                                           : "";
-    return make(name, "fail", observed, required,
+    return make(name, CheckStatus::fail, observed, required,
                 cat({"a ", build_words(b), " build does not run on ", vname, " devices", effect}),
                 cat({"install the ", words[want], " build of the same version: ",
-                     index(want == "cuda" ? "cu121" : want == "rocm" ? "rocm6.1" : "xpu")}));
+                     index(want == "cuda"   ? "cu121"
+                           : want == "rocm" ? "rocm6.1"
+                                            : "xpu")}));
   }
   // A CUDA build also needs a driver new enough for its CUDA major version.
   if (kind == "cuda" && b.cuda) {
@@ -493,7 +519,7 @@ CheckResult check_wheel(const Context& c, const Dependency& d) {
     if (floor && dd) {
       auto cmp = compare_versions(*dd->driver->version, *floor);
       if (cmp && *cmp < 0)
-        return make(name, "fail", observed, required,
+        return make(name, CheckStatus::fail, observed, required,
                     cat({"CUDA ", *b.cuda, " builds need driver >= ", *floor, "; this host has ",
                          *dd->driver->version}),
                     cat({"upgrade the NVIDIA driver to ", *floor,
@@ -506,13 +532,16 @@ CheckResult check_wheel(const Context& c, const Dependency& d) {
 CheckResult check_distributed(const Context& c) {
   const std::string name = "PyTorch distributed";
   if (!c.py.env || !c.py.env->torch)
-    return make(name, "skip", "", "", "torch is not installed (see PyTorch version)");
+    return make(name, CheckStatus::skip, "", "", "torch is not installed (see PyTorch version)");
   const auto& b = *c.py.env->torch;
   auto kind = b.kind();
-  std::string lib = kind == "cuda" ? "NCCL" : kind == "rocm" ? "RCCL" : kind == "xpu" ? "oneCCL" : "";
+  std::string lib = kind == "cuda"   ? "NCCL"
+                    : kind == "rocm" ? "RCCL"
+                    : kind == "xpu"  ? "oneCCL"
+                                     : "";
   auto required = lib.empty() ? std::string("torch.distributed") : "torch.distributed + " + lib;
   if (!b.has_distributed)
-    return make(name, "fail", "no torch.distributed", required,
+    return make(name, CheckStatus::fail, "no torch.distributed", required,
                 cat({"torch.distributed is missing from ", b.dir}),
                 "install the full torch wheel from download.pytorch.org (this build was made "
                 "without distributed support)");
@@ -528,24 +557,28 @@ CheckResult check_distributed(const Context& c) {
     return nullptr;
   };
   if (kind == "cuda") {
-    if (has_lib("libnccl")) return pass(name, "torch.distributed + NCCL (" + b.dir + "/lib)", required);
+    if (has_lib("libnccl"))
+      return pass(name, "torch.distributed + NCCL (" + b.dir + "/lib)", required);
     if (const auto* n = dist_with_prefix("nvidia-nccl"))
-      return pass(name, cat({"torch.distributed + NCCL (", n->name, " ", n->version, ")"}), required);
+      return pass(name, cat({"torch.distributed + NCCL (", n->name, " ", n->version, ")"}),
+                  required);
     auto major = b.cuda ? cuda_major(*b.cuda) : std::nullopt;
-    return make(name, "fail", "torch.distributed without NCCL", required,
-                "NCCL not found (no libnccl in torch/lib, no nvidia-nccl-cu* package)",
-                cat({"pip install nvidia-nccl-cu", major ? std::to_string(*major) : std::string("12"),
-                     " (or reinstall torch from download.pytorch.org)"}));
+    return make(
+        name, CheckStatus::fail, "torch.distributed without NCCL", required,
+        "NCCL not found (no libnccl in torch/lib, no nvidia-nccl-cu* package)",
+        cat({"pip install nvidia-nccl-cu", major ? std::to_string(*major) : std::string("12"),
+             " (or reinstall torch from download.pytorch.org)"}));
   }
   if (kind == "rocm") {
-    if (has_lib("librccl")) return pass(name, "torch.distributed + RCCL (" + b.dir + "/lib)", required);
-    return make(name, "fail", "torch.distributed without RCCL", required,
+    if (has_lib("librccl"))
+      return pass(name, "torch.distributed + RCCL (" + b.dir + "/lib)", required);
+    return make(name, CheckStatus::fail, "torch.distributed without RCCL", required,
                 "RCCL not found (no librccl in torch/lib)",
                 "reinstall the ROCm torch wheel (it ships librccl.so in torch/lib)");
   }
   if (has_lib("libccl") || dist_with_prefix("oneccl"))
     return pass(name, "torch.distributed + oneCCL", required);
-  return make(name, "warn", "torch.distributed", required,
+  return make(name, CheckStatus::warn, "torch.distributed", required,
               "oneCCL not found next to torch; multi-device XPU runs may fail",
               "install the XPU torch wheel with oneCCL (torch >= 2.7) or oneccl_bind_pt");
 }
@@ -558,22 +591,27 @@ struct Evaluation {
 Evaluation evaluate_for(Context& c) {
   Evaluation e;
   auto add = [&](CheckResult r) {
-    if (r.status == "fail") ++e.failures;
-    if (r.status == "warn") ++e.warnings;
+    if (r.status == CheckStatus::fail) ++e.failures;
+    if (r.status == CheckStatus::warn) ++e.warnings;
     e.checks.push_back(std::move(r));
   };
   for (const auto& key : c.spec.order) {
-    if (key == "gpu_compute_capability") add(check_arch(c));
+    if (key == "gpu_compute_capability")
+      add(check_arch(c));
     else if (key == "memory_bandwidth_gbps")
       add(check_quantity(c, "Memory bandwidth", *c.spec.memory_bandwidth_gbps, "GB/s", "bandwidth",
                          bandwidth_of, bandwidth_ok));
     else if (key == "memory_gb_min")
       add(check_quantity(c, "Device memory", *c.spec.memory_gb_min, "GB", "memory", memory_gib_of,
                          memory_ok));
-    else if (key == "driver_version_min") add(check_driver(c));
-    else if (key == "vendor") add(check_vendor(c));
-    else if (key == "device_count_min") add(check_count(c));
-    else if (key == "kernel_version_min") add(check_kernel(c));
+    else if (key == "driver_version_min")
+      add(check_driver(c));
+    else if (key == "vendor")
+      add(check_vendor(c));
+    else if (key == "device_count_min")
+      add(check_count(c));
+    else if (key == "kernel_version_min")
+      add(check_kernel(c));
   }
   for (const auto& d : c.spec.dependencies) {
     add(check_dep_version(c, d));
@@ -589,8 +627,7 @@ Verdict evaluate_contract(const ContractSpec& spec, const Inventory& inventory,
                           const PythonFacts& python, const Registry& registry) {
   std::vector<std::string> vendors;
   for (const auto& d : inventory.devices)
-    if (d.bound() &&
-        std::find(vendors.begin(), vendors.end(), d.vendor) == vendors.end())
+    if (d.bound() && std::find(vendors.begin(), vendors.end(), d.vendor) == vendors.end())
       vendors.push_back(d.vendor);
   if (!spec.vendors.empty()) {
     std::vector<std::string> allowed;
@@ -604,8 +641,7 @@ Verdict evaluate_contract(const ContractSpec& spec, const Inventory& inventory,
   for (const auto& v : vendors) {
     Context c{spec, inventory, python, registry, v, {}, 1};
     for (const auto& d : inventory.devices)
-      if (!v.empty() && d.vendor == v && d.bound())
-        c.devices.push_back(&d);
+      if (!v.empty() && d.vendor == v && d.bound()) c.devices.push_back(&d);
     if (spec.device_count_min) c.need = static_cast<size_t>(*spec.device_count_min);
     auto e = evaluate_for(c);
     if (!best || std::pair(e.failures, e.warnings) < std::pair(best->failures, best->warnings))

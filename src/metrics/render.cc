@@ -110,7 +110,7 @@ nlohmann::ordered_json metrics_to_json(const MetricsSnapshot& s) {
       json& lj = j["library"];
       lj["api"] = l->api;
       lj["crashes"] = l->crashes;
-      if (l->status) lj["status"] = *l->status;
+      if (l->status) lj["status"] = std::string(to_string(*l->status));
       if (l->signal) lj["signal"] = *l->signal;
       if (l->exit_code) lj["exit_code"] = *l->exit_code;
     }

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "model/library_status.h"
+
 namespace anygpu {
 
 struct DeviceSample {
@@ -32,9 +34,9 @@ struct DeviceSample {
 struct LibraryWorkerStatus {
   std::string api;       // nvml, ixml, level-zero, dcmi
   uint64_t crashes = 0;  // workers lost (crashed, exited, timed out, protocol error)
-  // The last failure, until the next healthy sample: crashed, exited, timeout, protocol-error,
+  // The last failure, until the next healthy sample: crashed, exited, timeout, protocol_error,
   // with the signal or exit code where the worker ended so.
-  std::optional<std::string> status;
+  std::optional<LibraryStatus> status;
   std::optional<int> signal, exit_code;
 };
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "model/library_status.h"
+
 namespace anygpu {
 
 struct PciAddress {
@@ -92,7 +94,7 @@ struct RuntimeComponent {
 struct LibraryReport {
   std::string vendor;
   std::string api;
-  std::string status;  // loaded, found, missing, error, timeout, disabled
+  LibraryStatus status = LibraryStatus::missing;
   std::optional<std::string> path;
   std::optional<std::string> message;
 };

@@ -2,4 +2,5 @@
 set(ANYGPU_MODEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/inventory.cc
   ${CMAKE_CURRENT_LIST_DIR}/arch.cc
+  ${CMAKE_CURRENT_LIST_DIR}/library_status.cc
 )

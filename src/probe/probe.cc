@@ -48,7 +48,7 @@ void merge_library(const ProbeContext& ctx, const Vendor& vendor, std::vector<Pc
       if (d.vendor == &vendor && d.device.driver && !d.device.driver->version)
         d.device.driver->version = r.driver_version;
   for (auto& rt : r.runtimes) inv.runtimes.push_back(std::move(rt));
-  if (r.report.status == "error")
+  if (r.report.status == LibraryStatus::error)
     ctx.warn(cat({vendor.id, " ", r.report.api, ": ", r.report.message.value_or("error")}));
   inv.libraries.push_back(std::move(r.report));
 }
@@ -90,8 +90,8 @@ void mark_missing_libraries(std::vector<PciDevice>& found, const Inventory& inv)
       if (!spec.required) continue;
       required = true;
       for (const auto& r : inv.libraries)
-        if (r.vendor == dev.vendor && (r.api == spec.api || r.status == "timeout") &&
-            r.status != "missing")
+        if (r.vendor == dev.vendor && (r.api == spec.api || r.status == LibraryStatus::timeout) &&
+            r.status != LibraryStatus::missing)
           missing = false;
     }
     if (required && missing) dev.status = DeviceStatus::library_missing;

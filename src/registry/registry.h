@@ -163,7 +163,8 @@ class Registry {
   Registry(std::span<const Vendor> vendors, std::span<const DeviceSpec> devices)
       : vendors_(vendors), devices_(devices) {}
 
-  // The registry compiled into this binary.
+  // The registry in force for this process: the compiled-in one, or the one ANYGPU_REGISTRY
+  // names once prepare_registry() has read it (registry/registry_override.h).
   static const Registry& builtin();
 
   std::span<const Vendor> vendors() const { return vendors_; }

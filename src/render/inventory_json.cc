@@ -85,7 +85,7 @@ json inventory_to_json(const Inventory& inv) {
                              {"source", r.source}});
   j["libraries"] = json::array();
   for (const auto& l : inv.libraries) {
-    json lj{{"vendor", l.vendor}, {"api", l.api}, {"status", l.status}};
+    json lj{{"vendor", l.vendor}, {"api", l.api}, {"status", std::string(to_string(l.status))}};
     put(lj, "path", l.path);
     put(lj, "message", l.message);
     j["libraries"].push_back(lj);

@@ -58,11 +58,12 @@ struct ProbeSession::State {
     return libraries.size();
   }
 
-  void fail(size_t i, std::string status, std::string message, std::vector<std::string>& warnings) {
+  void fail(size_t i, LibraryStatus status, std::string message,
+            std::vector<std::string>& warnings) {
     LibraryResult r;
     r.report.vendor = libraries[i].vendor;
     r.report.api = libraries[i].api;
-    r.report.status = std::move(status);
+    r.report.status = status;
     r.report.message = std::move(message);
     warnings.push_back(
         cat({r.report.vendor, " ", r.report.api, ": ", *r.report.message, "; kernel facts only"}));
@@ -113,10 +114,10 @@ struct ProbeSession::State {
           break;
         }
     if (culprit < libraries.size()) fail(culprit, failure.status, failure.message, warnings);
-    if (failure.status != "timeout") return true;
+    if (failure.status != LibraryStatus::timeout) return true;
     for (size_t i : open_positions())
-      fail(i, "timeout", cat({"not tried: the deadline passed in ", libraries[culprit].api}),
-           warnings);
+      fail(i, LibraryStatus::timeout,
+           cat({"not tried: the deadline passed in ", libraries[culprit].api}), warnings);
     return false;
   }
 };
@@ -143,7 +144,8 @@ std::vector<LibraryResult> ProbeSession::finish(Clock::time_point deadline,
   auto& s = *s_;
   while (s.process || s.cannot_start) {
     if (s.cannot_start) {
-      for (size_t i : s.open_positions()) s.fail(i, "error", *s.cannot_start, warnings);
+      for (size_t i : s.open_positions())
+        s.fail(i, LibraryStatus::error, *s.cannot_start, warnings);
       break;
     }
     bool again = s.collect(deadline, warnings);
@@ -151,7 +153,7 @@ std::vector<LibraryResult> ProbeSession::finish(Clock::time_point deadline,
     if (!again) break;
     if (Clock::now() >= deadline) {
       for (size_t i : s.open_positions())
-        s.fail(i, "timeout", "not tried: no time left before the deadline", warnings);
+        s.fail(i, LibraryStatus::timeout, "not tried: no time left before the deadline", warnings);
       break;
     }
     s.launch();

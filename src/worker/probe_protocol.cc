@@ -1,17 +1,11 @@
 #include "worker/probe_protocol.h"
 
-#include <algorithm>
-
 #include "util/strings.h"
 #include "worker/message.h"
 
 namespace anygpu::worker {
 
 namespace {
-
-// The statuses a worker may report itself; crashed, exited, timeout and protocol-error are the
-// parent's verdicts and never come over the wire.
-constexpr std::string_view kWorkerStatuses[] = {"loaded", "found", "missing", "error", "disabled"};
 
 bool arity(const Record& r, size_t n, std::optional<std::string>& error) {
   if (r.fields.size() == n) return true;
@@ -76,7 +70,7 @@ std::string encode_begin(std::string_view vendor, std::string_view api) {
 std::string encode_library(const LibraryResult& result, const StrayOutput& output) {
   const auto& rep = result.report;
   Writer w;
-  w.line("library", {rep.vendor, rep.api, rep.status});
+  w.line("library", {rep.vendor, rep.api, to_string(rep.status)});
   if (rep.path) w.line("path", {*rep.path});
   if (rep.message && !rep.message->empty()) w.line("message", {*rep.message});
   if (result.driver_version) w.line("driver", {*result.driver_version});
@@ -132,14 +126,16 @@ ProbeReply decode_probe_reply(std::string_view text) {
         error = at(r, "'library' without its 'begin'");
         break;
       }
-      if (std::ranges::find(kWorkerStatuses, r.fields[2]) == std::end(kWorkerStatuses)) {
+      // Timeout, crashed, exited and protocol-error are the parent's verdicts, never a worker's.
+      auto status = parse_worker_library_status(r.fields[2]);
+      if (!status) {
         error = at(r, "unknown status '" + encode_field(r.fields[2]) + "'");
         break;
       }
       open.emplace();
       open->result.report.vendor = r.fields[0];
       open->result.report.api = r.fields[1];
-      open->result.report.status = r.fields[2];
+      open->result.report.status = *status;
     } else if (!open && r.tag != "end") {
       error = at(r, cat({"'", r.tag, "' outside a library"}));
     } else if (r.tag == "path") {

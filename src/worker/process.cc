@@ -267,19 +267,19 @@ Failure classify(ReadEnd end, const Exit& exit, std::chrono::milliseconds timeou
   f.exit = exit;
   // A worker killed at the deadline left a partial reply: that is the timeout's doing.
   if (end == ReadEnd::deadline) {
-    f.status = "timeout";
+    f.status = LibraryStatus::timeout;
     f.message = "did not answer within " + std::to_string(timeout.count()) + " ms; worker killed";
   } else if (protocol_error) {
-    f.status = "protocol-error";
+    f.status = LibraryStatus::protocol_error;
     f.message = "bad message from the library worker: " + *protocol_error;
   } else if (end == ReadEnd::overflow) {
-    f.status = "protocol-error";
+    f.status = LibraryStatus::protocol_error;
     f.message = "the library worker's reply exceeds " + std::to_string(kMaxMessage) + " bytes";
   } else if (exit.kind == Exit::Kind::signaled) {
-    f.status = "crashed";
+    f.status = LibraryStatus::crashed;
     f.message = "the library worker was " + describe(exit);
   } else {
-    f.status = "exited";
+    f.status = LibraryStatus::exited;
     f.message = "the library worker " + describe(exit) + " before answering";
   }
   if (!excerpt.empty()) f.message += "; it printed: " + excerpt;

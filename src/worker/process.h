@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "model/library_status.h"
 #include "util/result.h"
 
 namespace anygpu::worker {
@@ -66,8 +67,8 @@ class Process {
 // Where libraries' status comes from when a worker failed: the reply stopped because of
 // `end`, and the process ended as `exit`.
 struct Failure {
-  std::string status;   // crashed, exited, timeout, protocol-error
-  std::string message;  // what happened, with signal or code
+  LibraryStatus status = LibraryStatus::crashed;  // crashed, exited, timeout, protocol_error
+  std::string message;                            // what happened, with signal or code
   Exit exit;
 };
 Failure classify(ReadEnd end, const Exit& exit, std::chrono::milliseconds timeout,

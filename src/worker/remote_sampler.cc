@@ -58,13 +58,15 @@ RemoteSampler::Outcome RemoteSampler::fail(ReadEnd end, std::optional<std::strin
     health_.signal.reset();
     health_.exit_code.reset();
     // A worker killed for a timeout or a bad reply ended by our SIGKILL: not its signal.
-    if (f.status == "crashed" && exit.kind == Exit::Kind::signaled) health_.signal = exit.value;
-    if (f.status == "exited" && exit.kind == Exit::Kind::exited) health_.exit_code = exit.value;
+    if (f.status == LibraryStatus::crashed && exit.kind == Exit::Kind::signaled)
+      health_.signal = exit.value;
+    if (f.status == LibraryStatus::exited && exit.kind == Exit::Kind::exited)
+      health_.exit_code = exit.value;
     health_.message = f.message;
   }
   return {State::failed,
           {},
-          cat({setup_.api, " worker ", f.status, ": ", f.message, "; restarting in ",
+          cat({setup_.api, " worker ", to_string(f.status), ": ", f.message, "; restarting in ",
                seconds(restart_backoff(failures_in_a_row_))})};
 }
 
@@ -102,7 +104,7 @@ RemoteSampler::Outcome RemoteSampler::sample() {
       auto h = health();
       return {State::waiting,
               {},
-              cat({setup_.api, " worker ", h.status.value_or("failed"), ": ",
+              cat({setup_.api, " worker ", h.status ? to_string(*h.status) : "failed", ": ",
                    h.message.value_or(""), "; restarting in ", seconds(left)})};
     }
     auto started = start(deadline);

@@ -25,8 +25,8 @@ std::chrono::milliseconds restart_backoff(unsigned failures_in_a_row);
 
 // What the parent knows of a sampler's worker, safe to read from any thread.
 struct WorkerHealth {
-  uint64_t crashes = 0;               // workers lost: crashed, exited, timed out, protocol error
-  std::optional<std::string> status;  // the last failure's status, until a healthy sample
+  uint64_t crashes = 0;                 // workers lost: crashed, exited, timed out, protocol error
+  std::optional<LibraryStatus> status;  // the last failure's status, until a healthy sample
   std::optional<int> signal, exit_code;
   std::optional<std::string> message;
 };

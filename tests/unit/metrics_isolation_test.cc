@@ -170,7 +170,7 @@ TEST(MetricsIsolation, CrashingLibraryIsRestartedWithBackoffAndOneWorkerAtMost) 
   const auto* b = nvidia(*s);
   ASSERT_TRUE(b && b->library);
   EXPECT_FALSE(b->up);
-  EXPECT_EQ(b->library->status, "crashed");
+  EXPECT_EQ(b->library->status, LibraryStatus::crashed);
   EXPECT_EQ(b->library->signal, 11);
   // Starts at 0, ~1 s, ~3 s (backoff 1 s, 2 s): 3 in 3.5 s, not the 70 an interval of 50 ms
   // would spawn.

@@ -41,7 +41,7 @@ MetricsSnapshot two_devices() {
                      false,
                      {},
                      "libnvidia-ml.so.1: not found",
-                     LibraryWorkerStatus{"nvml", 3, "crashed", 11, std::nullopt}};
+                     LibraryWorkerStatus{"nvml", 3, LibraryStatus::crashed, 11, std::nullopt}};
   s.backends = {up, down};
   return s;
 }

@@ -83,8 +83,8 @@ const LibraryReport* report(const Inventory& inv, const std::string& vendor,
 std::string dump_libraries(const Inventory& inv) {
   std::ostringstream s;
   for (const auto& r : inv.libraries)
-    s << "  {" << r.vendor << ", " << r.api << ", " << r.status << ", " << r.path.value_or("-")
-      << ", " << r.message.value_or("-") << "}\n";
+    s << "  {" << r.vendor << ", " << r.api << ", " << to_string(r.status) << ", "
+      << r.path.value_or("-") << ", " << r.message.value_or("-") << "}\n";
   s << "warnings:\n";
   for (const auto& w : inv.warnings) s << "  " << w << "\n";
   return s.str();
@@ -147,7 +147,7 @@ TEST(VendorLibraries, NvmlLoadedFromBeneathTheRootFillsLibraryFacts) {
   auto nv = reports(inv, "nvidia");
   ASSERT_EQ(nv.size(), 1u) << dump_libraries(inv);
   EXPECT_EQ(nv[0]->api, "nvml");
-  EXPECT_EQ(nv[0]->status, "loaded") << dump_libraries(inv);
+  EXPECT_EQ(to_string(nv[0]->status), "loaded") << dump_libraries(inv);
   ASSERT_TRUE(nv[0]->path.has_value());
   EXPECT_EQ(*nv[0]->path, lib);
   EXPECT_TRUE(starts_with(*nv[0]->path, host.root + "/")) << *nv[0]->path;
@@ -208,7 +208,7 @@ TEST(VendorLibraries, NvmlUnversionedNameInLib64IsFound) {
   auto inv = test::probe_root(host.root, /*load_libraries=*/true, 5000);
   auto* r = report(inv, "nvidia", "nvml");
   ASSERT_NE(r, nullptr) << dump_libraries(inv);
-  EXPECT_EQ(r->status, "loaded") << dump_libraries(inv);
+  EXPECT_EQ(to_string(r->status), "loaded") << dump_libraries(inv);
   EXPECT_EQ(r->path, lib);
   EXPECT_EQ(test::find_device(inv, "0000:db:00.0")->memory_total_bytes, kNvmlMemoryTotal);
 }
@@ -220,7 +220,7 @@ TEST(VendorLibraries, NvmlInitErrorIsReportedAndSysfsFactsStay) {
 
   auto* r = report(inv, "nvidia", "nvml");
   ASSERT_NE(r, nullptr) << dump_libraries(inv);
-  EXPECT_EQ(r->status, "error");
+  EXPECT_EQ(to_string(r->status), "error");
   EXPECT_EQ(r->path, lib);
   ASSERT_TRUE(r->message.has_value());
   EXPECT_NE(r->message->find("Driver Not Loaded"), std::string::npos) << *r->message;
@@ -250,7 +250,7 @@ TEST(VendorLibraries, NvmlMissingSymbolIsAnError) {
 
   auto* r = report(inv, "nvidia", "nvml");
   ASSERT_NE(r, nullptr) << dump_libraries(inv);
-  EXPECT_EQ(r->status, "error");
+  EXPECT_EQ(to_string(r->status), "error");
   EXPECT_EQ(r->path, lib);
   ASSERT_TRUE(r->message.has_value());
   EXPECT_NE(r->message->find("nvmlDeviceGetPciInfo_v3"), std::string::npos) << *r->message;
@@ -278,7 +278,7 @@ TEST(VendorLibraries, NvmlHangHitsTheDeadline) {
 
   auto nv = reports(inv, "nvidia");
   ASSERT_EQ(nv.size(), 1u) << dump_libraries(inv);
-  EXPECT_EQ(nv[0]->status, "timeout");
+  EXPECT_EQ(to_string(nv[0]->status), "timeout");
   ASSERT_TRUE(nv[0]->message.has_value());
   EXPECT_NE(nv[0]->message->find("300 ms"), std::string::npos) << *nv[0]->message;
   EXPECT_TRUE(has_warning(inv, "did not answer within 300 ms")) << dump_libraries(inv);
@@ -296,7 +296,7 @@ TEST(VendorLibraries, NoNvmlMarksNvidiaLibraryMissing) {
 
   auto* r = report(inv, "nvidia", "nvml");
   ASSERT_NE(r, nullptr) << dump_libraries(inv);
-  EXPECT_EQ(r->status, "missing");
+  EXPECT_EQ(to_string(r->status), "missing");
   EXPECT_FALSE(r->path.has_value()) << *r->path;
   ASSERT_TRUE(r->message.has_value());
   EXPECT_NE(r->message->find("libnvidia-ml.so.1"), std::string::npos) << *r->message;
@@ -319,7 +319,7 @@ TEST(VendorLibraries, NoRocmSmiIsNotLibraryMissing) {
   ASSERT_EQ(amd.size(), 2u) << dump_libraries(inv);
   EXPECT_EQ(amd[0]->api, "amd-smi");
   EXPECT_EQ(amd[1]->api, "rocm-smi");
-  for (const auto* r : amd) EXPECT_EQ(r->status, "missing") << dump_libraries(inv);
+  for (const auto* r : amd) EXPECT_EQ(to_string(r->status), "missing") << dump_libraries(inv);
   ASSERT_EQ(inv.of_vendor("amd").size(), 8u);
   for (const auto* d : inv.of_vendor("amd")) {
     SCOPED_TRACE(d->pci.address.str());
@@ -358,10 +358,10 @@ TEST(VendorLibraries, RocmSmiLoadedThroughOptRocmLink) {
 
   auto* amd_smi = report(inv, "amd", "amd-smi");
   ASSERT_NE(amd_smi, nullptr) << dump_libraries(inv);
-  EXPECT_EQ(amd_smi->status, "missing");
+  EXPECT_EQ(to_string(amd_smi->status), "missing");
   auto* r = report(inv, "amd", "rocm-smi");
   ASSERT_NE(r, nullptr) << dump_libraries(inv);
-  EXPECT_EQ(r->status, "loaded") << dump_libraries(inv);
+  EXPECT_EQ(to_string(r->status), "loaded") << dump_libraries(inv);
   ASSERT_TRUE(r->path.has_value());
   EXPECT_TRUE(starts_with(*r->path, host.root + "/")) << *r->path;
   EXPECT_EQ(fs::canonical(*r->path), fs::canonical(lib));
@@ -395,7 +395,7 @@ TEST(VendorLibraries, HostLibraryIsNotUsedUnderARoot) {
 
   auto* r = report(inv, "intel", "level-zero");
   ASSERT_NE(r, nullptr) << dump_libraries(inv);
-  EXPECT_EQ(r->status, "missing") << dump_libraries(inv);
+  EXPECT_EQ(to_string(r->status), "missing") << dump_libraries(inv);
   EXPECT_FALSE(r->path.has_value()) << *r->path;
   for (const auto* d : inv.of_vendor("intel")) {
     EXPECT_FALSE(has_source(*d, "level-zero"));
@@ -412,7 +412,7 @@ TEST(VendorLibraries, EmptyLevelZeroStubFailsGracefully) {
 
   auto* r = report(inv, "intel", "level-zero");
   ASSERT_NE(r, nullptr) << dump_libraries(inv);
-  EXPECT_EQ(r->status, "error") << dump_libraries(inv);
+  EXPECT_EQ(to_string(r->status), "error") << dump_libraries(inv);
   ASSERT_TRUE(r->message.has_value());
   // dlerror() names the file beneath the root, never the host's own loader.
   EXPECT_NE(r->message->find(host.root), std::string::npos) << *r->message;
@@ -442,7 +442,7 @@ TEST(VendorLibraries, LevelZeroSysmanLoaded) {
 
   auto* r = report(inv, "intel", "level-zero");
   ASSERT_NE(r, nullptr) << dump_libraries(inv);
-  EXPECT_EQ(r->status, "loaded") << dump_libraries(inv);
+  EXPECT_EQ(to_string(r->status), "loaded") << dump_libraries(inv);
   ASSERT_TRUE(r->path.has_value());
   EXPECT_TRUE(starts_with(*r->path, host.root + "/")) << *r->path;
   EXPECT_EQ(fs::canonical(*r->path), fs::canonical(lib));
@@ -479,7 +479,7 @@ TEST(VendorLibraries, OldLevelZeroLoaderIsFoundNotAnError) {
   auto inv = test::probe_root(host.root, /*load_libraries=*/true, 5000);
   auto* r = report(inv, "intel", "level-zero");
   ASSERT_NE(r, nullptr) << dump_libraries(inv);
-  EXPECT_EQ(r->status, "found") << dump_libraries(inv);
+  EXPECT_EQ(to_string(r->status), "found") << dump_libraries(inv);
   ASSERT_TRUE(r->message.has_value());
   EXPECT_NE(r->message->find("zesInit"), std::string::npos) << *r->message;
   EXPECT_FALSE(has_warning(inv, "level-zero")) << dump_libraries(inv);

@@ -55,7 +55,8 @@ bool warned(const Inventory& inv, const std::string& part) {
 std::string dump(const Inventory& inv) {
   std::string s;
   for (const auto& r : inv.libraries)
-    s += r.vendor + "/" + r.api + " " + r.status + " " + r.message.value_or("-") + "\n";
+    s += r.vendor + "/" + r.api + " " + std::string(to_string(r.status)) + " " +
+         r.message.value_or("-") + "\n";
   for (const auto& w : inv.warnings) s += "warning: " + w + "\n";
   return s;
 }
@@ -96,7 +97,7 @@ TEST_P(FailingNvml, CostsOnlyItsOwnFacts) {
   EXPECT_LT(ms, 3000) << "a dead worker is noticed at once, not at the deadline";
   const auto* r = report(inv, "nvidia", "nvml");
   ASSERT_NE(r, nullptr) << dump(inv);
-  EXPECT_EQ(r->status, c.status) << dump(inv);
+  EXPECT_EQ(to_string(r->status), c.status) << dump(inv);
   ASSERT_TRUE(r->message.has_value());
   EXPECT_NE(r->message->find(c.says), std::string::npos) << dump(inv);
   EXPECT_TRUE(warned(inv, "nvidia nvml: ")) << dump(inv);
@@ -121,7 +122,7 @@ TEST(WorkerIsolation, PrintingLibraryStillAnswersAndItsTextIsKeptOut) {
   auto inv = test::probe_root(host.root, true, 5000);
   const auto* r = report(inv, "nvidia", "nvml");
   ASSERT_NE(r, nullptr) << dump(inv);
-  EXPECT_EQ(r->status, "loaded") << dump(inv);
+  EXPECT_EQ(to_string(r->status), "loaded") << dump(inv);
   ASSERT_TRUE(r->message.has_value());
   EXPECT_NE(r->message->find("bytes to stdout/stderr (ignored)"), std::string::npos) << *r->message;
   // All three writes (printf, stderr, raw fd 1) are counted; the first line is quoted.
@@ -139,9 +140,9 @@ TEST(WorkerIsolation, CrashedLibraryDoesNotStopTheNextOne) {
   const auto* amd_smi = report(inv, "amd", "amd-smi");
   const auto* rocm_smi = report(inv, "amd", "rocm-smi");
   ASSERT_TRUE(amd_smi && rocm_smi) << dump(inv);
-  EXPECT_EQ(amd_smi->status, "crashed") << dump(inv);
+  EXPECT_EQ(to_string(amd_smi->status), "crashed") << dump(inv);
   EXPECT_NE(amd_smi->message.value_or("").find("SIGSEGV"), std::string::npos) << dump(inv);
-  EXPECT_EQ(rocm_smi->status, "loaded") << dump(inv);
+  EXPECT_EQ(to_string(rocm_smi->status), "loaded") << dump(inv);
   for (const auto* d : inv.of_vendor("amd")) EXPECT_EQ(d->memory_total_bytes, 206141652992ULL);
 }
 
@@ -178,7 +179,7 @@ TEST(WorkerIsolation, GarbageOnTheReplyChannelIsAProtocolError) {
     auto inv = test::probe_root(host.root, true, 5000);
     const auto* r = report(inv, "nvidia", "nvml");
     ASSERT_NE(r, nullptr) << dump(inv);
-    EXPECT_EQ(r->status, "protocol-error") << dump(inv);
+    EXPECT_EQ(to_string(r->status), "protocol-error") << dump(inv);
     EXPECT_NE(r->message.value_or("").find(why), std::string::npos) << dump(inv);
     expect_sysfs_facts_kept(inv);
   }
@@ -191,7 +192,7 @@ TEST(WorkerIsolation, NoWorkerMeansNoLibraryAndSaysSo) {
   auto inv = test::probe_root(host.root, true, 5000);
   const auto* r = report(inv, "nvidia", "nvml");
   ASSERT_NE(r, nullptr) << dump(inv);
-  EXPECT_EQ(r->status, "error") << dump(inv);
+  EXPECT_EQ(to_string(r->status), "error") << dump(inv);
   EXPECT_NE(r->message.value_or("").find("ANYGPU_WORKER"), std::string::npos) << dump(inv);
   expect_sysfs_facts_kept(inv);  // never loaded in-process as a fallback
 }

@@ -69,7 +69,7 @@ TEST(WorkerMessage, RequestRoundTrips) {
 
 LibraryResult loaded_nvml() {
   LibraryResult r;
-  r.report = {"nvidia", "nvml", "loaded", "/usr/lib/libnvidia-ml.so.1", std::nullopt};
+  r.report = {"nvidia", "nvml", LibraryStatus::loaded, "/usr/lib/libnvidia-ml.so.1", std::nullopt};
   r.driver_version = "550.90.07";
   r.runtimes.push_back({"nvidia", "cuda-driver", "12.4", "nvml"});
   LibraryDeviceFacts d;
@@ -89,7 +89,7 @@ TEST(WorkerMessage, ReplyRoundTrips) {
   EXPECT_FALSE(reply.in_progress.has_value());
   ASSERT_EQ(reply.libraries.size(), 1u);
   const auto& lib = reply.libraries[0];
-  EXPECT_EQ(lib.result.report.status, "loaded");
+  EXPECT_EQ(to_string(lib.result.report.status), "loaded");
   EXPECT_EQ(lib.result.driver_version, "550.90.07");
   ASSERT_EQ(lib.result.runtimes.size(), 1u);
   EXPECT_EQ(lib.result.runtimes[0].vendor, "nvidia");
@@ -114,6 +114,8 @@ TEST(WorkerMessage, BadRepliesAreErrors) {
   const std::string bad[] = {
       h + "library nvidia nvml loaded\ndone\nend\n",                             // no begin
       h + "begin nvidia nvml\nlibrary nvidia nvml crashed\ndone\nend\n",         // parent's verdict
+      h + "begin nvidia nvml\nlibrary nvidia nvml timeout\ndone\nend\n",         // parent's verdict
+      h + "begin nvidia nvml\nlibrary nvidia nvml Loaded\ndone\nend\n",          // not a status
       h + "begin nvidia nvml\nlibrary amd rocm-smi loaded\ndone\nend\n",         // not what began
       h + "begin nvidia nvml\nlibrary nvidia nvml loaded\nname x\ndone\nend\n",  // no device
       h + "begin nvidia nvml\nlibrary nvidia nvml loaded\ndevice 0000:zz:00.0\ndone\nend\n",
@@ -126,6 +128,33 @@ TEST(WorkerMessage, BadRepliesAreErrors) {
     SCOPED_TRACE(text);
     EXPECT_TRUE(decode_probe_reply(text).error.has_value());
   }
+}
+
+// Every status has one name, the one the JSON and the protocol carry; a worker may send only
+// its own five, never a verdict of the parent's.
+TEST(LibraryStatusNames, RoundTripAndOnlyAWorkersOwnParse) {
+  const std::pair<LibraryStatus, const char*> all[] = {
+      {LibraryStatus::loaded, "loaded"},
+      {LibraryStatus::found, "found"},
+      {LibraryStatus::missing, "missing"},
+      {LibraryStatus::error, "error"},
+      {LibraryStatus::disabled, "disabled"},
+      {LibraryStatus::timeout, "timeout"},
+      {LibraryStatus::crashed, "crashed"},
+      {LibraryStatus::exited, "exited"},
+      {LibraryStatus::protocol_error, "protocol-error"}};
+  for (const auto& [status, name] : all) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(to_string(status), name);
+    auto parsed = parse_worker_library_status(name);
+    if (is_worker_verdict(status)) {
+      EXPECT_FALSE(parsed);
+    } else {
+      EXPECT_EQ(parsed, status);
+    }
+  }
+  EXPECT_FALSE(parse_worker_library_status(""));
+  EXPECT_FALSE(parse_worker_library_status("protocol_error"));
 }
 
 }  // namespace

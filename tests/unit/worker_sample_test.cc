@@ -200,7 +200,7 @@ TEST(WorkerSampleRemote, MalformedRepliesAreProtocolErrorsAndTheWorkerIsReaped) 
     EXPECT_EQ(pid, -1) << "the worker is gone";
     auto h = r.health();
     EXPECT_EQ(h.crashes, 1u);
-    EXPECT_EQ(h.status, "protocol-error");
+    EXPECT_EQ(h.status, LibraryStatus::protocol_error);
     EXPECT_FALSE(h.signal) << "our SIGKILL is not the worker's signal";
   }
 }
@@ -214,7 +214,7 @@ TEST(WorkerSampleRemote, SilenceIsATimeoutAndRestartsWaitOutTheBackoff) {
   EXPECT_EQ(out.state, RemoteSampler::State::failed);
   EXPECT_NE(out.message.find("timeout"), std::string::npos) << out.message;
   EXPECT_LT(took, 1500ms);
-  EXPECT_EQ(r.health().status, "timeout");
+  EXPECT_EQ(r.health().status, LibraryStatus::timeout);
   // Within the backoff: no new worker, an answer at once.
   t0 = std::chrono::steady_clock::now();
   auto waiting = r.sample();

@@ -29,22 +29,22 @@ void probe_level_zero(const DynamicLibrary& lib, LibraryResult& result) {
     // Loaders before spec 1.5 (Debian 12's 1.8.0) have no zesInit: Sysman would need
     // ZES_ENABLE_SYSMAN=1 in the environment before zeInit, which a library must not set
     // behind its host process's back. The loader is there; we just do not query it.
-    report.status = "found";
+    report.status = LibraryStatus::found;
     report.message = "Level Zero loader without zesInit (spec < 1.5): Sysman not queried";
     return;
   }
   if (!drivers || !devices || !pci) {
-    report.status = "error";
+    report.status = LibraryStatus::error;
     report.message =
         "missing one of zesInit, zesDriverGet, zesDeviceGet, zesDevicePciGetProperties";
     return;
   }
   if (auto r = init(0); r != ze::kSuccess) {
-    report.status = "error";
+    report.status = LibraryStatus::error;
     report.message = "zesInit failed (" + hex(static_cast<uint32_t>(r), 8) + ")";
     return;
   }
-  report.status = "loaded";
+  report.status = LibraryStatus::loaded;
   uint32_t ndrv = 0;
   if (drivers(&ndrv, nullptr) != ze::kSuccess || ndrv == 0 || ndrv > 64) return;
   std::vector<ze::Driver> drv(ndrv);

@@ -74,7 +74,7 @@ std::optional<LibraryResult> missing_without_loading(const HostRoot& host,
   Names n(request);
   if (host.find_library(n.sonames, n.dirs)) return std::nullopt;
   LibraryResult r = start_result(request);
-  r.report.status = "missing";
+  r.report.status = LibraryStatus::missing;
   r.report.message = join(request.sonames, ", ") + ": not found";
   return r;
 }
@@ -86,19 +86,19 @@ LibraryResult probe_library(const HostRoot& host, const LibraryRequest& request)
   auto lib = host.open_library(n.sonames, n.dirs);
   if (!lib) {
     bool absent = !host.find_library(n.sonames, n.dirs).has_value();
-    r.report.status = absent ? "missing" : "error";
-    if (!host.options().load_libraries) r.report.status = "disabled";
+    r.report.status = absent ? LibraryStatus::missing : LibraryStatus::error;
+    if (!host.options().load_libraries) r.report.status = LibraryStatus::disabled;
     r.report.message = lib.error().message;
     return r;
   }
   r.report.path = (*lib)->loaded_from();
   if (api && !api->init_symbol.empty() && !(*lib)->raw_symbol(api->init_symbol)) {
-    r.report.status = "error";
+    r.report.status = LibraryStatus::error;
     r.report.message = cat({"missing symbol ", api->init_symbol});
     return r;
   }
   if (!api || !api->probe) {
-    r.report.status = "found";
+    r.report.status = LibraryStatus::found;
     return r;
   }
   api->probe(**lib, r);
@@ -107,7 +107,7 @@ LibraryResult probe_library(const HostRoot& host, const LibraryRequest& request)
 
 bool ends_search(const LibraryResult& result) {
   const auto* api = api_entry(result.report.api);
-  return api && api->probe && result.report.status == "loaded";
+  return api && api->probe && result.report.status == LibraryStatus::loaded;
 }
 
 }  // namespace anygpu

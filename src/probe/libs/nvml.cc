@@ -48,18 +48,18 @@ void probe_nvml(const DynamicLibrary& lib, LibraryResult& result) {
   NvmlApi api(lib);
   auto& report = result.report;
   if (!api.init || !api.count || !api.by_index || !api.pci_info) {
-    report.status = "error";
+    report.status = LibraryStatus::error;
     report.message =
         "missing one of nvmlInit, nvmlDeviceGetCount, nvmlDeviceGetHandleByIndex, "
         "nvmlDeviceGetPciInfo_v3";
     return;
   }
   if (auto r = api.init(); r != nvml::kSuccess) {
-    report.status = "error";
+    report.status = LibraryStatus::error;
     report.message = "nvmlInit failed: " + api.why(r);
     return;
   }
-  report.status = "loaded";
+  report.status = LibraryStatus::loaded;
   if (api.driver_version) {
     char buf[nvml::kStringBufferSize] = {};
     if (api.driver_version(buf, sizeof buf) == nvml::kSuccess) {

@@ -17,16 +17,16 @@ void probe_rocm_smi(const DynamicLibrary& lib, LibraryResult& result) {
   auto memory = lib.symbol<rsmi::MemoryTotalFn>({"rsmi_dev_memory_total_get"});
   auto& report = result.report;
   if (!init || !count || !pci_id) {
-    report.status = "error";
+    report.status = LibraryStatus::error;
     report.message = "missing one of rsmi_init, rsmi_num_monitor_devices, rsmi_dev_pci_id_get";
     return;
   }
   if (auto r = init(0); r != rsmi::kSuccess) {
-    report.status = "error";
+    report.status = LibraryStatus::error;
     report.message = "rsmi_init failed (" + std::to_string(r) + ")";
     return;
   }
-  report.status = "loaded";
+  report.status = LibraryStatus::loaded;
   uint32_t n = 0;
   if (count(&n) != rsmi::kSuccess) n = 0;
   for (uint32_t i = 0; i < n && i < 1024; ++i) {
