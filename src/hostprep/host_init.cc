@@ -41,12 +41,6 @@ HostStep toolkit_step(const HostRoot& host, const std::string& vendor) {
     s.why = "no accelerator: containers need nothing extra";
     return s;
   }
-  if (vendor == "intel") {
-    s.why =
-        "Intel GPUs need only their /dev/dri nodes in the container (the CDI spec or "
-        "--device); there is no runtime hook to install";
-    return s;
-  }
   // Installing packages is the operator's (or configuration management's) job, never a side
   // effect here: the step says where to get the vendor's toolkit.
   const auto* v = Registry::builtin().vendor(vendor);
@@ -65,9 +59,10 @@ HostStep toolkit_step(const HostRoot& host, const std::string& vendor) {
     s.hint = std::string(t.hint);
     return s;
   }
-  s.why = cat({vendor,
-               " has no container hook anygpu knows; the CDI spec below passes its device "
-               "nodes to Podman >= 4.1, Docker >= 25, containerd and CRI-O"});
+  // No toolkit in the registry (Intel's GPUs need only their /dev/dri nodes): nothing to install.
+  s.why = cat({v ? v->display_name : std::string_view(vendor),
+               " has no container runtime hook to install: the CDI spec below, or --device, "
+               "passes its device nodes to Podman >= 4.1, Docker >= 25, containerd and CRI-O"});
   return s;
 }
 

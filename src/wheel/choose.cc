@@ -95,7 +95,7 @@ std::string older_release_hint(const Ctx& c, const std::function<bool(const Whee
   return "";
 }
 
-void choose_nvidia(const Ctx& c, WheelChoice& out) {
+void choose_cuda(const Ctx& c, WheelChoice& out) {
   std::optional<std::string> driver;
   std::vector<std::string> unknown_arch;
   for (const auto* d : c.devices) {
@@ -193,11 +193,11 @@ void choose_nvidia(const Ctx& c, WheelChoice& out) {
   out.reason = why;
 }
 
-void choose_amd(const Ctx& c, WheelChoice& out) {
+void choose_rocm(const Ctx& c, WheelChoice& out) {
   std::set<std::string> gfx;
   for (const auto* d : c.devices)
     if (d->arch) gfx.insert(*d->arch);
-  const std::string* host_rocm = runtime_version(c.inv, "amd", "rocm");
+  const std::string* host_rocm = runtime_version(c.inv, out.vendor, "rocm");
   auto covers = [&](const WheelVariant& v) {
     return std::all_of(gfx.begin(), gfx.end(), [&](const std::string& g) {
       return std::find(v.gfx.begin(), v.gfx.end(), g) != v.gfx.end();
@@ -298,7 +298,7 @@ void choose_amd(const Ctx& c, WheelChoice& out) {
   out.reason = why;
 }
 
-void choose_intel(const Ctx& c, WheelChoice& out) {
+void choose_xpu(const Ctx& c, WheelChoice& out) {
   if (c.rel.variant("xpu")) {
     finish(c, out, "xpu");
     out.reason = cat({"Intel GPU: the xpu build of ", c.pkg.name, " ", c.rel.version,
@@ -448,11 +448,11 @@ Result<WheelChoice> choose_wheel(const WheelData& data, const Inventory& invento
   const Vendor* vendor = Registry::builtin().vendor(out.vendor);
   auto build = vendor ? vendor->torch_build() : VendorTorchBuild{};
   if (build.pytorch_index && build.kind == "cuda") {
-    choose_nvidia(c, out);
+    choose_cuda(c, out);
   } else if (build.pytorch_index && build.kind == "rocm") {
-    choose_amd(c, out);
+    choose_rocm(c, out);
   } else if (build.pytorch_index && build.kind == "xpu") {
-    choose_intel(c, out);
+    choose_xpu(c, out);
   } else if (const auto* plugin = data.plugin(out.vendor)) {
     choose_plugin(c, *plugin, out, request.version.has_value());
   } else if (out.vendor == "none") {

@@ -99,6 +99,17 @@ TEST(HostInit, ApplyTwiceChangesNothingTheSecondTime) {
   }
 }
 
+// A vendor with no container toolkit in the registry (Intel: its /dev/dri nodes are all a
+// container needs) has nothing to install, said with its display name.
+TEST(HostInit, VendorWithoutAToolkitNeedsNone) {
+  HostRoot host(HostOptions{test::fixture_host("intel-max-arc"), false});
+  auto plan = plan_host_init(host, test::fixture_inventory("intel-max-arc"));
+  EXPECT_EQ(plan.vendor, "intel");
+  const auto& s = step(plan, "container-toolkit");
+  EXPECT_EQ(s.state, StepState::not_needed);
+  EXPECT_EQ(s.why.find("Intel has no container runtime hook to install"), 0u) << s.why;
+}
+
 TEST(HostInit, ChangedMarkerIsRewritten) {
   TempDir tmp;
   auto root = tmp / "root";

@@ -86,6 +86,30 @@ TEST(FrameworkBuild, RocmBuildOnNvidiaAndOnItsOwnHost) {
   EXPECT_TRUE(framework_build_findings(env, test::fixture_inventory("mi300x-8x"), data()).empty());
 }
 
+// The vendors a build kind serves come from the registry's torch.build: Hygon's DTK torch is a
+// ROCm build of its own, so a +rocm wheel from PyTorch's index on a Hygon host is the wrong one,
+// and the finding names the vendor's own build.
+TEST(FrameworkBuild, RocmWheelOnAHostWhoseVendorHasItsOwnRocmBuild) {
+  TempDir tmp;
+  auto env = site_packages(tmp, "2.4.1+rocm6.1", "None", "6.1.40091-a8dbc0c19");
+  auto f = framework_build_findings(env, test::fixture_inventory("hygon-dcu"), data());
+  ASSERT_EQ(ids(f), std::vector<std::string>{"torch.vendor-mismatch"});
+  EXPECT_EQ(f[0].title, "torch 2.4.1+rocm6.1 is a ROCm build but the host has no AMD GPU");
+  EXPECT_NE(f[0].detail.find("Hygon devices need Hygon's own ROCm build of torch"),
+            std::string::npos)
+      << f[0].detail;
+}
+
+// A CUDA build whose version.py carries no toolkit: the wheel table's variant gives it
+// (cu130 is CUDA 13.0), so the driver floor still applies.
+TEST(FrameworkBuild, CudaVersionFromTheWheelTableWhenTorchOmitsIt) {
+  TempDir tmp;
+  auto env = site_packages(tmp, "2.9.0+cu130", "None");
+  auto f = framework_build_findings(env, test::fixture_inventory("h100-8x"), data());
+  ASSERT_EQ(ids(f), std::vector<std::string>{"torch.cuda-too-new"});
+  EXPECT_NE(f[0].detail.find("built with CUDA 13.0"), std::string::npos) << f[0].detail;
+}
+
 TEST(FrameworkBuild, GpuArchNotInTheWheelsList) {
   TempDir tmp;
   auto host = tmp / "host";
