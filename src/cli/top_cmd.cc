@@ -8,12 +8,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "cli/command.h"
@@ -23,6 +25,7 @@
 #include "metrics/top_view.h"
 #include "probe/probe.h"
 #include "ps/processes.h"
+#include "worker/health_client.h"
 
 namespace anygpu::cli {
 
@@ -36,6 +39,34 @@ struct TopFlags {
 
 // The process pane's source: a /proc scan per frame (none with --no-processes).
 using ProcessSource = std::function<std::optional<ps::ProcessScan>()>;
+
+// The vendor libraries' process lists (NVML's running compute processes: memory per process on
+// NVIDIA, holders /proc does not show), read through a health worker. A worker per frame would
+// cost more than the frame, so the list is re-read at most every kLibraryRefresh and merged
+// into every scan in between; warnings are not printed over the live view.
+constexpr std::chrono::seconds kLibraryRefresh{5};
+
+class LibraryProcesses {
+ public:
+  LibraryProcesses(const HostRoot& host, const Inventory& inventory)
+      : host_(host), inventory_(inventory) {}
+  void add_to(ps::ProcessScan& scan) {
+    auto now = std::chrono::steady_clock::now();
+    if (!read_ || now - read_at_ >= kLibraryRefresh) {
+      library_ = worker::read_library_health(host_, inventory_);
+      read_at_ = now;
+      read_ = true;
+    }
+    ps::add_library_processes(host_, library_, scan);
+  }
+
+ private:
+  const HostRoot& host_;
+  const Inventory& inventory_;
+  health::LibraryHealth library_;
+  std::chrono::steady_clock::time_point read_at_{};
+  bool read_ = false;
+};
 
 volatile std::sig_atomic_t g_stop = 0;
 volatile std::sig_atomic_t g_resized = 0;
@@ -194,13 +225,17 @@ Command top_command() {
               // Discovery once for the pane; the scan itself runs on every frame.
               std::optional<HostRoot> root;
               std::optional<Inventory> inventory;
+              std::optional<LibraryProcesses> library;
               if (f->processes) {
                 root.emplace(*host);
                 inventory = probe(*root);
+                library.emplace(*root, *inventory);
               }
               ProcessSource processes = [&]() -> std::optional<ps::ProcessScan> {
                 if (!root) return std::nullopt;
-                return ps::scan_processes(*root, *inventory);
+                auto scan = ps::scan_processes(*root, *inventory);
+                library->add_to(scan);
+                return scan;
               };
               int rc = ::isatty(STDOUT_FILENO) ? run_live(**collector, *f, interval, processes)
                                                : run_plain(**collector, *f, interval, processes);

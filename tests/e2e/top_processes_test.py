@@ -7,7 +7,12 @@ DRM statistics on GPU 2, and a shell holding nothing. `top -n 1` through a pipe 
 metrics table, a blank line, then the pane, compared line for line with the expected text;
 `--no-processes` prints no pane.
 
-usage: top_processes_test.py ANYGPU FIXTURE_DIR
+NVIDIA publishes no DRM statistics: a copy of the 8×H100 fixture with the mock NVML of
+tests/mocklibs/nvml_health.cc (loaded by the library worker, as in production) lists a process
+holding /dev/nvidia5 with 1 GiB and one /proc does not show (a container's): the pane has the
+memory NVML reports and the hidden process.
+
+usage: top_processes_test.py ANYGPU FIXTURE_DIR H100_FIXTURE_DIR MOCK_NVML_HEALTH_SO
 """
 
 import json
@@ -28,9 +33,17 @@ EXPECTED = """\
 """
 
 
-def pane(binary, root, *args):
-    out = subprocess.run([binary, "--root", root, "--no-libs", "top", "-n", "1", *args],
-                         check=True, capture_output=True, text=True).stdout
+EXPECTED_NVML = """\
+     PID USER       COMMAND          GPUS      MEMORY  OWNER
+      77 ?          trainer          5              -  -
+    4242 root       python3          5,6         1.0G  -
+"""
+
+
+def pane(binary, root, *args, libs=False, env=None):
+    flags = [] if libs else ["--no-libs"]
+    out = subprocess.run([binary, "--root", root, *flags, "top", "-n", "1", *args],
+                         check=True, capture_output=True, text=True, env=env).stdout
     head, sep, tail = out.partition("\n\n")
     if not sep:
         return None
@@ -38,7 +51,7 @@ def pane(binary, root, *args):
 
 
 def main():
-    binary, fixture = sys.argv[1:3]
+    binary, fixture, h100, mock_nvml = sys.argv[1:5]
     work = tempfile.mkdtemp(prefix="anygpu-top-processes-")
     try:
         root = os.path.join(work, "host")
@@ -67,6 +80,27 @@ def main():
             sys.exit(1)
         if pane(binary, root, "--no-processes") is not None:
             print("FAIL: --no-processes printed a pane")
+            sys.exit(1)
+
+        nv = os.path.join(work, "h100")
+        shutil.copytree(h100, nv, symlinks=True)
+        lib = os.path.join(nv, "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1")
+        os.makedirs(os.path.dirname(lib), exist_ok=True)
+        shutil.copyfile(mock_nvml, lib)
+        facts = os.path.join(work, "nvml-health")
+        with open(facts, "w") as f:
+            f.write("5 process 4242 1073741823\n5 process 77 -\n6 process 4242 1\n")
+        os.makedirs(os.path.join(nv, "etc"), exist_ok=True)
+        with open(os.path.join(nv, "etc/passwd"), "w") as f:
+            f.write("root:x:0:0::/root:/bin/sh\n")
+        add_process(nv, 4242, "python3", "0::/\n", {3: ("/dev/nvidia5", None)})
+        os.makedirs(os.path.join(nv, "proc/77"))
+        with open(os.path.join(nv, "proc/77/comm"), "w") as f:
+            f.write("trainer\n")
+        env = dict(os.environ, MOCK_NVML_HEALTH_FILE=facts)
+        got = pane(binary, nv, libs=True, env=env)
+        if got != EXPECTED_NVML:
+            print(f"FAIL: the NVML pane differs.\nexpected:\n{EXPECTED_NVML}\ngot:\n{got}")
             sys.exit(1)
     finally:
         shutil.rmtree(work)
