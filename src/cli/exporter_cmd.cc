@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "cli/command.h"
 #include "cli/seconds.h"
@@ -20,12 +22,16 @@
 #include "metrics/collector.h"
 #include "metrics/prometheus.h"
 #include "probe/probe.h"
+#include "ps/pod_resources.h"
 #include "ps/processes.h"
 #include "worker/health_client.h"
 
 namespace anygpu::cli {
 
 namespace {
+
+// The whole pod-resources call, in the process scan's thread.
+constexpr std::chrono::milliseconds kPodResourcesDeadline{1000};
 
 struct ExporterFlags {
   std::string listen{http::kDefaultListen};
@@ -36,6 +42,7 @@ struct ExporterFlags {
   std::string health_window = "15m";
   bool processes = false;
   double processes_interval_s = 10.0;
+  std::string pod_resources{ps::kPodResourcesSocket};
 };
 
 // Discovery once, then `anygpu health` on every call (kernel-log records within the window).
@@ -58,16 +65,24 @@ std::unique_ptr<exporter::HealthMonitor> start_health(const HostOptions& host,
       o);
 }
 
-// Discovery once, then a /proc scan (and NVML's process list, in a worker) on every call.
+// Discovery once, then a /proc scan (and NVML's process list, in a worker) on every call, and
+// the pods' names from the kubelet when a process is in one: all in the scan's thread, never
+// on a scrape. A pod-resources failure is logged when it first differs from the last one.
 std::unique_ptr<exporter::ProcessMonitor> start_processes(const HostOptions& host,
                                                           const ExporterFlags& f) {
   auto root = std::make_shared<HostRoot>(host);
   auto inventory = std::make_shared<Inventory>(probe(*root));
+  auto last_error = std::make_shared<std::optional<std::string>>();
   return std::make_unique<exporter::ProcessMonitor>(
-      [root, inventory] {
+      [root, inventory, socket = f.pod_resources, last_error] {
         auto scan = ps::scan_processes(*root, *inventory);
         auto library = worker::read_library_health(*root, *inventory);
         ps::add_library_processes(*root, library, scan);
+        auto error =
+            ps::name_pods(*root, *inventory, socket, kPodResourcesDeadline, scan.processes);
+        if (error && error != *last_error)
+          std::fprintf(stderr, "anygpu exporter: warning: %s\n", error->c_str());
+        *last_error = std::move(error);
         return exporter::aggregate_processes(scan, *inventory);
       },
       std::chrono::milliseconds(std::llround(f.processes_interval_s * 1000)));
@@ -186,6 +201,12 @@ Command exporter_command() {
                            "seconds between background /proc scans for --processes (default 10)")
                 ->type_name("SECONDS")
                 ->check(seconds_in(1.0, 3600.0));
+            app.add_option("--pod-resources", f->pod_resources,
+                           "the kubelet's pod-resources socket, beneath --root, asked in the "
+                           "--processes scan for the name and namespace of pods holding devices "
+                           "(labels pod, namespace; \"\" not to ask)")
+                ->type_name("SOCKET")
+                ->capture_default_str();
             return [f](const GlobalOptions& g) { return serve(g, *f); };
           }};
 }

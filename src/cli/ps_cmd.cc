@@ -14,29 +14,6 @@
 
 namespace anygpu::cli {
 
-namespace {
-
-// Pod names from the kubelet, asked only when some process is in a pod; a failure is a
-// warning and the rest of the listing stands.
-void name_pods(const HostRoot& host, const Inventory& inv, const std::string& socket,
-               double timeout_s, bool quiet, std::vector<ps::ProcessInfo>& processes) {
-  if (socket.empty()) return;
-  bool in_pod = std::any_of(processes.begin(), processes.end(),
-                            [](const auto& p) { return p.attribution.pod_uid.has_value(); });
-  if (!in_pod) return;
-  auto deadline = std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000));
-  auto pods = ps::list_pod_resources(host, socket, deadline);
-  if (!pods) {
-    if (!quiet)
-      std::fprintf(stderr, "anygpu: warning: %s: pod-resources List: %s\n", socket.c_str(),
-                   pods.error().message.c_str());
-    return;
-  }
-  ps::attach_pod_names(inv, *pods, processes);
-}
-
-}  // namespace
-
 Command ps_command() {
   return {"ps",
           "list the processes holding accelerators, with memory and owner (container, pod, "
@@ -87,7 +64,11 @@ Command ps_command() {
                 auto later = ps::scan_processes(host, inv);
                 shown = ps::stale_processes(scan, later);
               }
-              name_pods(host, inv, f->pod_resources, f->pod_resources_timeout, g.quiet, shown);
+              // Pod names from the kubelet: a failure is a warning, the listing stands.
+              auto deadline = std::chrono::milliseconds(
+                  static_cast<long long>(f->pod_resources_timeout * 1000));
+              if (auto e = ps::name_pods(host, inv, f->pod_resources, deadline, shown))
+                if (!g.quiet) std::fprintf(stderr, "anygpu: warning: %s\n", e->c_str());
               if (g.json) {
                 print(dump_json(ps::processes_to_json(shown, scan.hidden)));
               } else {

@@ -18,7 +18,9 @@ ProcessSeries aggregate_processes(const ps::ProcessScan& scan, const Inventory& 
     if (device_at.emplace(bus, out.devices.size()).second)
       out.devices.push_back({bus, d.vendor, d.index, 0});
   }
-  using Key = std::tuple<std::string, std::string, std::string, std::string>;
+  // bus, pod uid, pod name, pod namespace, container id, Slurm job
+  using Key =
+      std::tuple<std::string, std::string, std::string, std::string, std::string, std::string>;
   std::map<Key, uint64_t> memory;
   for (const auto& p : scan.processes) {
     for (const auto& bus : p.devices)
@@ -26,15 +28,20 @@ ProcessSeries aggregate_processes(const ps::ProcessScan& scan, const Inventory& 
     const auto& a = p.attribution;
     for (const auto& [bus, bytes] : p.memory_by_device) {
       if (!device_at.contains(bus)) continue;
-      Key key{bus, a.pod_uid.value_or(""), a.container ? a.container->id : "",
+      Key key{bus,
+              a.pod_uid.value_or(""),
+              p.pod_name.value_or(""),
+              p.pod_namespace.value_or(""),
+              a.container ? a.container->id : "",
               a.slurm ? a.slurm->job_id : ""};
       memory[key] += bytes;
     }
   }
   for (const auto& [key, bytes] : memory) {
-    const auto& dev = out.devices[device_at.at(std::get<0>(key))];
-    out.groups.push_back({dev.pci_bus_id, dev.vendor, dev.index, std::get<1>(key), std::get<2>(key),
-                          std::get<3>(key), bytes});
+    const auto& [bus, pod_uid, pod_name, pod_namespace, container_id, slurm_job] = key;
+    const auto& dev = out.devices[device_at.at(bus)];
+    out.groups.push_back({dev.pci_bus_id, dev.vendor, dev.index, pod_uid, pod_name, pod_namespace,
+                          container_id, slurm_job, bytes});
   }
   return out;
 }
@@ -59,7 +66,6 @@ void ProcessMonitor::scan_once() {
   latest_ = std::move(series);
 }
 
-
 std::string render_processes_prometheus(const ProcessSeries& series,
                                         const MetricsSnapshot& snapshot,
                                         std::chrono::system_clock::time_point now) {
@@ -72,6 +78,9 @@ std::string render_processes_prometheus(const ProcessSeries& series,
     auto l = device_labels(snapshot, g.pci_bus_id, g.vendor, g.index);
     // Absent rather than empty: the same series in PromQL, and shorter.
     if (!g.pod_uid.empty()) l.emplace_back("pod_uid", g.pod_uid);
+    // kube-state-metrics' label names, so the series join its kube_pod_* series.
+    if (!g.pod_namespace.empty()) l.emplace_back("namespace", g.pod_namespace);
+    if (!g.pod_name.empty()) l.emplace_back("pod", g.pod_name);
     if (!g.container_id.empty()) l.emplace_back("container_id", g.container_id);
     if (!g.slurm_job.empty()) l.emplace_back("slurm_job", g.slurm_job);
     memory +=
@@ -83,7 +92,7 @@ std::string render_processes_prometheus(const ProcessSeries& series,
       prometheus_family(
           "anygpu_process_memory_bytes", "gauge",
           "Device memory held by the processes with these pod, container and Slurm job "
-          "labels (absent: none), bytes.",
+          "labels (absent: none or not known), bytes.",
           memory);
   out += prometheus_family(
       "anygpu_processes_hidden", "gauge",

@@ -26,11 +26,12 @@ struct ProcessSeries {
     uint64_t processes = 0;
   };
   // Memory of the processes on one device that share an attribution; empty strings where a
-  // process has none (a process outside any container, pod or job).
+  // process has none (a process outside any container, pod or job) or where the pod's name is
+  // not known (the kubelet's pod-resources socket did not answer).
   struct Group {
     std::string pci_bus_id, vendor;
     int index = 0;
-    std::string pod_uid, container_id, slurm_job;
+    std::string pod_uid, pod_name, pod_namespace, container_id, slurm_job;
     uint64_t memory_bytes = 0;
   };
   std::vector<Device> devices;  // every listed device, holders or not

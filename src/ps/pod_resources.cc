@@ -202,4 +202,17 @@ void attach_pod_names(const Inventory& inv, const std::vector<PodResources>& pod
   }
 }
 
+std::optional<std::string> name_pods(const HostRoot& host, const Inventory& inv,
+                                     const std::string& socket, std::chrono::milliseconds deadline,
+                                     std::vector<ProcessInfo>& processes) {
+  if (socket.empty()) return std::nullopt;
+  bool in_pod = std::any_of(processes.begin(), processes.end(),
+                            [](const auto& p) { return p.attribution.pod_uid.has_value(); });
+  if (!in_pod) return std::nullopt;
+  auto pods = list_pod_resources(host, socket, deadline);
+  if (!pods) return cat({socket, ": pod-resources List: ", pods.error().message});
+  attach_pod_names(inv, *pods, processes);
+  return std::nullopt;
+}
+
 }  // namespace anygpu::ps

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,5 +45,12 @@ std::string device_for_id(const Inventory& inv, std::string_view resource_name,
 // Names the pods of processes whose cgroup placed them in a pod: see docs/ps.md for the rule.
 void attach_pod_names(const Inventory& inv, const std::vector<PodResources>& pods,
                       std::vector<ProcessInfo>& processes);
+
+// Asks the kubelet's pod-resources `socket` (beneath the root) for the pods of `processes`,
+// only when one of them is in a pod, and names them. Empty `socket`: nothing is asked. An
+// error is what went wrong ("SOCKET: pod-resources List: …"); the processes keep their uids.
+std::optional<std::string> name_pods(const HostRoot& host, const Inventory& inv,
+                                     const std::string& socket, std::chrono::milliseconds deadline,
+                                     std::vector<ProcessInfo>& processes);
 
 }  // namespace anygpu::ps

@@ -88,6 +88,12 @@ def main():
         job = values(samples, "anygpu_process_memory_bytes", pci_bus_id=bus1, slurm_job="77")
         check(job == [5.0 * 1024 * 1024], f"job memory after the new holder: {job}")
         check(exporter.terminate() == 0, "exit status")
+        # No kubelet socket in the fixture: the pod keeps its uid, and the failure is logged
+        # once, not on every scan (at least two ran above).
+        log = exporter.stderr + exporter.proc.stderr.read().decode(errors="replace")
+        check(log.count("pod-resources List") == 1, f"one pod-resources warning: {log}")
+        check(all(k != "pod" for (n, ls) in samples for k, _ in ls),
+              "no pod name label without the kubelet")
 
         plain = Exporter(binary, ["--root", root, "--no-libs"], ["--no-health"])
         try:

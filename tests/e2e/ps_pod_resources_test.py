@@ -2,7 +2,13 @@
 """`anygpu ps` names pods through the kubelet's pod-resources API, served here by a real gRPC
 server (Debian python3-grpcio) on a unix socket inside a fixture root, with the messages
 protoc compiles from the vendored upstream api.proto. A server that is absent, hangs, talks
-garbage or fails the call is a warning, and the listing is otherwise unchanged."""
+garbage or fails the call is a warning, and the listing is otherwise unchanged.
+
+The exporter's `--processes` scan asks the same server: with the mock NVML of
+tests/mocklibs/nvml_health.cc giving the pod's processes memory, `anygpu_process_memory_bytes`
+carries the pod's namespace and name beside its uid.
+
+usage: ps_pod_resources_test.py ANYGPU HOSTS_DIR PROTO_DIR MOCK_NVML_HEALTH_SO"""
 import copy
 import json
 import os
@@ -20,7 +26,11 @@ try:
 except ImportError:
     sys.exit("FAIL: needs Debian's python3-grpcio (make deps installs it)")
 
-BIN, HOSTS, PROTO_DIR = sys.argv[1], sys.argv[2], sys.argv[3]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from exporter_common import Exporter, get, parse_samples  # noqa: E402
+
+BIN, HOSTS, PROTO_DIR, MOCK_NVML = sys.argv[1:5]
+NVML_PATH = "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"
 SOCKET = "/var/lib/kubelet/pod-resources/kubelet.sock"
 # h100-8x: /dev/nvidiaN and the UUIDs its /proc/driver/nvidia reports.
 GPU0 = ("0000:18:00.0", "/dev/nvidia0", "GPU-445d2601-9853-a7c7-c87c-e2ff0e3d2f08")
@@ -136,6 +146,32 @@ def without_names(doc):
     return doc
 
 
+def exporter_memory(root, tmp):
+    """One scrape of `exporter --processes` with the mock NVML listing the pods' processes:
+    {(bus id, pod uid, namespace, pod): bytes}."""
+    lib = os.path.join(root, NVML_PATH)
+    os.makedirs(os.path.dirname(lib), exist_ok=True)
+    shutil.copyfile(MOCK_NVML, lib)
+    facts = os.path.join(tmp, "nvml-health")
+    with open(facts, "w") as f:  # GPU index, pid, bytes
+        f.write("0 process 100 1048576\n1 process 100 1048576\n1 process 102 2097152\n"
+                "2 process 200 4194304\n")
+    exporter = Exporter(BIN, ["--root", root], ["--no-health", "--processes"],
+                        env=dict(os.environ, MOCK_NVML_HEALTH_FILE=facts))
+    try:
+        samples = parse_samples(get(exporter.port)[2].decode())
+    finally:
+        exporter.terminate()
+        os.unlink(lib)
+    out = {}
+    for (name, labels), value in samples.items():
+        if name == "anygpu_process_memory_bytes":
+            ls = dict(labels)
+            out[(ls.get("pci_bus_id"), ls.get("pod_uid"), ls.get("namespace"),
+                 ls.get("pod"))] = value
+    return out
+
+
 def raw_server(path, behaviour):
     """A unix socket that is not a gRPC server: it never accepts, accepts and stays silent,
     or answers with garbage."""
@@ -194,6 +230,7 @@ def main():
             r2, _ = run_ps(root)
             text = subprocess.run([BIN, "--root", root, "--no-libs", "ps"], capture_output=True,
                                   text=True, timeout=30).stdout
+            exported = exporter_memory(root, tmp)
         finally:
             server.stop(None)
         check(r.returncode == 0 and r.stderr == "", f"served: exit 0, quiet ({r.stderr})")
@@ -215,6 +252,10 @@ def main():
 
         check("pod ml/train-0" in text and f"pod {UID_PRIV}" in text,
               "the text table shows namespace/name, else the uid")
+        check(exported == {(GPU0[0], UID_TRAIN, "ml", "train-0"): 1048576.0,
+                           (GPU1[0], UID_TRAIN, "ml", "train-0"): 3145728.0,
+                           (GPU2[0], UID_INFER, "serving", "infer-7f9c"): 4194304.0},
+              f"exporter --processes: the pods' memory by namespace and name ({exported})")
 
         # The call fails: an error status, an unknown method, garbage in a well-formed reply.
         def denied(request, context):

@@ -25,8 +25,7 @@ Inventory two_gpus() {
 }
 
 ps::ProcessInfo holder(int pid, std::map<std::string, uint64_t> memory,
-                       std::optional<std::string> pod = {},
-                       std::optional<std::string> job = {}) {
+                       std::optional<std::string> pod = {}, std::optional<std::string> job = {}) {
   ps::ProcessInfo p;
   p.pid = pid;
   for (const auto& [bus, bytes] : memory) {
@@ -84,6 +83,35 @@ TEST(ExporterProcesses, AggregatesByDeviceAndAttributionNotByPid) {
   EXPECT_NE(text.find("anygpu_processes_hidden 3\n"), std::string::npos) << text;
   EXPECT_NE(text.find("anygpu_processes_age_seconds 2\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("pid"), std::string::npos) << "no per-process series";
+}
+
+// A pod the kubelet named carries namespace and pod beside its uid (kube-state-metrics' label
+// names); processes of the pod the kubelet did not name stay a series of their own.
+TEST(ExporterProcesses, NamedPodsCarryNamespaceAndPod) {
+  ps::ProcessScan scan;
+  auto named = holder(10, {{"0000:05:00.0", 100}}, "pod-a");
+  named.pod_name = "train-0";
+  named.pod_namespace = "ml";
+  scan.processes.push_back(named);
+  auto second = holder(11, {{"0000:05:00.0", 20}}, "pod-a");
+  second.pod_name = "train-0";
+  second.pod_namespace = "ml";
+  scan.processes.push_back(second);
+  scan.processes.push_back(holder(12, {{"0000:05:00.0", 3}}, "pod-a"));  // not named
+  auto s = aggregate_processes(scan, two_gpus());
+  ASSERT_EQ(s.groups.size(), 2u);
+  EXPECT_EQ(s.groups[0].pod_name, "");
+  EXPECT_EQ(s.groups[0].memory_bytes, 3u);
+  EXPECT_EQ(s.groups[1].pod_name, "train-0");
+  EXPECT_EQ(s.groups[1].pod_namespace, "ml");
+  EXPECT_EQ(s.groups[1].memory_bytes, 120u);
+  auto text = render_processes_prometheus(s, MetricsSnapshot{}, s.scanned_at);
+  EXPECT_NE(text.find("anygpu_process_memory_bytes{vendor=\"amd\",gpu=\"0\",pci_bus_id=\"0000:"
+                      "05:00.0\",pod_uid=\"pod-a\",namespace=\"ml\",pod=\"train-0\"} 120\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("pci_bus_id=\"0000:05:00.0\",pod_uid=\"pod-a\"} 3\n"), std::string::npos)
+      << text;
 }
 
 TEST(ExporterProcesses, MonitorScansOnItsIntervalNotOnRead) {
