@@ -11,11 +11,13 @@ list(APPEND ANYGPU_UNIT_TEST_SOURCES ${CMAKE_CURRENT_LIST_DIR}/../unit/ps_grpc_t
 add_test(NAME ps_pod_resources
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/../e2e/ps_pod_resources_test.py
          $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts
-         ${CMAKE_CURRENT_LIST_DIR}/../e2e/podresources)
+         ${CMAKE_CURRENT_LIST_DIR}/../e2e/podresources $<TARGET_FILE:mock_nvml_health>)
 
-# `anygpu top`'s process pane: layout (unit) and the non-terminal output of a fixture /proc.
+# `anygpu top`'s process pane: layout (unit) and the non-terminal output of a fixture /proc,
+# with NVML's process list from the mock library through the worker.
 list(APPEND ANYGPU_UNIT_TEST_SOURCES ${CMAKE_CURRENT_LIST_DIR}/../unit/top_process_pane_test.cc)
 add_test(NAME top_processes
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/../e2e/top_processes_test.py
-                 $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts/mi300x-8x)
+                 $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts/mi300x-8x
+                 ${CMAKE_CURRENT_LIST_DIR}/../hosts/h100-8x $<TARGET_FILE:mock_nvml_health>)
 set_tests_properties(top_processes PROPERTIES TIMEOUT 60)

@@ -2,6 +2,7 @@
 // the test rewrites between samples, Intel power from energy deltas, and malformed files.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 
 #include "metrics/backend.h"
@@ -321,7 +322,14 @@ INSTANTIATE_TEST_SUITE_P(
                       Malformed{"hwmon/power1_average", "+-5\n", "not a decimal integer"},
                       Malformed{"hwmon/power1_average", "\x01\x02\x03", "not text"},
                       // NUL padding after a value, as a real RX 6900 XT printed.
-                      Malformed{"gpu_busy_percent", std::string_view("3\n\0\0\0\0", 6), "NUL"}));
+                      Malformed{"gpu_busy_percent", std::string_view("3\n\0\0\0\0", 6), "NUL"}),
+    // Stable names (gpu_busy_percent_0, hwmon_temp1_input_9, …), not the parameter's bytes.
+    [](const auto& info) {
+      std::string n = info.param.file;
+      for (char& c : n)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      return n + "_" + std::to_string(info.index);
+    });
 
 TEST(MetricsSysfs, UnreadableFileIsAbsentWithReason) {
   Host h("workstation-mixed");
