@@ -5,10 +5,12 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "util/strings.h"
 #include "util/version.h"
+#include "wheel/choose.h"
 #include "wheel/wheel_data.h"
 
 namespace anygpu {
@@ -439,6 +441,34 @@ std::optional<int> cuda_major(const std::string& cuda) {
   return static_cast<int>(*n);
 }
 
+// What `anygpu wheel` decides for the evaluated vendor's devices and the installed torch's
+// release (the newest the wheel table knows when it does not know that one).
+std::optional<WheelChoice> wheel_choice(const Context& c, const TorchBuild& b) {
+  const auto& data = builtin_wheel_data();
+  WheelRequest request;
+  request.vendor = c.vendor;
+  const auto* pkg = data.package("torch");
+  auto base = b.version.substr(0, b.version.find('+'));
+  if (pkg && !base.empty() && pkg->release(base)) request.version = base;
+  auto choice = choose_wheel(data, c.inv, request);
+  if (!choice || choice->pip.empty()) return std::nullopt;
+  return *choice;
+}
+
+// "install the ROCm (+rocm…) build: pip install …", or, when the wheel table has no such build
+// for these devices, its reason and what it chose instead.
+std::string install_advice(const Context& c, const TorchBuild& b, std::string_view want,
+                           std::string_view want_words) {
+  auto choice = wheel_choice(c, b);
+  if (!choice) return cat({"install the ", want_words, " build (see `anygpu wheel`)"});
+  const auto* pkg = builtin_wheel_data().package("torch");
+  const auto* rel = pkg ? pkg->release(choice->version) : nullptr;
+  const auto* variant = rel ? rel->variant(choice->variant) : nullptr;
+  if (variant && variant->kind == want)
+    return cat({"install the ", want_words, " build: ", choice->pip});
+  return cat({choice->reason, ": ", choice->pip});
+}
+
 CheckResult check_wheel(const Context& c, const Dependency& d) {
   const std::string name = "PyTorch build";
   if (!c.py.env || !c.py.env->torch)
@@ -447,9 +477,6 @@ CheckResult check_wheel(const Context& c, const Dependency& d) {
   auto kind = b.kind();
   auto observed =
       cat({b.version.empty() ? std::string("torch") : b.version, " (", build_words(b), ")"});
-  auto index = [](std::string_view variant) {
-    return cat({"pip install torch --index-url https://download.pytorch.org/whl/", variant});
-  };
   (void)d;
   if (c.vendor.empty()) {
     if (kind == "cpu") return pass(name, observed, "a CPU build (no accelerator)");
@@ -474,10 +501,15 @@ CheckResult check_wheel(const Context& c, const Dependency& d) {
   auto required = cat({"a ", words[want], " build for ", c.vendor});
   if (want == "plugin") {
     if (kind != "cpu")
-      return make(name, CheckStatus::fail, observed, required,
-                  cat({"a ", build_words(b), " build on a ", vname, " host; ", c.vendor,
-                       " uses a CPU torch with the ", v->torch_package, " plugin"}),
-                  cat({"install the CPU build (", index("cpu"), ") and ", v->torch_package}));
+      return make(
+          name, CheckStatus::fail, observed, required,
+          cat({"a ", build_words(b), " build on a ", vname, " host; ", c.vendor,
+               " uses a CPU torch with the ", v->torch_package, " plugin"}),
+          [&] {
+            auto choice = wheel_choice(c, b);
+            return cat({"install the CPU build and ", v->torch_package,
+                        choice ? ": " + choice->pip : std::string(" (see `anygpu wheel`)")});
+          }());
     if (c.py.env->dist(plugin_dist(v->torch_package)))
       return pass(name, cat({observed, " + ", v->torch_package}), required);
     return make(name, CheckStatus::warn, observed, required,
@@ -490,10 +522,7 @@ CheckResult check_wheel(const Context& c, const Dependency& d) {
       return pass(name, observed + " + intel_extension_for_pytorch", required);
     return make(name, CheckStatus::warn, observed, required,
                 cat({"a CPU build on a ", vname, " host: torch will not use the accelerators"}),
-                cat({"install the ", words[want], " build: ",
-                     index(want == "cuda"   ? "cu121"
-                           : want == "rocm" ? "rocm6.1"
-                                            : "xpu")}));
+                install_advice(c, b, want, words[want]));
   }
   if (kind != want) {
     std::string effect = kind == "cuda"   ? " (torch reports 'Found no NVIDIA driver')"
@@ -501,10 +530,7 @@ CheckResult check_wheel(const Context& c, const Dependency& d) {
                                           : "";
     return make(name, CheckStatus::fail, observed, required,
                 cat({"a ", build_words(b), " build does not run on ", vname, " devices", effect}),
-                cat({"install the ", words[want], " build of the same version: ",
-                     index(want == "cuda"   ? "cu121"
-                           : want == "rocm" ? "rocm6.1"
-                                            : "xpu")}));
+                install_advice(c, b, want, words[want]));
   }
   // A CUDA build also needs a driver new enough for its CUDA major version.
   if (kind == "cuda" && b.cuda) {

@@ -286,7 +286,18 @@ TEST(ContractPython, Cu121OnNvidia) {
   EXPECT_FALSE(a.passed());
   EXPECT_EQ(to_string(find(a, "PyTorch build").status), "fail");
   EXPECT_TRUE(has(find(a, "PyTorch build").message, "Found no NVIDIA driver"));
-  EXPECT_TRUE(has(find(a, "PyTorch build").suggestion, "whl/rocm"));
+  // torch 2.1 has no ROCm build with gfx942 (MI300X) kernels: the advice says so and names
+  // what `anygpu wheel` chooses instead, never a ROCm 2.1 build that does not exist.
+  const auto& advice = find(a, "PyTorch build").suggestion;
+  EXPECT_TRUE(has(advice, "no ROCm build of torch 2.1 targets gfx942")) << advice;
+  EXPECT_TRUE(has(advice, "pip install torch==2.1.0 --index-url")) << advice;
+  FakeSite newer;
+  newer.torch("2.5.1+cu121", "'12.1'", "None");
+  const auto& rocm = find(eval(kTorchSpec, host("mi300x-8x"), newer.facts()), "PyTorch build");
+  EXPECT_TRUE(has(rocm.suggestion,
+                  "install the ROCm (+rocm…) build: pip install torch==2.5.1 "
+                  "--index-url https://download.pytorch.org/whl/rocm"))
+      << rocm.suggestion;
 }
 
 TEST(ContractPython, VersionBoundaries) {
@@ -323,6 +334,10 @@ TEST(ContractPython, RocmBuild) {
   auto n = eval(kTorchSpec, host("h100-8x"), s.facts());
   EXPECT_EQ(to_string(find(n, "PyTorch build").status), "fail");
   EXPECT_TRUE(has(find(n, "PyTorch build").message, "No HIP GPUs"));
+  EXPECT_TRUE(has(find(n, "PyTorch build").suggestion,
+                  "pip install torch==2.1.2 --index-url "
+                  "https://download.pytorch.org/whl/cu1"))
+      << find(n, "PyTorch build").suggestion;
   // Without librccl the distribution is incomplete.
   FakeSite bare;
   bare.torch("2.1.2+rocm6.1", "None", "'6.1'");
@@ -338,7 +353,10 @@ TEST(ContractPython, CpuBuildWarnsOnGpuHost) {
   auto v = eval(kTorchSpec, host("h100-8x"), s.facts());
   EXPECT_TRUE(v.passed());
   EXPECT_EQ(to_string(find(v, "PyTorch build").status), "warn");
-  EXPECT_TRUE(has(find(v, "PyTorch build").suggestion, "whl/cu121"));
+  // The suggestion is `anygpu wheel`'s choice for this host and the installed release.
+  EXPECT_TRUE(has(find(v, "PyTorch build").suggestion,
+                  "pip install torch==2.1.0 --index-url https://download.pytorch.org/whl/cu121"))
+      << find(v, "PyTorch build").suggestion;
   auto none = eval(kTorchSpec, host("cloud-vm-none"), s.facts());
   EXPECT_EQ(to_string(find(none, "PyTorch build").status), "pass");
   EXPECT_EQ(to_string(find(none, "PyTorch distributed").status), "pass");
