@@ -293,7 +293,8 @@ TEST(ContractPython, Cu121OnNvidia) {
   EXPECT_TRUE(has(advice, "pip install torch==2.1.0 --index-url")) << advice;
   FakeSite newer;
   newer.torch("2.5.1+cu121", "'12.1'", "None");
-  const auto& rocm = find(eval(kTorchSpec, host("mi300x-8x"), newer.facts()), "PyTorch build");
+  auto on_amd = eval(kTorchSpec, host("mi300x-8x"), newer.facts());
+  const auto& rocm = find(on_amd, "PyTorch build");
   EXPECT_TRUE(has(rocm.suggestion,
                   "install the ROCm (+rocm…) build: pip install torch==2.5.1 "
                   "--index-url https://download.pytorch.org/whl/rocm"))
