@@ -72,17 +72,18 @@ std::unique_ptr<exporter::ProcessMonitor> start_processes(const HostOptions& hos
                                                           const ExporterFlags& f) {
   auto root = std::make_shared<HostRoot>(host);
   auto inventory = std::make_shared<Inventory>(probe(*root));
-  auto last_error = std::make_shared<std::optional<std::string>>();
   return std::make_unique<exporter::ProcessMonitor>(
-      [root, inventory, socket = f.pod_resources, last_error] {
+      // Called from the monitor's one thread: the lambda owns the last error it logged.
+      [root, inventory, socket = f.pod_resources,
+       last_error = std::optional<std::string>()]() mutable {
         auto scan = ps::scan_processes(*root, *inventory);
         auto library = worker::read_library_health(*root, *inventory);
         ps::add_library_processes(*root, library, scan);
         auto error =
             ps::name_pods(*root, *inventory, socket, kPodResourcesDeadline, scan.processes);
-        if (error && error != *last_error)
+        if (error && error != last_error)
           std::fprintf(stderr, "anygpu exporter: warning: %s\n", error->c_str());
-        *last_error = std::move(error);
+        last_error = std::move(error);
         return exporter::aggregate_processes(scan, *inventory);
       },
       std::chrono::milliseconds(std::llround(f.processes_interval_s * 1000)));

@@ -441,18 +441,9 @@ std::optional<int> cuda_major(const std::string& cuda) {
   return static_cast<int>(*n);
 }
 
-// What `anygpu wheel` decides for the evaluated vendor's devices and the installed torch's
-// release (the newest the wheel table knows when it does not know that one).
+// What `anygpu wheel` decides for the evaluated vendor's devices and the installed release.
 std::optional<WheelChoice> wheel_choice(const Context& c, const TorchBuild& b) {
-  const auto& data = builtin_wheel_data();
-  WheelRequest request;
-  request.vendor = c.vendor;
-  const auto* pkg = data.package("torch");
-  auto base = b.version.substr(0, b.version.find('+'));
-  if (pkg && !base.empty() && pkg->release(base)) request.version = base;
-  auto choice = choose_wheel(data, c.inv, request);
-  if (!choice || choice->pip.empty()) return std::nullopt;
-  return *choice;
+  return choose_replacement(builtin_wheel_data(), c.inv, b.version, c.vendor);
 }
 
 // "install the ROCm (+rocm…) build: pip install …", or, when the wheel table has no such build

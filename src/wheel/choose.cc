@@ -479,4 +479,17 @@ Result<WheelChoice> choose_wheel(const WheelData& data, const Inventory& invento
   return out;
 }
 
+std::optional<WheelChoice> choose_replacement(const WheelData& data, const Inventory& inventory,
+                                              std::string_view installed,
+                                              std::optional<std::string> vendor) {
+  WheelRequest request;
+  request.vendor = std::move(vendor);
+  auto base = std::string(installed.substr(0, installed.find('+')));
+  const auto* pkg = data.package(request.package);
+  if (pkg && !base.empty() && pkg->release(base)) request.version = base;
+  auto choice = choose_wheel(data, inventory, request);
+  if (!choice || choice->pip.empty()) return std::nullopt;
+  return std::move(*choice);
+}
+
 }  // namespace anygpu

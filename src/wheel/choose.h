@@ -4,11 +4,12 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
-#include "select/select.h"
 #include "model/inventory.h"
+#include "select/select.h"
 #include "util/result.h"
 #include "wheel/wheel_data.h"
 
@@ -42,6 +43,13 @@ struct WheelChoice {
 // without devices on the host (host).
 Result<WheelChoice> choose_wheel(const WheelData& data, const Inventory& inventory,
                                  const WheelRequest& request);
+
+// What `anygpu wheel` installs in place of the installed torch `installed` ("2.5.1+cu121"):
+// that release when the table knows it, else the newest; for `vendor`'s devices when given.
+// Nothing when the choice fails or no public index serves it. Shared by `check` and doctor.
+std::optional<WheelChoice> choose_replacement(const WheelData& data, const Inventory& inventory,
+                                              std::string_view installed,
+                                              std::optional<std::string> vendor = {});
 
 // The vendor whose devices the decision is for: primary_vendor() (select/select.h), the rule
 // select, k8s and host-init share.

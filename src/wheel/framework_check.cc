@@ -13,12 +13,8 @@ namespace anygpu {
 namespace {
 
 std::string fix_for(const WheelData& data, const Inventory& inv, const TorchBuild& t) {
-  WheelRequest req;
-  auto base = t.version.substr(0, t.version.find('+'));
-  const auto* pkg = data.package("torch");
-  if (pkg && pkg->release(base)) req.version = base;
-  auto choice = choose_wheel(data, inv, req);
-  if (!choice || choice->pip.empty()) return "anygpu wheel";
+  auto choice = choose_replacement(data, inv, t.version);
+  if (!choice) return "anygpu wheel";
   return cat({choice->pip, "   (anygpu wheel explains the choice)"});
 }
 
@@ -89,11 +85,13 @@ bool check_vendor(const TorchBuild& t, const Served& served, const Inventory& in
   if (inv.devices.empty()) {
     detail = cat({"No accelerator was found; ", k.without_devices, "."});
   } else {
-    detail = cat({"Devices here: ", vendor_list(inv), ". "});
+    std::vector<std::string> sentences{cat({"Devices here: ", vendor_list(inv), "."})};
     for (const auto& name : served.own_build)
-      detail += cat({name, " devices need ", name, "'s own ", k.name, " build of torch. "});
-    if (served.own_build.empty()) detail += cat({"A ", k.name, " wheel cannot use them."});
-    while (!detail.empty() && detail.back() == ' ') detail.pop_back();
+      sentences.push_back(
+          cat({name, " devices need ", name, "'s own ", k.name, " build of torch."}));
+    if (served.own_build.empty())
+      sentences.push_back(cat({"A ", k.name, " wheel cannot use them."}));
+    detail = join(sentences, " ");
   }
   out.push_back({"torch.vendor-mismatch", Severity::error,
                  cat({"torch ", t.version, " is a ", k.name, " build but the host has no ",
