@@ -1,13 +1,17 @@
-// The driver-in-containers checks on fixture copies whose nodes are real character devices:
-// missing /dev/char links, groups a rootless container drops, a CDI spec that mounts another
-// driver version's libraries than the loaded module, or files that are gone.
+// The driver-in-containers checks on fixture copies that carry the vendor's mock user space
+// (tests/e2e/driver/make_driver_host.sh) and whose nodes are real character devices: missing
+// /dev/char links, groups a rootless container drops, a CDI spec that mounts another driver
+// version's libraries than the loaded module, or files that are gone.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include "doctor/checks.h"
 #include "test_support.h"
+#include "util/strings.h"
 
 namespace anygpu {
 namespace {
@@ -17,7 +21,9 @@ struct Host {
   std::string root;
   Inventory inv;
   Host() : root(tmp / "root") {
-    test::copy_tree(test::fixture_host("h100-8x"), root);
+    auto make = cat({ANYGPU_SOURCE_DIR, "/tests/e2e/driver/make_driver_host.sh nvidia ",
+                     test::fixture_host("h100-8x"), " ", root, " >/dev/null"});
+    EXPECT_EQ(std::system(make.c_str()), 0) << make;
     // Two real nodes (the suite runs as root: mknod); the others stay plain files.
     for (auto [name, minor] : {std::pair{"nvidia0", 0}, std::pair{"nvidiactl", 255}}) {
       auto p = root + "/dev/" + name;
@@ -46,12 +52,20 @@ std::vector<Finding> with_id(const std::vector<Finding>& fs, const std::string& 
   return out;
 }
 
-std::string spec_mounting(const std::string& version) {
-  return "cdiVersion: \"0.5.0\"\nkind: nvidia.com/gpu\ndevices:\n  - name: \"0\"\n"
-         "    containerEdits:\n      deviceNodes: [{path: /dev/nvidia0}]\ncontainerEdits:\n"
-         "  mounts:\n    - {hostPath: /usr/lib/x86_64-linux-gnu/libcuda.so." +
-         version + ", containerPath: /usr/lib/x86_64-linux-gnu/libcuda.so." + version +
-         ", options: [ro, nosuid, nodev, bind]}\n";
+// An nvidia.com/gpu spec mounting these host libraries.
+std::string spec_mounting(const std::vector<std::string>& files) {
+  std::string out =
+      "cdiVersion: \"0.5.0\"\nkind: nvidia.com/gpu\ndevices:\n  - name: \"0\"\n"
+      "    containerEdits:\n      deviceNodes: [{path: /dev/nvidia0}]\ncontainerEdits:\n"
+      "  mounts:\n";
+  for (const auto& f : files)
+    out += cat({"    - {hostPath: /usr/lib/x86_64-linux-gnu/", f,
+                ", containerPath: /usr/lib/x86_64-linux-gnu/", f,
+                ", options: [ro, nosuid, nodev, bind]}\n"});
+  return out;
+}
+std::string spec_mounting_libcuda(const std::string& version) {
+  return spec_mounting(std::vector<std::string>{"libcuda.so." + version});
 }
 
 }  // namespace
@@ -80,22 +94,53 @@ TEST(DoctorContainerDriver, GroupOnlyNodesAreLostByRootlessContainers) {
 
 TEST(DoctorContainerDriver, SpecOfAnotherDriverVersionIsStale) {
   Host h;
-  test::write_file(h.root + "/etc/cdi/nvidia.yaml", spec_mounting("535.104.05"));
+  test::write_file(h.root + "/etc/cdi/nvidia.yaml", spec_mounting_libcuda("535.104.05"));
   auto f = with_id(h.run(), "containers.cdi-driver-stale");
   ASSERT_EQ(f.size(), 1u);
   EXPECT_NE(f[0].title.find("535.104.05"), std::string::npos);
   EXPECT_NE(f[0].title.find("550.90.07"), std::string::npos);
-  test::write_file(h.root + "/etc/cdi/nvidia.yaml", spec_mounting("550.90.07"));
+  test::write_file(h.root + "/etc/cdi/nvidia.yaml", spec_mounting_libcuda("550.90.07"));
   EXPECT_TRUE(with_id(h.run(), "containers.cdi-driver-stale").empty());
+}
+
+// Which libraries carry the module's version is what the registry's `{driver_version}`
+// patterns find on the host: any of them (not libcuda alone) at another version is stale, and
+// a library with a version of its own is not.
+TEST(DoctorContainerDriver, AnyLibraryCarryingTheModuleVersionAndOnlyThose) {
+  Host h;
+  test::write_file(h.root + "/etc/cdi/nvidia.yaml",
+                   spec_mounting({"libcuda.so.550.90.07", "libnvidia-ml.so.535.104.05"}));
+  auto f = with_id(h.run(), "containers.cdi-driver-stale");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].title.find("mounts driver 535.104.05 files"), std::string::npos) << f[0].title;
+  test::write_file(h.root + "/etc/cdi/nvidia.yaml",
+                   spec_mounting({"libcuda.so.550.90.07", "libnvidia-egl-wayland.so.1.1.13",
+                                  "libnvidia-ptxjitcompiler.so.550.90.07", "libcuda.so.1"}));
+  EXPECT_TRUE(with_id(h.run(), "containers.cdi-driver-stale").empty());
+}
+
+// Without the driver's libraries on the host nothing says which files carry its version: no
+// version verdict, and the old files' absence is the finding.
+TEST(DoctorContainerDriver, HostWithoutDriverLibrariesJudgesOnlyWhatIsGone) {
+  Host h;
+  for (auto name : {"libcuda.so.550.90.07", "libnvidia-ml.so.550.90.07",
+                    "libnvidia-ptxjitcompiler.so.550.90.07"})
+    ::unlink((h.root + "/usr/lib/x86_64-linux-gnu/" + name).c_str());
+  test::write_file(h.root + "/etc/cdi/nvidia.yaml", spec_mounting_libcuda("535.104.05"));
+  auto fs = h.run();
+  EXPECT_TRUE(with_id(fs, "containers.cdi-driver-stale").empty());
+  EXPECT_EQ(with_id(fs, "containers.cdi-mounts-gone").size(), 1u);
 }
 
 TEST(DoctorContainerDriver, SpecMountingFilesThatAreGone) {
   Host h;
-  test::write_file(h.root + "/etc/cdi/nvidia.yaml", spec_mounting("550.90.07"));
+  test::write_file(h.root + "/etc/cdi/nvidia.yaml",
+                   spec_mounting({"libcuda.so.550.90.07", "libnvidia-fbc.so.550.90.07"}));
   auto f = with_id(h.run(), "containers.cdi-mounts-gone");
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_NE(f[0].detail.find("libcuda.so.550.90.07"), std::string::npos) << f[0].detail;
-  test::write_file(h.root + "/usr/lib/x86_64-linux-gnu/libcuda.so.550.90.07", "elf");
+  EXPECT_NE(f[0].detail.find("libnvidia-fbc.so.550.90.07"), std::string::npos) << f[0].detail;
+  EXPECT_EQ(f[0].detail.find("libcuda.so.550.90.07"), std::string::npos) << f[0].detail;
+  test::write_file(h.root + "/usr/lib/x86_64-linux-gnu/libnvidia-fbc.so.550.90.07", "elf");
   EXPECT_TRUE(with_id(h.run(), "containers.cdi-mounts-gone").empty());
 }
 
