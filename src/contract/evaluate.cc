@@ -10,7 +10,7 @@
 
 #include "util/strings.h"
 #include "util/version.h"
-#include "wheel/choose.h"
+#include "wheel/framework_check.h"
 #include "wheel/wheel_data.h"
 
 namespace anygpu {
@@ -382,14 +382,6 @@ std::string pip_name(const Dependency& d) {
   return d.is_torch() ? "torch" : d.name;
 }
 
-std::string build_words(const TorchBuild& b) {
-  auto k = b.kind();
-  if (k == "cuda") return b.cuda ? "CUDA " + *b.cuda : "CUDA";
-  if (k == "rocm") return b.hip ? "ROCm/HIP " + *b.hip : "ROCm";
-  if (k == "xpu") return "XPU";
-  return "CPU";
-}
-
 // The installed version of a dependency, or absent.
 std::optional<std::string> installed_version(const PythonEnv& env, const Dependency& d) {
   if (d.is_torch() && env.torch && !env.torch->version.empty()) return env.torch->version;
@@ -428,11 +420,6 @@ CheckResult check_dep_version(const Context& c, const Dependency& d) {
               cat({"install a matching version: pip install '", pip_name(d), range, "'"}));
 }
 
-std::string plugin_dist(std::string_view torch_package) {
-  if (torch_package == "habana_frameworks.torch") return "habana-torch-plugin";
-  return normalize_dist_name(torch_package);
-}
-
 std::optional<int> cuda_major(const std::string& cuda) {
   auto parts = split(cuda, '.');
   if (parts.empty()) return std::nullopt;
@@ -441,109 +428,30 @@ std::optional<int> cuda_major(const std::string& cuda) {
   return static_cast<int>(*n);
 }
 
-// What `anygpu wheel` decides for the evaluated vendor's devices and the installed release.
-std::optional<WheelChoice> wheel_choice(const Context& c, const TorchBuild& b) {
-  return choose_replacement(builtin_wheel_data(), c.inv, b.version, c.vendor);
-}
-
-// "install the ROCm (+rocm…) build: pip install …", or, when the wheel table has no such build
-// for these devices, its reason and what it chose instead.
-std::string install_advice(const Context& c, const TorchBuild& b, std::string_view want,
-                           std::string_view want_words) {
-  auto choice = wheel_choice(c, b);
-  if (!choice) return cat({"install the ", want_words, " build (see `anygpu wheel`)"});
-  const auto* pkg = builtin_wheel_data().package("torch");
-  const auto* rel = pkg ? pkg->release(choice->version) : nullptr;
-  const auto* variant = rel ? rel->variant(choice->variant) : nullptr;
-  if (variant && variant->kind == want)
-    return cat({"install the ", want_words, " build: ", choice->pip});
-  return cat({choice->reason, ": ", choice->pip});
-}
-
-CheckResult check_wheel(const Context& c, const Dependency& d) {
+// The one judge of the installed build (doctor's torch.* findings too), worded as a check: its
+// most severe finding fails (error) or warns (warning); none or only notes pass.
+CheckResult check_wheel(const Context& c) {
   const std::string name = "PyTorch build";
   if (!c.py.env || !c.py.env->torch)
     return make(name, CheckStatus::skip, "", "", "torch is not installed (see PyTorch version)");
   const auto& b = *c.py.env->torch;
-  auto kind = b.kind();
-  auto observed =
-      cat({b.version.empty() ? std::string("torch") : b.version, " (", build_words(b), ")"});
-  (void)d;
-  if (c.vendor.empty()) {
-    if (kind == "cpu") return pass(name, observed, "a CPU build (no accelerator)");
-    return make(name, CheckStatus::warn, observed, "a CPU build (no accelerator)",
-                cat({"a ", build_words(b),
-                     " build on a host without an accelerator: torch runs on the CPU only"}),
-                "that is fine for CPU work; otherwise run on a host with the matching accelerator");
-  }
+  auto j = judge_torch_build(*c.py.env, c.inv, builtin_wheel_data(), c.vendor, c.devices);
+  auto observed = cat({b.version.empty() ? std::string("torch") : b.version, " (",
+                       torch_build_words(b), ")", j.with.empty() ? "" : " + ", j.with});
   const Vendor* v = c.reg.vendor(c.vendor);
-  std::string vname = vendor_name(c.reg, c.vendor);
-  // cuda, rocm, xpu or plugin; empty: the vendor's own build, which anygpu cannot judge.
-  std::string want = v ? std::string(v->torch_build().kind) : std::string();
   std::map<std::string, std::string> words{
-      {"cuda", "CUDA (+cu…)"},
-      {"rocm", "ROCm (+rocm…)"},
-      {"xpu", "XPU (+xpu)"},
-      {"plugin", v ? cat({"CPU build with ", v->torch_package}) : ""}};
-  if (want.empty())
-    return make(name, CheckStatus::warn, observed, "a build for " + c.vendor,
-                cat({"anygpu cannot tell which torch builds fit ", vname, " devices"}),
-                "check the vendor's documentation for its torch build");
-  auto required = cat({"a ", words[want], " build for ", c.vendor});
-  if (want == "plugin") {
-    if (kind != "cpu")
-      return make(
-          name, CheckStatus::fail, observed, required,
-          cat({"a ", build_words(b), " build on a ", vname, " host; ", c.vendor,
-               " uses a CPU torch with the ", v->torch_package, " plugin"}),
-          [&] {
-            auto choice = wheel_choice(c, b);
-            return cat({"install the CPU build and ", v->torch_package,
-                        choice ? ": " + choice->pip : std::string(" (see `anygpu wheel`)")});
-          }());
-    if (c.py.env->dist(plugin_dist(v->torch_package)))
-      return pass(name, cat({observed, " + ", v->torch_package}), required);
-    return make(name, CheckStatus::warn, observed, required,
-                cat({"CPU build without ", v->torch_package, ": torch will not see the ", vname,
-                     " devices"}),
-                cat({"install ", v->torch_package, " for this torch version"}));
-  }
-  if (kind == "cpu") {
-    if (c.vendor == "intel" && c.py.env->dist("intel-extension-for-pytorch"))
-      return pass(name, observed + " + intel_extension_for_pytorch", required);
-    return make(name, CheckStatus::warn, observed, required,
-                cat({"a CPU build on a ", vname, " host: torch will not use the accelerators"}),
-                install_advice(c, b, want, words[want]));
-  }
-  if (kind != want) {
-    std::string effect = kind == "cuda"   ? " (torch reports 'Found no NVIDIA driver')"
-                         : kind == "rocm" ? " (torch reports 'No HIP GPUs are available')"
-                                          : "";
-    return make(name, CheckStatus::fail, observed, required,
-                cat({"a ", build_words(b), " build does not run on ", vname, " devices", effect}),
-                install_advice(c, b, want, words[want]));
-  }
-  // A CUDA build also needs a driver new enough for its CUDA major version.
-  if (kind == "cuda" && b.cuda) {
-    // The family floor (minor version compatibility) of the built-in framework table.
-    auto floor = builtin_wheel_data().family_driver_min(*b.cuda);
-    const Device* dd = nullptr;
-    for (const auto* x : c.devices)
-      if (x->driver && x->driver->version) {
-        dd = x;
-        break;
-      }
-    if (floor && dd) {
-      auto cmp = compare_versions(*dd->driver->version, *floor);
-      if (cmp && *cmp < 0)
-        return make(name, CheckStatus::fail, observed, required,
-                    cat({"CUDA ", *b.cuda, " builds need driver >= ", *floor, "; this host has ",
-                         *dd->driver->version}),
-                    cat({"upgrade the NVIDIA driver to ", *floor,
-                         " or newer, or install a build for an older CUDA"}));
-    }
-  }
-  return pass(name, observed, required);
+      {"cuda", "a CUDA (+cu…) build"},
+      {"rocm", "a ROCm (+rocm…) build"},
+      {"xpu", "an XPU (+xpu) build"},
+      {"plugin", v ? cat({"a CPU build with ", v->torch_package}) : "a CPU build with its plugin"},
+      {"vendor", cat({vendor_name(c.reg, c.vendor), "'s own build"})}};
+  auto required = j.need == "cpu" ? std::string("a CPU build (no accelerator)")
+                                  : cat({words[j.need], " for ", c.vendor});
+  const Finding* worst = j.worst();
+  if (!worst || worst->severity == Severity::info)
+    return pass(name, observed, required, worst ? worst->title : "");
+  return make(name, worst->severity == Severity::error ? CheckStatus::fail : CheckStatus::warn,
+              observed, required, cat({worst->title, ": ", worst->detail}), worst->fix);
 }
 
 CheckResult check_distributed(const Context& c) {
@@ -632,7 +540,7 @@ Evaluation evaluate_for(Context& c) {
   }
   for (const auto& d : c.spec.dependencies) {
     add(check_dep_version(c, d));
-    if (d.vendor_agnostic_wheel) add(check_wheel(c, d));
+    if (d.vendor_agnostic_wheel) add(check_wheel(c));
     if (d.full_distribution) add(check_distributed(c));
   }
   return e;

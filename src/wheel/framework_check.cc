@@ -1,10 +1,12 @@
 #include "wheel/framework_check.h"
 
 #include <algorithm>
-#include <set>
+#include <cctype>
 
+#include "contract/spec.h"
 #include "probe/runtimes.h"
 #include "registry/registry.h"
+#include "select/select.h"
 #include "util/strings.h"
 #include "wheel/choose.h"
 
@@ -12,92 +14,70 @@ namespace anygpu {
 
 namespace {
 
-std::string fix_for(const WheelData& data, const Inventory& inv, const TorchBuild& t) {
-  auto choice = choose_replacement(data, inv, t.version);
-  if (!choice) return "anygpu wheel";
-  return cat({choice->pip, "   (anygpu wheel explains the choice)"});
-}
-
-std::string vendor_list(const Inventory& inv) {
-  std::set<std::string> v;
-  for (const auto& d : inv.devices) v.insert(d.vendor);
-  return join(std::vector<std::string>(v.begin(), v.end()), ", ");
-}
-
 // What torch calls a build kind, and what its builds say on a host without their devices.
 struct BuildKind {
-  std::string_view kind, name, without_devices;
+  std::string_view kind, name, words, without_devices;
 };
 constexpr BuildKind kBuildKinds[] = {
-    {"cuda", "CUDA", "this build fails with 'Found no NVIDIA driver on your system'"},
-    {"rocm", "ROCm", "this build reports 'No HIP GPUs are available'"},
-    {"xpu", "XPU", "torch.xpu.is_available() is False"},
+    {"cuda", "CUDA", "CUDA (+cu…)", "torch reports 'Found no NVIDIA driver on your system'"},
+    {"rocm", "ROCm", "ROCm (+rocm…)", "torch reports 'No HIP GPUs are available'"},
+    {"xpu", "XPU", "XPU (+xpu)", "torch.xpu.is_available() is False"},
 };
 
-const BuildKind& build_kind(std::string_view kind) {
+const BuildKind* build_kind(std::string_view kind) {
   for (const auto& k : kBuildKinds)
-    if (k.kind == kind) return k;
-  return kBuildKinds[0];
+    if (k.kind == kind) return &k;
+  return nullptr;
 }
 
-// The devices PyTorch's own wheels of `kind` run on: those of the vendors whose registry
-// torch.build is that kind (nvidia: cuda, amd: rocm, intel: xpu). A vendor with its own build
-// of the same kind (Hygon's DTK torch is a ROCm build) is not among them.
-struct Served {
-  std::vector<const Device*> devices;
-  std::vector<std::string> vendor_names;  // display names of every vendor served, "NVIDIA"
-  std::vector<std::string> own_build;     // vendors here that need their own build of `kind`
-};
+std::string display_name(const std::string& vendor) {
+  const Vendor* v = Registry::builtin().vendor(vendor);
+  return v ? std::string(v->display_name) : vendor;
+}
 
-Served served_by(const Inventory& inv, std::string_view kind) {
-  Served s;
-  const auto& registry = Registry::builtin();
-  for (const auto& v : registry.vendors()) {
-    auto b = v.torch_build();
-    if (b.kind == kind && b.pytorch_index) s.vendor_names.emplace_back(v.display_name);
-  }
-  std::set<std::string> own;
-  for (const auto& d : inv.devices) {
-    const Vendor* v = registry.vendor(d.vendor);
-    auto b = v ? v->torch_build() : VendorTorchBuild{};
-    if (b.kind != kind) continue;
-    if (b.pytorch_index)
-      s.devices.push_back(&d);
-    else if (own.insert(d.vendor).second)
-      s.own_build.emplace_back(v->display_name);
-  }
-  return s;
+// One of PyTorch's own wheels (its local label is one PyTorch publishes, or none, as on PyPI),
+// not a vendor's build of torch such as Hygon DTK's "+das…".
+bool is_pytorch_wheel(const TorchBuild& t) {
+  auto plus = t.version.find('+');
+  if (plus == std::string::npos) return true;
+  auto local = to_lower(std::string_view(t.version).substr(plus + 1));
+  auto digits_after = [&](std::string_view prefix, std::string_view more) {
+    if (local.compare(0, prefix.size(), prefix) != 0 || local.size() == prefix.size()) return false;
+    return std::all_of(local.begin() + static_cast<long>(prefix.size()), local.end(), [&](char c) {
+      return std::isdigit(static_cast<unsigned char>(c)) || more.find(c) != std::string_view::npos;
+    });
+  };
+  return local == "cpu" || local == "xpu" || digits_after("cu", "") || digits_after("rocm", ".");
+}
+
+// The wheel table's plugin (or extension) package of `vendor`, when it is installed.
+std::string installed_plugin(const PythonEnv& env, const WheelData& data,
+                             const std::string& vendor) {
+  const auto* p = data.plugin(vendor);
+  if (!p || p->package == "torch" || !env.dist(normalize_dist_name(p->package))) return "";
+  return p->package;
 }
 
 std::string device_name(const Device& d) {
   if (d.name) return *d.name;
-  const Vendor* v = Registry::builtin().vendor(d.vendor);
-  return cat({v ? v->display_name : std::string_view(d.vendor), " device"});
+  return cat({display_name(d.vendor), " device"});
 }
 
-// A build of a kind PyTorch publishes (cuda, rocm, xpu) on a host without the devices it
-// serves.
-bool check_vendor(const TorchBuild& t, const Served& served, const Inventory& inv,
-                  const std::string& fix, std::vector<Finding>& out) {
-  if (!served.devices.empty()) return true;
-  const auto& k = build_kind(t.kind());
-  std::string detail;
-  if (inv.devices.empty()) {
-    detail = cat({"No accelerator was found; ", k.without_devices, "."});
-  } else {
-    std::vector<std::string> sentences{cat({"Devices here: ", vendor_list(inv), "."})};
-    for (const auto& name : served.own_build)
-      sentences.push_back(
-          cat({name, " devices need ", name, "'s own ", k.name, " build of torch."}));
-    if (served.own_build.empty())
-      sentences.push_back(cat({"A ", k.name, " wheel cannot use them."}));
-    detail = join(sentences, " ");
-  }
-  out.push_back({"torch.vendor-mismatch", Severity::error,
-                 cat({"torch ", t.version, " is a ", k.name, " build but the host has no ",
-                      join(served.vendor_names, " or "), " GPU"}),
-                 detail, fix});
-  return false;
+// `anygpu wheel`'s choice in place of the installed build, worded for the build `need`ed:
+// "install the ROCm (+rocm…) build: pip install …", or, where the wheel table has no such build
+// for these devices, its reason and what it picks instead.
+std::string install_advice(const WheelData& data, const Inventory& inv, const TorchBuild& t,
+                           const std::string& vendor, std::string_view need) {
+  const auto* k = build_kind(need);
+  std::string words =
+      k ? cat({"the ", k->words, " build"}) : std::string("a build for these devices");
+  auto choice = choose_replacement(data, inv, t.version, vendor);
+  if (!choice || choice->pip.empty()) return cat({"install ", words, " (see `anygpu wheel`)"});
+  const auto* pkg = data.package("torch");
+  const auto* rel = pkg ? pkg->release(choice->version) : nullptr;
+  const auto* variant = rel ? rel->variant(choice->variant) : nullptr;
+  if (k && variant && variant->kind == need) return cat({"install ", words, ": ", choice->pip});
+  return cat({choice->reason, ": ", choice->pip});
 }
 
 const WheelVariant* table_variant(const WheelData& data, const TorchBuild& t,
@@ -127,8 +107,7 @@ void check_cuda(const TorchBuild& t, const std::string& variant, const WheelData
            cat({"torch ", t.version, " is built with CUDA ", cuda,
                 ", which needs driver >= ", *floor, "; the driver is ", *driver,
                 ". torch fails with 'The NVIDIA driver on your system is too old'."}),
-           cat({"upgrade the NVIDIA driver to >= ", *floor,
-                ", or install a build it supports: ", fix})});
+           cat({"upgrade the NVIDIA driver to >= ", *floor, ", or ", fix})});
     } else if (auto tk = data.toolkit_driver_min(cuda);
                tk && compare_versions(*driver, *tk).value_or(0) < 0) {
       out.push_back({"torch.cuda-minor-compat", Severity::info,
@@ -170,34 +149,156 @@ void check_rocm(const TorchBuild& t, const std::string& variant, const WheelData
     }
 }
 
+// A build torch reports as another kind than the devices need.
+Finding mismatch(const TorchBuild& t, const std::string& vendor, std::string detail,
+                 std::string fix) {
+  return {"torch.vendor-mismatch", Severity::error,
+          cat({"torch ", t.version, " is a ", build_kind(t.kind())->name,
+               " build, which does not run on ", display_name(vendor), " devices"}),
+          std::move(detail), std::move(fix)};
+}
+
+Finding cpu_build(const TorchBuild& t, const std::string& vendor, std::string fix) {
+  return {"torch.cpu-build", Severity::warning,
+          cat({"torch ", t.version, " is the CPU build on a host with ", display_name(vendor),
+               " devices"}),
+          "It runs, but never uses the accelerators.", std::move(fix)};
+}
+
+// A CPU torch and the vendor's plugin (torch_npu, torch_musa, habana-torch-plugin …).
+void judge_plugin(const PythonEnv& env, const Inventory& inv, const WheelData& data,
+                  const std::string& vendor, TorchBuildJudgement& j) {
+  const auto& t = *env.torch;
+  const auto* p = data.plugin(vendor);
+  std::string package = p ? p->package : std::string("its plugin");
+  j.need = "plugin";
+  auto choice = choose_replacement(data, inv, t.version, vendor);
+  auto pip = choice ? ": " + choice->pip : std::string(" (see `anygpu wheel`)");
+  if (t.kind() != "cpu") {
+    j.findings.push_back(
+        mismatch(t, vendor,
+                 cat({display_name(vendor), " devices run a CPU build of torch with the ", package,
+                      " plugin; ", build_kind(t.kind())->without_devices, "."}),
+                 cat({"install the CPU build and ", package, pip})));
+    return;
+  }
+  j.with = installed_plugin(env, data, vendor);
+  if (j.with.empty())
+    j.findings.push_back({"torch.plugin-missing", Severity::warning,
+                          cat({"torch ", t.version, " is the CPU build without ", package}),
+                          cat({"torch will not see the ", display_name(vendor), " devices."}),
+                          cat({"install ", package, " for this torch version", pip})});
+}
+
+// The vendor's own build of torch (Hygon DTK, Iluvatar CoreX, MetaX MACA …): one of PyTorch's
+// wheels is the wrong one; the vendor's own is beyond what the wheel table can judge.
+void judge_vendor_build(const TorchBuild& t, const WheelData& data, const std::string& vendor,
+                        const VendorTorchBuild& build, TorchBuildJudgement& j) {
+  j.need = "vendor";
+  const auto* k = build_kind(build.kind);
+  auto name = display_name(vendor);
+  const auto* p = data.plugin(vendor);
+  std::string where = p && !p->note.empty() ? p->note : cat({"see ", name, "'s documentation"});
+  if (!is_pytorch_wheel(t)) {
+    j.findings.push_back({"torch.vendor-build", Severity::info,
+                          cat({"torch ", t.version, " is not one of PyTorch's builds"}),
+                          cat({"anygpu cannot judge it for ", name, " devices: ", where, "."}),
+                          ""});
+    return;
+  }
+  if (t.kind() == "cpu") {
+    j.findings.push_back(
+        cpu_build(t, vendor, cat({"install ", name, "'s build of torch: ", where})));
+    return;
+  }
+  j.findings.push_back(mismatch(
+      t, vendor,
+      cat({name, " devices need ", name, "'s own ", k ? cat({k->name, " "}) : std::string(),
+           "build of torch; PyTorch's wheels do not carry their kernels."}),
+      cat({"install ", name, "'s build of torch: ", where})));
+}
+
 }  // namespace
+
+std::string torch_build_words(const TorchBuild& t) {
+  auto k = t.kind();
+  if (k == "cuda") return t.cuda ? "CUDA " + *t.cuda : "CUDA";
+  if (k == "rocm") return t.hip ? "ROCm/HIP " + *t.hip : "ROCm";
+  if (k == "xpu") return "XPU";
+  return "CPU";
+}
+
+const Finding* TorchBuildJudgement::worst() const {
+  const Finding* out = nullptr;
+  for (const auto& f : findings)
+    if (!out || f.severity < out->severity) out = &f;  // error < warning < info
+  return out;
+}
+
+TorchBuildJudgement judge_torch_build(const PythonEnv& env, const Inventory& inventory,
+                                      const WheelData& data, const std::string& vendor,
+                                      const std::vector<const Device*>& devices) {
+  TorchBuildJudgement j;
+  const auto& t = *env.torch;
+  auto kind = t.kind();
+  if (vendor.empty() || vendor == "none") {
+    j.need = "cpu";
+    if (kind != "cpu")
+      j.findings.push_back(
+          {"torch.no-accelerator", Severity::warning,
+           cat({"torch ", t.version, " is a ", torch_build_words(t),
+                " build on a host without an accelerator"}),
+           cat({"torch runs on the CPU only: ", build_kind(kind)->without_devices, "."}),
+           "that is fine for CPU work; otherwise run on a host with the matching accelerator"});
+    return j;
+  }
+  const Vendor* v = Registry::builtin().vendor(vendor);
+  auto build = v ? v->torch_build() : VendorTorchBuild{};
+  if (build.kind == "plugin") {
+    judge_plugin(env, inventory, data, vendor, j);
+    return j;
+  }
+  if (!build.pytorch_index) {
+    judge_vendor_build(t, data, vendor, build, j);
+    return j;
+  }
+  j.need = std::string(build.kind);
+  auto advice = install_advice(data, inventory, t, vendor, build.kind);
+  if (kind == "cpu") {
+    // An extension that gives a CPU torch the devices (Intel's IPEX before torch's xpu builds).
+    j.with = installed_plugin(env, data, vendor);
+    if (j.with.empty()) j.findings.push_back(cpu_build(t, vendor, advice));
+    return j;
+  }
+  if (kind != build.kind) {
+    j.findings.push_back(
+        mismatch(t, vendor, cat({build_kind(kind)->without_devices, "."}), advice));
+    return j;
+  }
+  auto variant = variant_of_build(t.version, t.cuda, t.hip, t.xpu);
+  if (kind == "cuda") check_cuda(t, variant, data, devices, advice, j.findings);
+  if (kind == "rocm") check_rocm(t, variant, data, devices, advice, j.findings);
+  return j;
+}
+
+std::string judged_vendor(const PythonEnv& env, const Inventory& inventory, const WheelData& data) {
+  if (inventory.devices.empty() || !env.torch) return "";
+  auto kind = env.torch->kind();
+  for (const auto& d : inventory.devices) {
+    const Vendor* v = Registry::builtin().vendor(d.vendor);
+    auto build = v ? v->torch_build() : VendorTorchBuild{};
+    bool serves = kind == "cpu" ? !installed_plugin(env, data, d.vendor).empty()
+                                : build.pytorch_index && build.kind == kind;
+    if (serves) return d.vendor;
+  }
+  return primary_vendor(inventory);
+}
 
 std::vector<Finding> framework_build_findings(const PythonEnv& env, const Inventory& inventory,
                                               const WheelData& data) {
-  std::vector<Finding> out;
-  if (!env.torch || env.torch->version.empty()) return out;
-  const auto& t = *env.torch;
-  auto variant = variant_of_build(t.version, t.cuda, t.hip, t.xpu);
-  auto kind = t.kind();
-  auto fix = fix_for(data, inventory, t);
-  if (kind == "cuda" || kind == "rocm" || kind == "xpu") {
-    auto served = served_by(inventory, kind);
-    if (!check_vendor(t, served, inventory, fix, out)) return out;
-    if (kind == "cuda") check_cuda(t, variant, data, served.devices, fix, out);
-    if (kind == "rocm") check_rocm(t, variant, data, served.devices, fix, out);
-  } else if (!inventory.devices.empty()) {
-    auto vendor = primary_vendor(inventory);
-    const Vendor* v = Registry::builtin().vendor(vendor);
-    auto build = v ? v->torch_build() : VendorTorchBuild{};
-    bool plugin_vendor = !build.pytorch_index || build.kind == "plugin";
-    // A CPU torch is exactly right under a plugin (torch_npu, torch_musa …) when it is present.
-    if (!plugin_vendor)
-      out.push_back(
-          {"torch.cpu-build", Severity::warning,
-           cat({"torch ", t.version, " is the CPU build on a host with ", vendor, " GPUs"}),
-           "It runs, but never uses the accelerator.", fix});
-  }
-  return out;
+  if (!env.torch || env.torch->version.empty()) return {};
+  auto vendor = judged_vendor(env, inventory, data);
+  return judge_torch_build(env, inventory, data, vendor, inventory.of_vendor(vendor)).findings;
 }
 
 std::vector<Finding> framework_build_findings(const HostRoot& host, const Inventory& inventory,

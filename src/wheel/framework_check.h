@@ -1,5 +1,7 @@
-// The installed framework build (torch wheel) against the host: vendor, CUDA vs driver, GPU
-// arch vs the wheel's arch list. Read from package files; torch is never imported.
+// The installed framework build (torch wheel) against the host's devices: vendor, CUDA vs
+// driver, GPU arch vs the wheel's arch list, the vendor's plugin. One judge for doctor's torch.*
+// findings and `check`'s "PyTorch build", fed by the registry's torch.build and the wheel
+// table. Read from package files; torch is never imported.
 #pragma once
 
 #include <string>
@@ -13,11 +15,35 @@
 
 namespace anygpu {
 
-// `python` is the interpreter whose site-packages are inspected.
+// "CUDA 12.1", "ROCm/HIP 6.1.40091-a8dbc0c19", "XPU", "CPU".
+std::string torch_build_words(const TorchBuild& t);
+
+struct TorchBuildJudgement {
+  // The build the judged devices need: cuda, rocm or xpu (PyTorch's own), "plugin" (a CPU torch
+  // and the vendor's plugin), "vendor" (the vendor's own build), "cpu" (no accelerator).
+  std::string need;
+  std::string with;               // the plugin or extension found serving them ("torch_npu")
+  std::vector<Finding> findings;  // empty: the build fits
+
+  const Finding* worst() const;  // the most severe finding, the first of equals; null: none
+};
+
+// The installed torch `env.torch` (required) for `vendor`'s `devices` ("" or "none": a host
+// without accelerators); the advice is `anygpu wheel`'s choice for that vendor.
+TorchBuildJudgement judge_torch_build(const PythonEnv& env, const Inventory& inventory,
+                                      const WheelData& data, const std::string& vendor,
+                                      const std::vector<const Device*>& devices);
+
+// The vendor doctor judges the build for: the first on the host that the build serves (its
+// kind, or its plugin installed), else the primary vendor; "" without accelerators.
+std::string judged_vendor(const PythonEnv& env, const Inventory& inventory, const WheelData& data);
+
+// Doctor's findings: the judgement for judged_vendor(). `python` is the interpreter whose
+// site-packages are inspected.
 std::vector<Finding> framework_build_findings(const HostRoot& host, const Inventory& inventory,
                                               const std::string& python);
 
-// The same comparison for an environment already read (tests build one from a directory).
+// The same for an environment already read (tests build one from a directory).
 std::vector<Finding> framework_build_findings(const PythonEnv& env, const Inventory& inventory,
                                               const WheelData& data);
 

@@ -1,6 +1,8 @@
 // `anygpu check` semantics against the fixture hosts and fake Python environments.
 #include <sys/stat.h>
 
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
@@ -10,6 +12,7 @@
 #include "contract/python_env.h"
 #include "contract/spec.h"
 #include "test_support.h"
+#include "wheel/framework_check.h"
 
 namespace anygpu {
 namespace {
@@ -402,7 +405,92 @@ TEST(ContractPython, CudaBuildNeedsDriverFloor) {
   auto v = eval("dependencies:\n  - name: torch\n    vendor_agnostic_wheel: true\n",
                 host("h100-8x"), s.facts());
   EXPECT_EQ(to_string(find(v, "PyTorch build").status), "fail");
-  EXPECT_TRUE(has(find(v, "PyTorch build").message, "need driver >= 580"));
+  EXPECT_TRUE(has(find(v, "PyTorch build").message, "needs driver >= 580"))
+      << find(v, "PyTorch build").message;
+}
+
+// `check`'s "PyTorch build" and doctor's torch.* findings are one judge: over every fixture host
+// and a spread of builds (PyTorch's CUDA, ROCm, XPU and CPU wheels, CPU torch with a vendor's
+// plugin or Intel's extension, a vendor's own build), check fails exactly where doctor reports
+// an error, warns where doctor warns, and passes otherwise.
+TEST(ContractPython, CheckAndDoctorJudgeEveryBuildAlike) {
+  struct Build {
+    std::string version, cuda, hip, xpu, plugin, plugin_version;
+  };
+  const Build builds[] = {
+      {"2.5.1+cu121", "'12.1'", "None", "None", "", ""},
+      {"2.9.0+cu130", "'13.0'", "None", "None", "", ""},
+      {"2.4.1+rocm6.1", "None", "'6.1.40091-a8dbc0c19'", "None", "", ""},
+      {"2.1.2+rocm5.6", "None", "'5.6.31061-8c743ae5d'", "None", "", ""},
+      {"2.5.1+xpu", "None", "None", "'20240100'", "", ""},
+      {"2.5.1+cpu", "None", "None", "None", "", ""},
+      {"2.5.1+cpu", "None", "None", "None", "torch_npu", "2.5.1"},
+      {"2.1.0.post2+cxx11.abi", "None", "None", "None", "intel_extension_for_pytorch",
+       "2.1.30+xpu"},
+      {"2.1.0+das.opt1.dtk24.04", "None", "'5.7.24164'", "None", "", ""},
+  };
+  const char* hosts[] = {"h100-8x",           "mi300x-8x",           "intel-max-arc",
+                         "ascend-910b-8x",    "hygon-dcu",           "thead-ppu-4x",
+                         "laptop-hybrid",     "workstation-mixed",   "nvidia-open-l40s",
+                         "nvidia-grid-guest", "nvidia-open-aarch64", "cloud-vm-none"};
+  std::map<CheckStatus, int> seen;
+  for (const auto& b : builds)
+    for (const char* name : hosts) {
+      FakeSite s;
+      s.torch(b.version, b.cuda, b.hip, b.xpu);
+      if (!b.plugin.empty()) s.dist(b.plugin, b.plugin_version);
+      auto facts = s.facts();
+      auto v = eval("dependencies:\n  - name: torch\n    vendor_agnostic_wheel: true\n", host(name),
+                    facts);
+      const auto& r = find(v, "PyTorch build");
+      auto doctor = framework_build_findings(*facts.env, host(name), builtin_wheel_data());
+      auto expect = CheckStatus::pass;
+      for (const auto& f : doctor)
+        if (f.severity == Severity::error)
+          expect = CheckStatus::fail;
+        else if (f.severity == Severity::warning && expect == CheckStatus::pass)
+          expect = CheckStatus::warn;
+      EXPECT_EQ(to_string(r.status), to_string(expect))
+          << b.version << " " << b.plugin << " on " << name << ": check says " << r.message
+          << "; doctor says " << (doctor.empty() ? std::string("nothing") : doctor[0].title);
+      ++seen[r.status];
+    }
+  // The spread reaches every verdict.
+  EXPECT_GT(seen[CheckStatus::pass], 0);
+  EXPECT_GT(seen[CheckStatus::warn], 0);
+  EXPECT_GT(seen[CheckStatus::fail], 0);
+}
+
+// The registry and the wheel table decide, not vendor names in code: Intel's extension gives a
+// torch without an xpu build the devices; Hygon's own DTK build passes where PyTorch's ROCm
+// wheel fails; an arch the wheel carries no kernels for fails check as it fails doctor.
+TEST(ContractPython, ExtensionsVendorBuildsAndArchesByTheTables) {
+  const char* spec = "dependencies:\n  - name: torch\n    vendor_agnostic_wheel: true\n";
+  FakeSite ipex;
+  ipex.torch("2.1.0.post2+cxx11.abi", "None", "None");
+  EXPECT_EQ(
+      to_string(find(eval(spec, host("intel-max-arc"), ipex.facts()), "PyTorch build").status),
+      "warn");
+  ipex.dist("intel_extension_for_pytorch", "2.1.30+xpu");
+  const auto& with = find(eval(spec, host("intel-max-arc"), ipex.facts()), "PyTorch build");
+  EXPECT_EQ(to_string(with.status), "pass");
+  EXPECT_TRUE(has(with.observed, "+ intel-extension-for-pytorch")) << with.observed;
+
+  FakeSite dtk;
+  dtk.torch("2.1.0+das.opt1.dtk24.04", "None", "'5.7.24164'");
+  EXPECT_EQ(to_string(find(eval(spec, host("hygon-dcu"), dtk.facts()), "PyTorch build").status),
+            "pass");
+  FakeSite rocm;
+  rocm.torch("2.4.1+rocm6.1", "None", "'6.1.40091-a8dbc0c19'");
+  const auto& wrong = find(eval(spec, host("hygon-dcu"), rocm.facts()), "PyTorch build");
+  EXPECT_EQ(to_string(wrong.status), "fail");
+  EXPECT_TRUE(has(wrong.message, "Hygon devices need Hygon's own ROCm build")) << wrong.message;
+
+  FakeSite old;  // torch 2.1 ROCm 5.6 builds predate gfx942 (MI300X)
+  old.torch("2.1.2+rocm5.6", "None", "'5.6.31061-8c743ae5d'");
+  const auto& arch = find(eval(spec, host("mi300x-8x"), old.facts()), "PyTorch build");
+  EXPECT_EQ(to_string(arch.status), "fail");
+  EXPECT_TRUE(has(arch.message, "no kernels for gfx942")) << arch.message;
 }
 
 TEST(ContractPython, NotInstalledAndOtherPackages) {

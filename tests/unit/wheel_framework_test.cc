@@ -65,7 +65,8 @@ TEST(FrameworkBuild, CudaBuildOnAnAmdHost) {
   auto env = site_packages(tmp, "2.5.1+cu121", "12.1");
   auto f = framework_build_findings(env, test::fixture_inventory("mi300x-8x"), data());
   ASSERT_EQ(ids(f), std::vector<std::string>{"torch.vendor-mismatch"});
-  EXPECT_NE(f[0].detail.find("amd"), std::string::npos);
+  EXPECT_EQ(f[0].title, "torch 2.5.1+cu121 is a CUDA build, which does not run on AMD devices");
+  EXPECT_NE(f[0].detail.find("Found no NVIDIA driver"), std::string::npos) << f[0].detail;
   EXPECT_NE(f[0].fix.find("whl/rocm6.2"), std::string::npos) << f[0].fix;
 }
 
@@ -94,7 +95,7 @@ TEST(FrameworkBuild, RocmWheelOnAHostWhoseVendorHasItsOwnRocmBuild) {
   auto env = site_packages(tmp, "2.4.1+rocm6.1", "None", "6.1.40091-a8dbc0c19");
   auto f = framework_build_findings(env, test::fixture_inventory("hygon-dcu"), data());
   ASSERT_EQ(ids(f), std::vector<std::string>{"torch.vendor-mismatch"});
-  EXPECT_EQ(f[0].title, "torch 2.4.1+rocm6.1 is a ROCm build but the host has no AMD GPU");
+  EXPECT_EQ(f[0].title, "torch 2.4.1+rocm6.1 is a ROCm build, which does not run on Hygon devices");
   EXPECT_NE(f[0].detail.find("Hygon devices need Hygon's own ROCm build of torch"),
             std::string::npos)
       << f[0].detail;
@@ -145,9 +146,16 @@ TEST(FrameworkBuild, CpuBuildOnAGpuHostAndOnACpuHost) {
   EXPECT_EQ(f[0].severity, Severity::warning);
   EXPECT_TRUE(
       framework_build_findings(env, test::fixture_inventory("cloud-vm-none"), data()).empty());
-  // Under a vendor plugin (torch_npu) the CPU build of torch is the right one.
+  // Under a vendor plugin the CPU build of torch is the right one, with the plugin
+  // (the wheel table's package, torch-npu) installed.
+  auto as = framework_build_findings(env, test::fixture_inventory("ascend-910b-8x"), data());
+  ASSERT_EQ(ids(as), std::vector<std::string>{"torch.plugin-missing"});
+  EXPECT_NE(as[0].fix.find("torch-npu"), std::string::npos) << as[0].fix;
+  test::write_file(tmp / "site-packages/torch_npu-2.5.1.dist-info/METADATA",
+                   "Metadata-Version: 2.1\nName: torch_npu\nVersion: 2.5.1\n\n");
+  auto with = read_site_packages({tmp / "site-packages"});
   EXPECT_TRUE(
-      framework_build_findings(env, test::fixture_inventory("ascend-910b-8x"), data()).empty());
+      framework_build_findings(with, test::fixture_inventory("ascend-910b-8x"), data()).empty());
 }
 
 TEST(FrameworkBuild, XpuBuildOffIntel) {
