@@ -195,10 +195,7 @@ std::vector<Finding> check_container_driver(const DoctorContext& ctx) {
   auto scan = scan_cdi_specs(ctx.host);
   for (const auto& s : scan.specs) {
     const auto* owner = vendor_of_cdi_kind(s.kind);
-    auto fix = owner && !owner->container.toolkit.cdi_generate.empty()
-                   ? cat({"sudo anygpu cdi generate --output ", s.file, "   (or ",
-                          owner->container.toolkit.cdi_generate, s.file, " for its own spec)"})
-                   : cat({"sudo anygpu cdi generate --output ", s.file});
+    auto fix = cdi_regenerate(s.kind, s.file);
     auto loaded = owner ? loaded_version(owner->id) : std::nullopt;
     if (loaded) {
       auto [it, fresh] = versioned.try_emplace(std::string(owner->id));

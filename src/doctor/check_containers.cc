@@ -34,13 +34,6 @@ bool node_exists(const HostRoot& host, const std::string& path) {
 
 // A stale spec is rewritten by whoever wrote its kind: the vendor's toolkit when it writes
 // CDI specs itself (nvidia-ctk), else anygpu.
-std::string cdi_regenerate(std::string_view kind, const std::string& file) {
-  const auto* v = vendor_of_cdi_kind(kind);
-  if (v && !v->container.toolkit.cdi_generate.empty())
-    return cat({"sudo ", v->container.toolkit.cdi_generate, file});
-  return cat({"sudo anygpu cdi generate --output ", file});
-}
-
 // A spec of the vendor's kind that lacks a node the vendor's devices need now (a driver update
 // added /dev/nvidia-uvm, a GPU was added): containers asking for "all" miss it.
 void check_outdated(const DoctorContext& ctx, const std::string& vendor,
@@ -76,6 +69,13 @@ const Vendor* vendor_of_cdi_kind(std::string_view kind) {
   for (const auto& v : Registry::builtin().vendors())
     if (!kind.empty() && v.cdi_kind == kind) return &v;
   return nullptr;
+}
+
+std::string cdi_regenerate(std::string_view kind, const std::string& file) {
+  const auto* v = vendor_of_cdi_kind(kind);
+  auto ours = cat({"sudo anygpu cdi generate --output ", file});
+  if (!v || v->container.toolkit.cdi_generate.empty()) return ours;
+  return cat({ours, "   (or ", v->container.toolkit.cdi_generate, file, " for its own spec)"});
 }
 
 std::vector<Finding> check_containers(const DoctorContext& ctx) {
