@@ -1,5 +1,7 @@
 // Findings from a vendor library's health facts (NVML: ECC, row remapping, retired pages,
-// clocks-event reasons). Severity and action come from data/health.yaml's `library` table.
+// clocks-event reasons; DCMI: the device's alarm level). Severity and action come from
+// data/health.yaml's `library` table.
+#include <algorithm>
 #include <cstdio>
 
 #include "health/checks.h"
@@ -113,6 +115,16 @@ void check_clocks(const DeviceLibraryFacts& f, Emitter& emit) {
     emit("throttle.hw-slowdown", "hardware slowdown: clocks lowered", evidence);
 }
 
+// DCMI's alarm level: minor is a warning, major and critical are critical.
+void check_alarm(const DeviceLibraryFacts& f, Emitter& emit) {
+  if (!f.alarm || *f.alarm == 0) return;
+  static constexpr const char* kLevels[] = {"none", "minor", "major", "critical"};
+  auto level = kLevels[std::min<uint32_t>(*f.alarm, 3)];
+  emit("device.alarm", cat({"the device raises a ", level, " alarm"}),
+       cat({"dcmi_get_device_health: ", n(*f.alarm), " (", level, ")"}),
+       *f.alarm == 1 ? Severity::warning : Severity::critical);
+}
+
 }  // namespace
 
 void check_library(const DeviceLibraryFacts& facts, const HealthRules& rules,
@@ -121,6 +133,7 @@ void check_library(const DeviceLibraryFacts& facts, const HealthRules& rules,
   check_ecc(facts, emit);
   check_memory(facts, emit);
   check_clocks(facts, emit);
+  check_alarm(facts, emit);
 }
 
 }  // namespace anygpu::health

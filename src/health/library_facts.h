@@ -1,4 +1,5 @@
-// Health facts a vendor management library gives (NVML today), read in a library worker and
+// Health facts a vendor management library gives (NVML and libraries that speak it, DCMI), read
+// in a library worker and
 // turned into findings by check_library (docs/health.md lists the codes). Every field is
 // absent when the library did not answer it.
 #pragma once
@@ -31,11 +32,12 @@ struct LibraryProcess {
 };
 
 struct DeviceLibraryFacts {
-  std::string api;  // "nvml", or a library that speaks it ("ixml")
+  std::string api;  // "nvml", a library that speaks it ("ixml"), or "dcmi"
   std::optional<EccCounts> ecc_volatile, ecc_aggregate;
   std::optional<RemappedRows> remapped_rows;
   std::optional<RetiredPages> retired_pages;
-  std::optional<uint64_t> clocks_event_reasons;          // nvmlClocksEventReason* bits
+  std::optional<uint64_t> clocks_event_reasons;  // nvmlClocksEventReason* bits
+  std::optional<uint32_t> alarm;  // DCMI's alarm level: 0 none, 1 minor, 2 major, 3 critical
   std::optional<std::vector<LibraryProcess>> processes;  // running compute processes
   std::vector<std::string> errors;                       // calls that failed (not "not supported")
 };

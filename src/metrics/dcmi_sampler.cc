@@ -3,11 +3,9 @@
 // hwmon reader it always was; with it, AI Core utilization, temperature, power and HBM join.
 // DcmiSampler runs only in a long-lived library worker (src/worker/), like NVML's.
 #include <atomic>
-#include <map>
-#include <tuple>
 
 #include "metrics/backend.h"
-#include "metrics/dcmi_types.h"
+#include "metrics/dcmi_api.h"
 #include "metrics/library_sampler.h"
 #include "metrics/remote_library.h"
 #include "util/strings.h"
@@ -16,35 +14,11 @@ namespace anygpu {
 
 namespace {
 
-using BusKey = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>;  // domain, bus, dev, fn
-
-struct DcmiApi {
-  explicit DcmiApi(const DynamicLibrary& lib)
-      : init(lib.symbol<dcmi::InitFn>({"dcmi_init"})),
-        cards(lib.symbol<dcmi::CardListFn>({"dcmi_get_card_list", "dcmi_get_card_num_list"})),
-        devices(lib.symbol<dcmi::DeviceNumFn>({"dcmi_get_device_num_in_card"})),
-        utilization(lib.symbol<dcmi::UtilizationFn>({"dcmi_get_device_utilization_rate"})),
-        temperature(lib.symbol<dcmi::TemperatureFn>({"dcmi_get_device_temperature"})),
-        power(lib.symbol<dcmi::PowerFn>({"dcmi_get_device_power_info"})),
-        hbm(lib.symbol<dcmi::HbmFn>({"dcmi_get_device_hbm_info"})),
-        pcie_all(lib.symbol<dcmi::PcieAllFn>({"dcmi_get_device_pcie_info_v2"})),
-        pcie(lib.symbol<dcmi::PcieFn>({"dcmi_get_device_pcie_info"})) {}
-  dcmi::InitFn init;
-  dcmi::CardListFn cards;
-  dcmi::DeviceNumFn devices;
-  dcmi::UtilizationFn utilization;
-  dcmi::TemperatureFn temperature;
-  dcmi::PowerFn power;
-  dcmi::HbmFn hbm;
-  dcmi::PcieAllFn pcie_all;
-  dcmi::PcieFn pcie;
-};
-
 class DcmiSampler final : public LibrarySampler {
  public:
   Result<bool> open(const DynamicLibrary& lib) override {
-    auto api = std::make_unique<DcmiApi>(lib);
-    if (!api->init || !api->cards || !api->devices || !(api->pcie_all || api->pcie))
+    auto api = std::make_unique<dcmi::Api>(lib);
+    if (!api->usable())
       return host_error(lib.loaded_from() +
                         ": no dcmi_init, dcmi_get_card_list, "
                         "dcmi_get_device_num_in_card or PCIe info call");
@@ -55,16 +29,7 @@ class DcmiSampler final : public LibrarySampler {
   }
 
   std::vector<DeviceSample> sample(const std::vector<SampleTarget>& targets) override {
-    std::map<BusKey, std::pair<int, int>> chips;  // bus id -> (card, device)
-    int ncards = 0;
-    int cards[64] = {};
-    if (api_->cards(&ncards, cards, 64) != dcmi::kOk || ncards < 0) ncards = 0;
-    for (int c = 0; c < std::min(ncards, 64); ++c) {
-      int ndev = 0;
-      if (api_->devices(cards[c], &ndev) != dcmi::kOk || ndev < 0) continue;
-      for (int d = 0; d < std::min(ndev, 64); ++d)
-        if (auto key = bus_of(cards[c], d)) chips[*key] = {cards[c], d};
-    }
+    auto chips = dcmi::chips(*api_);
     std::vector<DeviceSample> out(targets.size());
     for (size_t i = 0; i < targets.size(); ++i) {
       if (targets[i].suspended) continue;
@@ -80,18 +45,6 @@ class DcmiSampler final : public LibrarySampler {
   }
 
  private:
-  // The chip's PCI address: dcmi_get_device_pcie_info_v2 (with domain), else the older call
-  // (domain 0: the only domain the drivers without _v2 support).
-  std::optional<BusKey> bus_of(int card, int device) const {
-    if (dcmi::PcieInfoAll p{}; api_->pcie_all && api_->pcie_all(card, device, &p) == dcmi::kOk) {
-      if (p.domain < 0) return std::nullopt;
-      return BusKey{static_cast<uint32_t>(p.domain), p.bdf_busid, p.bdf_deviceid, p.bdf_funcid};
-    }
-    if (dcmi::PcieInfo p{}; api_->pcie && api_->pcie(card, device, &p) == dcmi::kOk)
-      return BusKey{0, p.bdf_busid, p.bdf_deviceid, p.bdf_funcid};
-    return std::nullopt;
-  }
-
   static bool ok(int r, const char* what, DeviceSample& s) {
     if (r == dcmi::kOk) return true;
     s.warnings.push_back(cat({what, ": error ", std::to_string(r)}));
@@ -121,7 +74,7 @@ class DcmiSampler final : public LibrarySampler {
     }
   }
 
-  std::unique_ptr<DcmiApi> api_;
+  std::unique_ptr<dcmi::Api> api_;
 };
 
 class DcmiBackend final : public MetricsBackend {

@@ -1,5 +1,6 @@
-// The DCMI entry points (Huawei Ascend, libdcmi.so) the metrics sampler calls, declared here so
-// no driver package is needed to build. Shared with the mock DCMI the metrics tests build.
+// The DCMI entry points (Huawei Ascend, libdcmi.so) the metrics sampler and the health reader
+// call, declared here so no driver package is needed to build. Shared with the mock DCMI the
+// tests build.
 //
 // Source: dcmi_interface_api.h as shipped with the Ascend driver and copied into public
 // projects (MindX DL / ascend-common, npu-exporter); the prototypes and struct layouts below
@@ -35,6 +36,18 @@ struct PcieInfo {  // struct dcmi_pcie_info (older drivers: no domain, field ord
   unsigned int bdf_deviceid, bdf_busid, bdf_funcid;
 };
 
+// struct dcmi_proc_mem_info, and the calls below as declared in
+// Ascend/mind-cluster@ec1f2f664cff4978711fd8e391059cab97b3be73
+// component/ascend-common/devmanager/dcmi/dcmi_interface_api.h; its dcmi.go
+// (DcGetDevProcessInfo) passes an array and reads the count the call writes back.
+struct ProcMemInfo {
+  int proc_id;
+  unsigned long proc_mem_usage;  // bytes ("unit is byte" in the header)
+};
+// The array handed to dcmi_get_device_resource_info: the call writes up to its own maximum and
+// the count; anygpu's array is larger than any maximum the public callers use.
+inline constexpr int kMaxProcesses = 1024;
+
 using InitFn = int (*)();
 // dcmi_get_card_list (DCMI v2 headers) / dcmi_get_card_num_list (older): same signature.
 using CardListFn = int (*)(int* card_num, int* card_list, int list_len);
@@ -46,5 +59,9 @@ using PowerFn = int (*)(int card_id, int device_id, int* power);
 using HbmFn = int (*)(int card_id, int device_id, HbmInfo*);
 using PcieAllFn = int (*)(int card_id, int device_id, PcieInfoAll*);
 using PcieFn = int (*)(int card_id, int device_id, PcieInfo*);
+// The device's alarm level: 0 healthy; 1, 2, 3 the minor, major and critical alarm levels of
+// the header's fault-event severity (unverified against a shipped driver for this call).
+using HealthFn = int (*)(int card_id, int device_id, unsigned int* health);
+using ResourceInfoFn = int (*)(int card_id, int device_id, ProcMemInfo* procs, int* count);
 
 }  // namespace anygpu::dcmi

@@ -2,6 +2,8 @@
 set(ANYGPU_METRICS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/backends.cc
   ${CMAKE_CURRENT_LIST_DIR}/collector.cc
+  ${CMAKE_CURRENT_LIST_DIR}/dcmi_api.cc
+  ${CMAKE_CURRENT_LIST_DIR}/dcmi_health.cc
   ${CMAKE_CURRENT_LIST_DIR}/dcmi_sampler.cc
   ${CMAKE_CURRENT_LIST_DIR}/nvml_sampler.cc
   ${CMAKE_CURRENT_LIST_DIR}/prometheus.cc

@@ -21,7 +21,7 @@ bool ends_with_end_line(std::string_view b) {
 
 void ask(const HostRoot& host, const std::string& vendor, std::vector<LibraryRequest> libs,
          health::LibraryHealth& out) {
-  auto name = cat({vendor, " nvml health"});
+  auto name = cat({vendor, " library health"});
   auto exe = worker_executable();
   if (!exe) {
     out.warnings.push_back(cat({name, ": ", exe.error().message}));
@@ -53,7 +53,7 @@ void ask(const HostRoot& host, const std::string& vendor, std::vector<LibraryReq
   auto failure = classify(end, exit, timeout, reply.error, (*p)->output_excerpt());
   out.warnings.push_back(
       cat({name, ": ", failure.message, "; ", std::to_string(reply.devices.size()),
-           " device(s) read before that, the rest have no NVML health facts"}));
+           " device(s) read before that, the rest have no library health facts"}));
 }
 
 }  // namespace
@@ -70,7 +70,7 @@ health::LibraryHealth read_library_health(const HostRoot& host, const Inventory&
     if (!v) continue;
     std::vector<LibraryRequest> libs;
     for (const auto& spec : v->libraries) {
-      if (!speaks_nvml(spec.api)) continue;
+      if (!answers_health(spec.api)) continue;
       auto req = library_request(*v, spec);
       if (missing_without_loading(host, req)) continue;  // not on this host
       libs.push_back(std::move(req));

@@ -1,7 +1,7 @@
 // The parent's side of health through a worker: for every vendor of the inventory whose
-// registry library speaks NVML, one worker (mode "health") under the library deadline. A
-// worker that crashes, exits or hangs costs only the facts it had not sent yet; what went
-// wrong is a warning.
+// registry library answers health (NVML and those that speak it, DCMI), one worker (mode
+// "health") under the library deadline. A worker that crashes, exits or hangs costs only the
+// facts it had not sent yet; what went wrong is a warning.
 #pragma once
 
 #include "health/library_facts.h"

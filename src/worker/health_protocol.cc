@@ -39,6 +39,7 @@ std::string encode_health_device(std::string_view bus_id, const health::DeviceLi
     w.line("retired",
            {num(p->single_bit), num(p->double_bit), p->pending ? (*p->pending ? "1" : "0") : "-"});
   if (f.clocks_event_reasons) w.line("clocks-event", {num(*f.clocks_event_reasons)});
+  if (f.alarm) w.line("alarm", {num(*f.alarm)});
   if (f.processes) {
     w.line("processes");
     for (const auto& p : *f.processes)
@@ -104,8 +105,11 @@ HealthReply decode_health_reply(std::string_view text) {
         auto address = PciAddress::parse(r.fields[0]);
         if (!address)
           error = at(r, "'device': not a PCI bus id");
-        else
-          open.emplace(address->str(), health::DeviceLibraryFacts{api, {}, {}, {}, {}, {}, {}, {}});
+        else {
+          health::DeviceLibraryFacts facts;
+          facts.api = api;
+          open.emplace(address->str(), std::move(facts));
+        }
       }
     } else if (!in_device) {
       error = at(r, cat({"'", r.tag, "' outside a device"}));
@@ -143,6 +147,15 @@ HealthReply decode_health_reply(std::string_view text) {
     } else if (r.tag == "clocks-event") {
       if (!fields(r, 1)) break;
       if (auto v = number(r, 0)) f->clocks_event_reasons = *v;
+    } else if (r.tag == "alarm") {
+      if (!fields(r, 1)) break;
+      if (auto v = number(r, 0)) {
+        if (*v > 3) {
+          error = at(r, "'alarm': expected 0 to 3");
+          break;
+        }
+        f->alarm = static_cast<uint32_t>(*v);
+      }
     } else if (r.tag == "processes") {
       if (fields(r, 0)) f->processes.emplace();
     } else if (r.tag == "process") {

@@ -10,6 +10,7 @@
 //   remap 2 1 0 1                         corrected, uncorrected, pending, failed
 //   retired 1 2 1                         multiple single-bit, double-bit, pending (or -)
 //   clocks-event 64                       nvmlClocksEventReason* bits, decimal
+//   alarm 2                               DCMI's alarm level (0 none … 3 critical)
 //   processes                             the list follows (absent: not answered)
 //   process 4242 1073741824               pid, used bytes (or -)
 //   error retired%20pages:%20…            a call that failed

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "host/host_root.h"
+#include "metrics/dcmi_health.h"
 #include "probe/libs/library_probe.h"
 #include "probe/libs/nvml_health.h"
 #include "util/strings.h"
@@ -58,14 +59,14 @@ void serve_probe() {
 }
 
 // Health: the first library of the request that loads is asked for every device's health
-// facts (NVML, or a library that speaks it: ixml), each device sent as soon as it is read.
+// facts (NVML, or a library that speaks it: ixml; DCMI), each device sent as soon as it is read.
 void serve_health() {
   auto request = read_request();
   HostRoot host(host_options(request));
   io::reply(Writer().header().take());
   std::optional<std::string> last_error;
   for (const auto& lib : request.libraries) {
-    if (!speaks_nvml(lib.api)) continue;
+    if (!answers_health(lib.api)) continue;
     std::vector<std::string_view> sonames(lib.sonames.begin(), lib.sonames.end());
     std::vector<std::string_view> dirs(lib.dirs.begin(), lib.dirs.end());
     auto opened = host.open_library(sonames, dirs);
@@ -75,11 +76,13 @@ void serve_health() {
       continue;
     }
     bool announced = false;
-    auto failed = read_nvml_health(**opened, [&](const PciAddress& a, const auto& facts) {
+    auto emit = [&](const PciAddress& a, const health::DeviceLibraryFacts& facts) {
       if (!announced) io::reply(encode_health_status(lib.vendor, lib.api, std::nullopt));
       announced = true;
       io::reply(encode_health_device(a.str(), facts));
-    });
+    };
+    auto failed =
+        lib.api == "dcmi" ? read_dcmi_health(**opened, emit) : read_nvml_health(**opened, emit);
     if (failed) {
       last_error = failed;
       continue;

@@ -1,5 +1,6 @@
-// The health worker's reply (NVML facts per device): never crash, an error names a line, and
-// every complete device block re-encodes to a block that decodes to the same facts.
+// The health worker's reply (NVML and DCMI facts per device): never crash, an error names a
+// line, a decoded alarm level is one DCMI defines (0-3), and every complete device block
+// re-encodes to a block that decodes to the same facts.
 #include <string>
 
 #include "fuzz_check.h"
@@ -13,6 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto reply = worker::decode_health_reply(text);
   if (reply.error) FUZZ_CHECK(!reply.error->empty());
   for (const auto& [bus, facts] : reply.devices) {
+    FUZZ_CHECK(!facts.alarm || *facts.alarm <= 3);
     std::string again = worker::Writer().header().take() +
                         worker::encode_health_status("nvidia", "nvml", std::nullopt) +
                         worker::encode_health_device(bus, facts) + "end\n";

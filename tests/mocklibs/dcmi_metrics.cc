@@ -1,6 +1,6 @@
 // Mock DCMI (libdcmi.so) for the ascend-910b-8x fixture: eight cards with one NPU each, at the
-// fixture's PCI addresses. Values come from a file the test writes (path in
-// MOCK_DCMI_METRICS_FILE; read on every call). One line per card:
+// fixture's PCI addresses; metrics here, health and processes at the end. Values come from a file
+// the test writes (path in MOCK_DCMI_METRICS_FILE; read on every call). One line per card:
 //
 //   <card> <AI Core util %> <temp °C> <power 0.1 W> <HBM total MB> <HBM used MB>
 //
@@ -10,8 +10,10 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "metrics/dcmi_types.h"
+#include "mock_crash.h"
 
 #define MOCK_DCMI_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -109,5 +111,54 @@ MOCK_DCMI_EXPORT int dcmi_get_device_hbm_info(int card_id, int device_id, dcmi::
   hbm->memory_usage = static_cast<unsigned long long>(v[4]);
   hbm->freq = 1600;
   hbm->temp = static_cast<int>(v[1]) - 5;
+  return dcmi::kOk;
+}
+
+// Health and processes, from the file in MOCK_DCMI_HEALTH_FILE (read on every call):
+//
+//   <card> health <level>          dcmi_get_device_health answers <level>
+//   <card> process <pid> <bytes>   one entry of dcmi_get_device_resource_info
+//   <card> crash                   the health call dies with SIGSEGV
+//
+// A card without a health line is healthy (0); without process lines it lists none.
+namespace {
+
+std::vector<std::vector<std::string>> health_rows(int card) {
+  std::vector<std::vector<std::string>> out;
+  const char* path = std::getenv("MOCK_DCMI_HEALTH_FILE");
+  if (!path) return out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream f(line);
+    int c = -1;
+    if (!(f >> c) || c != card) continue;
+    std::vector<std::string> words;
+    for (std::string w; f >> w;) words.push_back(w);
+    if (!words.empty()) out.push_back(words);
+  }
+  return out;
+}
+
+}  // namespace
+
+MOCK_DCMI_EXPORT int dcmi_get_device_health(int card_id, int device_id, unsigned int* health) {
+  if (!valid(card_id, device_id) || !health) return kInvalidDeviceId;
+  *health = 0;
+  for (const auto& w : health_rows(card_id)) {
+    if (w[0] == "crash") mock_crash::segv();
+    if (w[0] == "health" && w.size() == 2) *health = static_cast<unsigned>(std::stoul(w[1]));
+  }
+  return dcmi::kOk;
+}
+
+MOCK_DCMI_EXPORT int dcmi_get_device_resource_info(int card_id, int device_id,
+                                                   dcmi::ProcMemInfo* procs, int* count) {
+  if (!valid(card_id, device_id) || !procs || !count) return kInvalidParameter;
+  int n = 0;
+  for (const auto& w : health_rows(card_id))
+    if (w[0] == "process" && w.size() == 3 && n < 32)
+      procs[n++] = {std::stoi(w[1]), std::stoul(w[2])};
+  *count = n;
   return dcmi::kOk;
 }

@@ -265,7 +265,8 @@ TEST(HealthNvmlFacts, HardwareSlowdownAloneHasItsOwnCode) {
 TEST(HealthNvmlFacts, TheTableHasEveryLibraryCode) {
   for (const char* code :
        {"ecc.uncorrectable", "ecc.correctable", "memory.retired-pages", "memory.row-remap-pending",
-        "memory.row-remap-failed", "throttle.thermal", "throttle.power", "throttle.hw-slowdown"})
+        "memory.row-remap-failed", "throttle.thermal", "throttle.power", "throttle.hw-slowdown",
+        "device.alarm"})
     EXPECT_FALSE(action_of(code).empty()) << code;
   auto bad = health::parse_health_rules(
       "schema: 1\nxid: []\nunknown_xid: {severity: warning, action: a}\nmessages: []\n"
@@ -286,6 +287,7 @@ TEST(HealthReply, RoundTripsEveryFact) {
   f.remapped_rows = health::RemappedRows{2, 1, false, true};
   f.retired_pages = health::RetiredPages{1, 2, true};
   f.clocks_event_reasons = 0x40;
+  f.alarm = 2;
   f.processes = std::vector<health::LibraryProcess>{{4242, 1ull << 30}, {17, std::nullopt}};
   f.errors = {"retired pages: Unknown Error (999)"};
   auto text = header() + worker::encode_health_device("0000:18:00.0", f) + "end\n";
@@ -303,9 +305,9 @@ TEST(HealthReply, MalformedAndTruncatedReplies) {
   auto block = [](const std::string& body) {
     return header() + "device 0000:18:00.0\n" + body + "device-end\nend\n";
   };
-  for (const char* body :
-       {"ecc volatile x 1\n", "ecc sometimes 1 1\n", "remap 1 1 2 0\n", "retired 1\n",
-        "process 0 5\n", "process 5 5\n", "bogus\n", "clocks-event -1\n", "retired 1 2 maybe\n"}) {
+  for (const char* body : {"ecc volatile x 1\n", "ecc sometimes 1 1\n", "remap 1 1 2 0\n",
+                           "retired 1\n", "process 0 5\n", "process 5 5\n", "bogus\n",
+                           "clocks-event -1\n", "retired 1 2 maybe\n", "alarm 4\n", "alarm\n"}) {
     auto r = worker::decode_health_reply(block(body));
     EXPECT_TRUE(r.error) << body;
     EXPECT_EQ(r.error.value_or("").rfind("line ", 0), 0u) << body;

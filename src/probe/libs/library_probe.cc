@@ -45,6 +45,10 @@ bool speaks_nvml(std::string_view api) {
   return e && e->probe == probe_nvml;
 }
 
+bool answers_health(std::string_view api) {
+  return speaks_nvml(api) || api == "dcmi";
+}
+
 LibraryRequest library_request(const Vendor& vendor, const LibrarySpec& spec) {
   return {std::string(vendor.id), std::string(spec.api),
           std::vector<std::string>(spec.sonames.begin(), spec.sonames.end()),

@@ -1,0 +1,72 @@
+#include "metrics/dcmi_health.h"
+
+#include <memory>
+#include <vector>
+
+#include "metrics/dcmi_api.h"
+#include "util/strings.h"
+
+namespace anygpu {
+
+namespace {
+
+// DCMI's "this chip does not support the call" (npu-exporter treats it so; unverified in the
+// header): absent, quietly, like NVML's NOT_SUPPORTED.
+constexpr int kNotSupported = -8255;
+
+bool ok(int r, const char* what, health::DeviceLibraryFacts& f) {
+  if (r == dcmi::kOk) return true;
+  if (r != kNotSupported) f.errors.push_back(cat({what, ": error ", std::to_string(r)}));
+  return false;
+}
+
+void read_chip(const dcmi::Api& api, int card, int device, health::DeviceLibraryFacts& f) {
+  if (unsigned level = 0;
+      api.health && ok(api.health(card, device, &level), "dcmi_get_device_health", f)) {
+    if (level <= 3)
+      f.alarm = level;
+    else
+      f.errors.push_back(
+          cat({"dcmi_get_device_health: level ", std::to_string(level), " is none of 0 to 3"}));
+  }
+  if (!api.resource_info) return;
+  std::vector<dcmi::ProcMemInfo> procs(dcmi::kMaxProcesses);
+  int count = 0;
+  if (!ok(api.resource_info(card, device, procs.data(), &count), "dcmi_get_device_resource_info",
+          f))
+    return;
+  if (count < 0 || count > dcmi::kMaxProcesses) {
+    f.errors.push_back(
+        cat({"dcmi_get_device_resource_info: count ", std::to_string(count), " out of range"}));
+    return;
+  }
+  f.processes.emplace();
+  for (int i = 0; i < count; ++i)
+    if (procs[i].proc_id > 0)
+      f.processes->push_back({procs[i].proc_id, static_cast<uint64_t>(procs[i].proc_mem_usage)});
+}
+
+}  // namespace
+
+std::optional<std::string> read_dcmi_health(
+    const DynamicLibrary& lib,
+    const std::function<void(const PciAddress&, const health::DeviceLibraryFacts&)>& emit) {
+  auto api = std::make_unique<dcmi::Api>(lib);
+  if (!api->usable())
+    return lib.loaded_from() +
+           ": no dcmi_init, dcmi_get_card_list, dcmi_get_device_num_in_card or PCIe info call";
+  if (int r = api->init(); r != dcmi::kOk) return "dcmi_init failed: error " + std::to_string(r);
+  for (const auto& [key, chip] : dcmi::chips(*api)) {
+    health::DeviceLibraryFacts f;
+    f.api = "dcmi";
+    read_chip(*api, chip.first, chip.second, f);
+    auto [domain, bus, dev, fn] = key;
+    if (bus > 0xff || dev > 0x1f || fn > 7) continue;  // not a PCI address: no device to name
+    emit(PciAddress{domain, static_cast<uint8_t>(bus), static_cast<uint8_t>(dev),
+                    static_cast<uint8_t>(fn)},
+         f);
+  }
+  return std::nullopt;
+}
+
+}  // namespace anygpu

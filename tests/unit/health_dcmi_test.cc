@@ -1,0 +1,131 @@
+// DCMI health through the worker: the mock DCMI (tests/mocklibs/dcmi_metrics.cc) installed in a
+// copy of the ascend-910b-8x fixture where the registry looks for libdcmi.so, loaded by the
+// worker exactly as in production. A chip's alarm level becomes a device.alarm finding, the
+// processes DCMI lists feed `ps`, and a library that crashes on one chip costs only the facts
+// it had not sent.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "health/checks.h"
+#include "health/health.h"
+#include "probe/probe.h"
+#include "ps/processes.h"
+#include "test_support.h"
+#include "worker/health_client.h"
+
+namespace anygpu {
+namespace {
+
+namespace fs = std::filesystem;
+using health::Finding;
+using health::Severity;
+
+// One of the dirs data/vendors.yaml lists for Ascend's dcmi library.
+constexpr const char* kDcmiPath = "usr/local/Ascend/driver/lib64/driver/libdcmi.so";
+// Card -> bus id, as the mock and the fixture place them.
+constexpr const char* kBus[] = {"0000:01:00.0", "0000:02:00.0", "0000:41:00.0", "0000:42:00.0",
+                                "0000:81:00.0", "0000:82:00.0", "0000:c1:00.0", "0000:c2:00.0"};
+
+struct DcmiHealthHost {
+  DcmiHealthHost() : root(tmp / "root"), facts(tmp / "dcmi-health") {
+    test::copy_tree(test::fixture_host("ascend-910b-8x"), root);
+    std::string src = test::mock_library("mock_dcmi_metrics.so");
+    EXPECT_TRUE(fs::is_regular_file(src)) << src << " was not built";
+    fs::create_directories(fs::path(root + "/" + kDcmiPath).parent_path());
+    fs::copy_file(src, root + "/" + kDcmiPath, fs::copy_options::overwrite_existing);
+    ::setenv("MOCK_DCMI_HEALTH_FILE", facts.c_str(), 1);
+  }
+  ~DcmiHealthHost() { ::unsetenv("MOCK_DCMI_HEALTH_FILE"); }
+  HostRoot host() const {
+    HostOptions o;
+    o.root = root;
+    o.library_timeout = std::chrono::milliseconds(5000);
+    return HostRoot(o);
+  }
+  test::TempDir tmp;
+  std::string root, facts;
+};
+
+const health::DeviceHealth& device(const health::HealthReport& r, int card) {
+  for (const auto& d : r.devices)
+    if (d.pci_bus_id == kBus[card]) return d;
+  ADD_FAILURE() << "no device " << kBus[card];
+  static health::DeviceHealth none;
+  return none;
+}
+
+const Finding* find(const std::vector<Finding>& fs, std::string_view code) {
+  for (const auto& f : fs)
+    if (f.code == code) return &f;
+  return nullptr;
+}
+
+TEST(HealthDcmi, AlarmLevelsBecomeFindingsThroughTheWorker) {
+  DcmiHealthHost h;
+  test::write_file(h.facts, "2 health 1\n3 health 3\n5 health 7\n");
+  auto host = h.host();
+  auto inv = probe(host);
+  auto lib = worker::read_library_health(host, inv);
+  EXPECT_TRUE(lib.warnings.empty()) << lib.warnings.front();
+  ASSERT_EQ(lib.devices.size(), 8u);
+  EXPECT_EQ(lib.devices.at(kBus[0]).api, "dcmi");
+  health::HealthOptions o;
+  o.library = &lib;
+  auto r = health::evaluate_health(host, inv, o);
+  ASSERT_TRUE(r) << r.error().message;
+  auto* minor = find(device(*r, 2).findings, "device.alarm");
+  ASSERT_TRUE(minor);
+  EXPECT_EQ(minor->severity, Severity::warning);
+  EXPECT_EQ(minor->evidence, "dcmi_get_device_health: 1 (minor)");
+  EXPECT_EQ(minor->action, health::builtin_health_rules().library.at("device.alarm").action);
+  auto* critical = find(device(*r, 3).findings, "device.alarm");
+  ASSERT_TRUE(critical);
+  EXPECT_EQ(critical->severity, Severity::critical);
+  EXPECT_EQ(device(*r, 3).health(), health::Health::critical);
+  EXPECT_FALSE(find(device(*r, 0).findings, "device.alarm"));  // level 0: healthy
+  // A level outside 0-3 is a warning naming the device and the call, never a finding.
+  EXPECT_FALSE(find(device(*r, 5).findings, "device.alarm"));
+  bool warned = false;
+  for (const auto& w : r->warnings)
+    warned |= w.find(kBus[5]) != std::string::npos && w.find("level 7") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+TEST(HealthDcmi, ProcessListsFeedPs) {
+  DcmiHealthHost h;
+  test::write_file(h.facts, "4 process 4242 2147483648\n4 process 77 1024\n6 process 4242 512\n");
+  test::write_file(h.root + "/proc/4242/comm", "python3\n");
+  test::write_file(h.root + "/proc/4242/status", "Name:\tpython3\nUid:\t0\t0\t0\t0\n");
+  auto host = h.host();
+  auto inv = probe(host);
+  auto lib = worker::read_library_health(host, inv);
+  ps::ProcessScan scan;
+  ps::add_library_processes(host, lib, scan);
+  ASSERT_EQ(scan.processes.size(), 2u);
+  EXPECT_EQ(scan.processes[0].pid, 77);
+  EXPECT_EQ(scan.processes[0].devices, std::vector<std::string>{kBus[4]});
+  EXPECT_EQ(scan.processes[0].memory_bytes.value_or(0), 1024u);
+  EXPECT_EQ(scan.processes[1].pid, 4242);
+  EXPECT_EQ(scan.processes[1].command, "python3");
+  EXPECT_EQ(scan.processes[1].devices, (std::vector<std::string>{kBus[4], kBus[6]}));
+  EXPECT_EQ(scan.processes[1].memory_bytes.value_or(0), 2147483648ull + 512);
+}
+
+TEST(HealthDcmi, ACrashingLibraryCostsOnlyTheChipsNotSent) {
+  DcmiHealthHost h;
+  test::write_file(h.facts, "1 health 2\n4 crash\n6 health 3\n");
+  auto host = h.host();
+  auto inv = probe(host);
+  auto lib = worker::read_library_health(host, inv);
+  ASSERT_EQ(lib.warnings.size(), 1u);
+  EXPECT_NE(lib.warnings[0].find("SIGSEGV"), std::string::npos) << lib.warnings[0];
+  EXPECT_NE(lib.warnings[0].find("4 device(s) read"), std::string::npos) << lib.warnings[0];
+  EXPECT_EQ(lib.devices.size(), 4u);  // cards 0-3, sent before the crash on card 4
+  EXPECT_EQ(lib.devices.at(kBus[1]).alarm.value_or(0), 2u);
+  EXPECT_FALSE(lib.devices.count(kBus[6]));
+}
+
+}  // namespace
+}  // namespace anygpu
