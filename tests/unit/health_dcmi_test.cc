@@ -4,12 +4,9 @@
 // processes DCMI lists feed `ps`, and a library that crashes on one chip costs only the facts
 // it had not sent.
 #include <gtest/gtest.h>
-#include <stdlib.h>
-
-#include <filesystem>
-
 #include "health/checks.h"
 #include "health/health.h"
+#include "health_test_support.h"
 #include "probe/probe.h"
 #include "ps/processes.h"
 #include "test_support.h"
@@ -18,8 +15,6 @@
 namespace anygpu {
 namespace {
 
-namespace fs = std::filesystem;
-using health::Finding;
 using health::Severity;
 
 // One of the dirs data/vendors.yaml lists for Ascend's dcmi library.
@@ -28,43 +23,20 @@ constexpr const char* kDcmiPath = "usr/local/Ascend/driver/lib64/driver/libdcmi.
 constexpr const char* kBus[] = {"0000:01:00.0", "0000:02:00.0", "0000:41:00.0", "0000:42:00.0",
                                 "0000:81:00.0", "0000:82:00.0", "0000:c1:00.0", "0000:c2:00.0"};
 
-struct DcmiHealthHost {
-  DcmiHealthHost() : root(tmp / "root"), facts(tmp / "dcmi-health") {
-    test::copy_tree(test::fixture_host("ascend-910b-8x"), root);
-    std::string src = test::mock_library("mock_dcmi_metrics.so");
-    EXPECT_TRUE(fs::is_regular_file(src)) << src << " was not built";
-    fs::create_directories(fs::path(root + "/" + kDcmiPath).parent_path());
-    fs::copy_file(src, root + "/" + kDcmiPath, fs::copy_options::overwrite_existing);
-    ::setenv("MOCK_DCMI_HEALTH_FILE", facts.c_str(), 1);
-  }
-  ~DcmiHealthHost() { ::unsetenv("MOCK_DCMI_HEALTH_FILE"); }
-  HostRoot host() const {
-    HostOptions o;
-    o.root = root;
-    o.library_timeout = std::chrono::milliseconds(5000);
-    return HostRoot(o);
-  }
-  test::TempDir tmp;
-  std::string root, facts;
+struct DcmiHealthHost : test::MockLibraryHost {
+  DcmiHealthHost()
+      : MockLibraryHost("ascend-910b-8x", "mock_dcmi_metrics.so", kDcmiPath,
+                        "MOCK_DCMI_HEALTH_FILE") {}
 };
 
 const health::DeviceHealth& device(const health::HealthReport& r, int card) {
-  for (const auto& d : r.devices)
-    if (d.pci_bus_id == kBus[card]) return d;
-  ADD_FAILURE() << "no device " << kBus[card];
-  static health::DeviceHealth none;
-  return none;
+  return test::device_at(r, kBus[card]);
 }
-
-const Finding* find(const std::vector<Finding>& fs, std::string_view code) {
-  for (const auto& f : fs)
-    if (f.code == code) return &f;
-  return nullptr;
-}
+using test::find_code;
 
 TEST(HealthDcmi, AlarmLevelsBecomeFindingsThroughTheWorker) {
   DcmiHealthHost h;
-  test::write_file(h.facts, "2 health 1\n3 health 3\n5 health 7\n");
+  test::write_file(h.answers, "2 health 1\n3 health 3\n5 health 7\n");
   auto host = h.host();
   auto inv = probe(host);
   auto lib = worker::read_library_health(host, inv);
@@ -75,18 +47,18 @@ TEST(HealthDcmi, AlarmLevelsBecomeFindingsThroughTheWorker) {
   o.library = &lib;
   auto r = health::evaluate_health(host, inv, o);
   ASSERT_TRUE(r) << r.error().message;
-  auto* minor = find(device(*r, 2).findings, "device.alarm");
+  auto* minor = find_code(device(*r, 2).findings, "device.alarm");
   ASSERT_TRUE(minor);
   EXPECT_EQ(minor->severity, Severity::warning);
   EXPECT_EQ(minor->evidence, "dcmi_get_device_health: 1 (minor)");
   EXPECT_EQ(minor->action, health::builtin_health_rules().library.at("device.alarm").action);
-  auto* critical = find(device(*r, 3).findings, "device.alarm");
+  auto* critical = find_code(device(*r, 3).findings, "device.alarm");
   ASSERT_TRUE(critical);
   EXPECT_EQ(critical->severity, Severity::critical);
   EXPECT_EQ(device(*r, 3).health(), health::Health::critical);
-  EXPECT_FALSE(find(device(*r, 0).findings, "device.alarm"));  // level 0: healthy
+  EXPECT_FALSE(find_code(device(*r, 0).findings, "device.alarm"));  // level 0: healthy
   // A level outside 0-3 is a warning naming the device and the call, never a finding.
-  EXPECT_FALSE(find(device(*r, 5).findings, "device.alarm"));
+  EXPECT_FALSE(find_code(device(*r, 5).findings, "device.alarm"));
   bool warned = false;
   for (const auto& w : r->warnings)
     warned |= w.find(kBus[5]) != std::string::npos && w.find("level 7") != std::string::npos;
@@ -95,7 +67,7 @@ TEST(HealthDcmi, AlarmLevelsBecomeFindingsThroughTheWorker) {
 
 TEST(HealthDcmi, ProcessListsFeedPs) {
   DcmiHealthHost h;
-  test::write_file(h.facts, "4 process 4242 2147483648\n4 process 77 1024\n6 process 4242 512\n");
+  test::write_file(h.answers, "4 process 4242 2147483648\n4 process 77 1024\n6 process 4242 512\n");
   test::write_file(h.root + "/proc/4242/comm", "python3\n");
   test::write_file(h.root + "/proc/4242/status", "Name:\tpython3\nUid:\t0\t0\t0\t0\n");
   auto host = h.host();
@@ -115,7 +87,7 @@ TEST(HealthDcmi, ProcessListsFeedPs) {
 
 TEST(HealthDcmi, ACrashingLibraryCostsOnlyTheChipsNotSent) {
   DcmiHealthHost h;
-  test::write_file(h.facts, "1 health 2\n4 crash\n6 health 3\n");
+  test::write_file(h.answers, "1 health 2\n4 crash\n6 health 3\n");
   auto host = h.host();
   auto inv = probe(host);
   auto lib = worker::read_library_health(host, inv);

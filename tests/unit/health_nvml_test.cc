@@ -11,6 +11,7 @@
 
 #include "health/checks.h"
 #include "health/health.h"
+#include "health_test_support.h"
 #include "probe/probe.h"
 #include "ps/processes.h"
 #include "test_support.h"
@@ -27,34 +28,13 @@ using health::Severity;
 
 constexpr const char* kNvmlPath = "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1";
 
-const Finding* find(const std::vector<Finding>& fs, std::string_view code) {
-  for (const auto& f : fs)
-    if (f.code == code) return &f;
-  return nullptr;
-}
-
 const std::string& action_of(std::string_view code) {
   return health::builtin_health_rules().library.at(std::string(code)).action;
 }
 
-struct NvmlHealthHost {
-  NvmlHealthHost() : root(tmp / "root"), facts(tmp / "nvml-health") {
-    test::copy_tree(test::fixture_host("h100-8x"), root);
-    std::string src = test::mock_library("mock_nvml_health.so");
-    EXPECT_TRUE(fs::is_regular_file(src)) << src << " was not built";
-    fs::create_directories(fs::path(root + "/" + kNvmlPath).parent_path());
-    fs::copy_file(src, root + "/" + kNvmlPath, fs::copy_options::overwrite_existing);
-    ::setenv("MOCK_NVML_HEALTH_FILE", facts.c_str(), 1);
-  }
-  ~NvmlHealthHost() { ::unsetenv("MOCK_NVML_HEALTH_FILE"); }
-  HostRoot host() const {
-    HostOptions o;
-    o.root = root;
-    o.library_timeout = std::chrono::milliseconds(5000);
-    return HostRoot(o);
-  }
-  test::TempDir tmp;
-  std::string root, facts;
+struct NvmlHealthHost : test::MockLibraryHost {
+  NvmlHealthHost()
+      : MockLibraryHost("h100-8x", "mock_nvml_health.so", kNvmlPath, "MOCK_NVML_HEALTH_FILE") {}
 };
 
 // GPU index -> bus id in the h100-8x fixture.
@@ -62,16 +42,15 @@ constexpr const char* kBus[] = {"0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0", 
                                 "0000:9a:00.0", "0000:ab:00.0", "0000:ba:00.0", "0000:db:00.0"};
 
 const health::DeviceHealth& device(const health::HealthReport& r, int gpu) {
-  for (const auto& d : r.devices)
-    if (d.pci_bus_id == kBus[gpu]) return d;
-  ADD_FAILURE() << "no device " << kBus[gpu];
-  static health::DeviceHealth none;
-  return none;
+  return test::device_at(r, kBus[gpu]);
+}
+const Finding* find(const std::vector<Finding>& fs, std::string_view code) {
+  return test::find_code(fs, code);
 }
 
 TEST(HealthNvml, FindingsFromTheMockThroughTheWorker) {
   NvmlHealthHost h;
-  test::write_file(h.facts,
+  test::write_file(h.answers,
                    "0 ecc-volatile 5 2\n0 ecc-aggregate 40 3\n"
                    "1 ecc-volatile 7 0\n1 ecc-aggregate 7 0\n"
                    "2 retired 3 1 1\n"
@@ -138,7 +117,7 @@ TEST(HealthNvml, FindingsFromTheMockThroughTheWorker) {
 
 TEST(HealthNvml, ACrashingLibraryCostsOnlyTheFactsNotSent) {
   NvmlHealthHost h;
-  test::write_file(h.facts, "0 ecc-volatile 0 1\n5 crash\n6 ecc-volatile 0 9\n");
+  test::write_file(h.answers, "0 ecc-volatile 0 1\n5 crash\n6 ecc-volatile 0 9\n");
   test::write_file(h.root + "/sys/bus/pci/devices/0000:ba:00.0/current_link_width", "8\n");
   auto host = h.host();
   auto inv = probe(host);
@@ -172,7 +151,7 @@ TEST(HealthNvml, NoLibrariesNoWorker) {
 
 TEST(HealthNvml, RunningProcessesFeedPs) {
   NvmlHealthHost h;
-  test::write_file(h.facts, "5 process 4242 1073741824\n5 process 77 -\n6 process 4242 1024\n");
+  test::write_file(h.answers, "5 process 4242 1073741824\n5 process 77 -\n6 process 4242 1024\n");
   // 4242 is visible in /proc with its node open; 77 is not (a container's process).
   test::write_file(h.root + "/proc/4242/comm", "python3\n");
   test::write_file(h.root + "/proc/4242/status", "Name:\tpython3\nUid:\t0\t0\t0\t0\n");
@@ -212,7 +191,7 @@ TEST(HealthNvml, IxmlSpeaksNvml) {
   fs::create_directories(h.root + "/usr/local/corex/lib64");
   fs::copy_file(test::mock_library("mock_nvml_health.so"),
                 h.root + "/usr/local/corex/lib64/libixml.so");
-  test::write_file(h.facts, "0 ecc-volatile 5 2\n3 process 4242 1048576\n");
+  test::write_file(h.answers, "0 ecc-volatile 5 2\n3 process 4242 1048576\n");
   auto host = h.host();
   auto inv = probe(host);
   ASSERT_EQ(inv.of_vendor("iluvatar").size(), 8u);

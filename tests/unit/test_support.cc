@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -92,6 +93,29 @@ const Device* find_device(const Inventory& inv, const std::string& bus_id) {
   for (const auto& d : inv.devices)
     if (d.pci.address.str() == bus_id) return &d;
   return nullptr;
+}
+
+MockLibraryHost::MockLibraryHost(const std::string& fixture, const std::string& mock,
+                                 const std::string& library, std::string env_name)
+    : root(tmp / "root"), answers(tmp / "answers"), env(std::move(env_name)) {
+  copy_tree(fixture_host(fixture), root);
+  auto src = mock_library(mock);
+  if (!fs::is_regular_file(src)) throw std::runtime_error(src + " was not built");
+  auto dest = fs::path(root) / library;
+  fs::create_directories(dest.parent_path());
+  fs::copy_file(src, dest, fs::copy_options::overwrite_existing);
+  ::setenv(env.c_str(), answers.c_str(), 1);
+}
+
+MockLibraryHost::~MockLibraryHost() {
+  ::unsetenv(env.c_str());
+}
+
+HostRoot MockLibraryHost::host(int library_timeout_ms) const {
+  HostOptions o;
+  o.root = root;
+  o.library_timeout = std::chrono::milliseconds(library_timeout_ms);
+  return HostRoot(o);
 }
 
 }  // namespace anygpu::test

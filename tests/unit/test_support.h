@@ -43,4 +43,19 @@ const Inventory& fixture_inventory(const std::string& name);
 
 const Device* find_device(const Inventory& inv, const std::string& bus_id);
 
+// A copy of fixture `fixture` (at tmp/root) with the built mock `mock` installed at `library`,
+// a path beneath the root where the registry looks for the vendor's library, and the variable
+// `env` naming the file (tmp/answers) the mock reads its answers from; unset when it dies.
+struct MockLibraryHost {
+  MockLibraryHost(const std::string& fixture, const std::string& mock, const std::string& library,
+                  std::string env);
+  ~MockLibraryHost();
+  MockLibraryHost(const MockLibraryHost&) = delete;
+  MockLibraryHost& operator=(const MockLibraryHost&) = delete;
+  HostRoot host(int library_timeout_ms = 5000) const;  // libraries allowed
+
+  TempDir tmp;
+  std::string root, answers, env;
+};
+
 }  // namespace anygpu::test
