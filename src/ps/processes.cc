@@ -1,7 +1,12 @@
 #include "ps/processes.h"
 
+#include <sched.h>
+
 #include <algorithm>
+#include <atomic>
 #include <set>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 
 #include "util/strings.h"
@@ -175,6 +180,42 @@ FdScan scan_fds(const HostRoot& host, const NodeMap& nodes, const std::string& b
   return out;
 }
 
+// The CPUs this process may run on (its affinity mask), at least one.
+size_t usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return std::max(1, CPU_COUNT(&set));
+}
+
+// Every process's descriptors. The readlinkat per descriptor is the whole cost and the kernel
+// answers it on several CPUs at once: processes are handed out in chunks to up to four threads
+// (docs/benchmarks.md: a real /proc of 100,000 descriptors on an idle 2-core host, 309 ms on
+// one thread, 189 ms on two). A small /proc is not worth a thread.
+std::vector<FdScan> scan_all_fds(const HostRoot& host, const NodeMap& nodes,
+                                 const std::vector<std::pair<int, std::string>>& pids) {
+  constexpr size_t kChunk = 32, kMaxThreads = 4, kPidsPerThread = 256;
+  std::vector<FdScan> out(pids.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t at; (at = next.fetch_add(kChunk)) < pids.size();)
+      for (size_t i = at; i < std::min(at + kChunk, pids.size()); ++i)
+        out[i] = scan_fds(host, nodes, pids[i].second);
+  };
+  size_t threads = std::min({kMaxThreads, usable_cpus(), pids.size() / kPidsPerThread + 1});
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < threads; ++t) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no more threads to be had: the others (and this one) do the rest
+    }
+  }
+  work();
+  for (auto& h : helpers) h.join();
+  return out;
+}
+
 }  // namespace
 
 ProcessScan scan_processes(const HostRoot& host, const Inventory& inv) {
@@ -189,16 +230,14 @@ ProcessScan scan_processes(const HostRoot& host, const Inventory& inv) {
     if (!pid || *pid == 0 || *pid > INT32_MAX) continue;
     pids.emplace_back(static_cast<int>(*pid), cat({kProc, "/", name}));
   }
-  // One thread: the readlinkat per descriptor is the cost, and spreading processes over 2–4
-  // threads measured no faster on a loaded 2-core host (docs/benchmarks.md).
+  auto found = scan_all_fds(host, nodes, pids);
   Owners users(host);
-  for (const auto& [pid, base] : pids) {
-    auto found = scan_fds(host, nodes, base);
-    if (found.hidden) ++scan.hidden;
-    if (!found.holder) continue;
-    auto& p = *found.holder;
-    p.pid = pid;
-    users.describe(base, p);
+  for (size_t i = 0; i < pids.size(); ++i) {
+    if (found[i].hidden) ++scan.hidden;
+    if (!found[i].holder) continue;
+    auto& p = *found[i].holder;
+    p.pid = pids[i].first;
+    users.describe(pids[i].second, p);
     scan.processes.push_back(std::move(p));
   }
   std::sort(scan.processes.begin(), scan.processes.end(),
