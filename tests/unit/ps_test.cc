@@ -167,7 +167,8 @@ TEST(PsScan, FindsHoldersAttributesThemAndSkipsTheRest) {
   EXPECT_FALSE(j["processes"][1].contains("container"));
 }
 
-// Many processes: holders in pid order, memory per device from each DRM client's drm-pdev.
+// Many processes (enough for the scan to use its threads): holders in pid order, memory per
+// device from each DRM client's drm-pdev.
 TEST(PsScan, ManyProcessesKeepPidOrderAndSplitMemoryPerDevice) {
   TempDir tmp;
   auto root = tmp / "h";
