@@ -1,6 +1,6 @@
 // Findings from a vendor library's health facts (NVML: ECC, row remapping, retired pages,
-// clocks-event reasons; DCMI: the device's alarm level). Severity and action come from
-// data/health.yaml's `library` table.
+// clocks-event reasons; DCMI: the alarm level, HBM ECC and isolated pages). Severity and action
+// come from data/health.yaml's `library` table.
 #include <algorithm>
 #include <cstdio>
 
@@ -39,9 +39,25 @@ std::string n(uint64_t v) {
   return std::to_string(v);
 }
 
+// The calls behind the memory facts, named in the evidence: NVML's (ixml exports the same
+// names) or DCMI's, whose one ECC call also gives the isolated (retired) pages.
+struct MemoryCalls {
+  std::string_view ecc, retired, pending, single_bit;
+};
+
+const MemoryCalls& memory_calls(std::string_view api) {
+  static constexpr MemoryCalls kNvml{"nvmlDeviceGetTotalEccErrors", "nvmlDeviceGetRetiredPages",
+                                     "nvmlDeviceGetRetiredPagesPendingStatus",
+                                     "multiple single-bit"};
+  static constexpr MemoryCalls kDcmi{"dcmi_get_device_ecc_info (HBM)",
+                                     "dcmi_get_device_ecc_info (HBM) isolated pages",
+                                     "next isolated pages", "single-bit"};
+  return api == "dcmi" ? kDcmi : kNvml;
+}
+
 void check_ecc(const DeviceLibraryFacts& f, Emitter& emit) {
   auto evidence = [&] {
-    std::string e = "nvmlDeviceGetTotalEccErrors:";
+    auto e = cat({memory_calls(f.api).ecc, ":"});
     if (f.ecc_volatile)
       e += cat({" volatile corrected ", n(f.ecc_volatile->corrected), ", uncorrected ",
                 n(f.ecc_volatile->uncorrected), ";"});
@@ -80,18 +96,18 @@ void check_memory(const DeviceLibraryFacts& f, Emitter& emit) {
       emit("memory.row-remap-pending", "a row remapping waits for a GPU reset", evidence);
   }
   if (const auto& p = f.retired_pages) {
+    const auto& calls = memory_calls(f.api);
     uint64_t total = uint64_t(p->single_bit) + p->double_bit;
     bool pending = p->pending.value_or(false);
     if (total > 0 || pending) {
-      auto message = cat({n(total), " page(s) retired (", n(p->single_bit),
-                          " multiple single-bit, ", n(p->double_bit), " double-bit)"});
+      auto message = cat({n(total), " page(s) retired (", n(p->single_bit), " ", calls.single_bit,
+                          ", ", n(p->double_bit), " double-bit)"});
       if (pending) message += "; a retirement waits for a GPU reset";
-      emit(
-          "memory.retired-pages", message,
-          cat({"nvmlDeviceGetRetiredPages: multiple single-bit ", n(p->single_bit), ", double-bit ",
-               n(p->double_bit),
-               p->pending ? cat({"; nvmlDeviceGetRetiredPagesPendingStatus: ", pending ? "1" : "0"})
-                          : std::string()}));
+      emit("memory.retired-pages", message,
+           cat({calls.retired, ": ", calls.single_bit, " ", n(p->single_bit), ", double-bit ",
+                n(p->double_bit),
+                p->pending ? cat({"; ", calls.pending, ": ", pending ? "1" : "0"})
+                           : std::string()}));
     }
   }
 }

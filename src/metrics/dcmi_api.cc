@@ -33,7 +33,8 @@ Api::Api(const DynamicLibrary& lib)
       pcie_all(lib.symbol<PcieAllFn>({"dcmi_get_device_pcie_info_v2"})),
       pcie(lib.symbol<PcieFn>({"dcmi_get_device_pcie_info"})),
       health(lib.symbol<HealthFn>({"dcmi_get_device_health"})),
-      resource_info(lib.symbol<ResourceInfoFn>({"dcmi_get_device_resource_info"})) {}
+      resource_info(lib.symbol<ResourceInfoFn>({"dcmi_get_device_resource_info"})),
+      ecc(lib.symbol<EccFn>({"dcmi_get_device_ecc_info"})) {}
 
 std::map<BusKey, std::pair<int, int>> chips(const Api& api) {
   std::map<BusKey, std::pair<int, int>> out;

@@ -25,6 +25,7 @@ struct Api {
   PcieFn pcie;
   HealthFn health;
   ResourceInfoFn resource_info;
+  EccFn ecc;
 
   // dcmi_init, the card list, the device count and a PCIe info call: what every reader needs.
   bool usable() const { return init && cards && devices && (pcie_all || pcie); }

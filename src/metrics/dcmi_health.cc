@@ -29,6 +29,17 @@ void read_chip(const dcmi::Api& api, int card, int device, health::DeviceLibrary
       f.errors.push_back(
           cat({"dcmi_get_device_health: level ", std::to_string(level), " is none of 0 to 3"}));
   }
+  // HBM's ECC: counts, and pages isolated (retired) or waiting to be; off when ECC is disabled.
+  if (dcmi::EccInfo e{};
+      api.ecc &&
+      ok(api.ecc(card, device, dcmi::kDeviceTypeHbm, &e), "dcmi_get_device_ecc_info", f) &&
+      e.enable_flag != 0) {
+    f.ecc_volatile = health::EccCounts{e.single_bit_error_cnt, e.double_bit_error_cnt};
+    f.ecc_aggregate = health::EccCounts{e.total_single_bit_error_cnt, e.total_double_bit_error_cnt};
+    f.retired_pages = health::RetiredPages{
+        e.single_bit_isolated_pages_cnt, e.double_bit_isolated_pages_cnt,
+        e.single_bit_next_isolated_pages_cnt + e.double_bit_next_isolated_pages_cnt > 0};
+  }
   if (!api.resource_info) return;
   std::vector<dcmi::ProcMemInfo> procs(dcmi::kMaxProcesses);
   int count = 0;

@@ -48,6 +48,23 @@ struct ProcMemInfo {
 // the count; anygpu's array is larger than any maximum the public callers use.
 inline constexpr int kMaxProcesses = 1024;
 
+// struct dcmi_ecc_info and enum dcmi_device_type, from the same header. Which counts are since
+// the driver loaded and which over the device's life is not stated there: the `total_` pair is
+// read as the lifetime one (unverified), the next-isolated pages as isolations that wait for a
+// reset (unverified).
+struct EccInfo {
+  int enable_flag;
+  unsigned int single_bit_error_cnt;
+  unsigned int double_bit_error_cnt;
+  unsigned int total_single_bit_error_cnt;
+  unsigned int total_double_bit_error_cnt;
+  unsigned int single_bit_isolated_pages_cnt;
+  unsigned int double_bit_isolated_pages_cnt;
+  unsigned int single_bit_next_isolated_pages_cnt;
+  unsigned int double_bit_next_isolated_pages_cnt;
+};
+inline constexpr int kDeviceTypeHbm = 2;  // DCMI_DEVICE_TYPE_HBM (DDR 0, SRAM 1, HBM 2, NPU 3)
+
 using InitFn = int (*)();
 // dcmi_get_card_list (DCMI v2 headers) / dcmi_get_card_num_list (older): same signature.
 using CardListFn = int (*)(int* card_num, int* card_list, int list_len);
@@ -63,5 +80,6 @@ using PcieFn = int (*)(int card_id, int device_id, PcieInfo*);
 // the header's fault-event severity (unverified against a shipped driver for this call).
 using HealthFn = int (*)(int card_id, int device_id, unsigned int* health);
 using ResourceInfoFn = int (*)(int card_id, int device_id, ProcMemInfo* procs, int* count);
+using EccFn = int (*)(int card_id, int device_id, int device_type, EccInfo* info);
 
 }  // namespace anygpu::dcmi

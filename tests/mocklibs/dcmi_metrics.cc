@@ -118,6 +118,8 @@ MOCK_DCMI_EXPORT int dcmi_get_device_hbm_info(int card_id, int device_id, dcmi::
 //
 //   <card> health <level>          dcmi_get_device_health answers <level>
 //   <card> process <pid> <bytes>   one entry of dcmi_get_device_resource_info
+//   <card> ecc <enable> <sbe> <dbe> <total sbe> <total dbe> <isolated sbe> <isolated dbe>
+//          <next sbe> <next dbe>   dcmi_get_device_ecc_info for HBM (other types: not supported)
 //   <card> crash                   the health call dies with SIGSEGV
 //
 // A card without a health line is healthy (0); without process lines it lists none.
@@ -161,4 +163,18 @@ MOCK_DCMI_EXPORT int dcmi_get_device_resource_info(int card_id, int device_id,
       procs[n++] = {std::stoi(w[1]), std::stoul(w[2])};
   *count = n;
   return dcmi::kOk;
+}
+
+MOCK_DCMI_EXPORT int dcmi_get_device_ecc_info(int card_id, int device_id, int device_type,
+                                              dcmi::EccInfo* info) {
+  if (!valid(card_id, device_id) || !info) return kInvalidParameter;
+  if (device_type != dcmi::kDeviceTypeHbm) return kNotSupported;
+  for (const auto& w : health_rows(card_id))
+    if (w[0] == "ecc" && w.size() == 10) {
+      unsigned v[9];
+      for (int i = 0; i < 9; ++i) v[i] = static_cast<unsigned>(std::stoul(w[i + 1]));
+      *info = {static_cast<int>(v[0]), v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
+      return dcmi::kOk;
+    }
+  return kNotSupported;
 }

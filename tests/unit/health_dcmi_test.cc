@@ -65,6 +65,42 @@ TEST(HealthDcmi, AlarmLevelsBecomeFindingsThroughTheWorker) {
   EXPECT_TRUE(warned);
 }
 
+// HBM ECC through dcmi_get_device_ecc_info: the same ECC and retired-page findings as NVML's,
+// with DCMI's call in the evidence; a chip with ECC disabled gives no ECC facts.
+TEST(HealthDcmi, HbmEccAndIsolatedPages) {
+  DcmiHealthHost h;
+  test::write_file(h.answers,
+                   "1 ecc 1 4 1 10 2 3 1 1 0\n"
+                   "2 ecc 1 7 0 7 0 0 0 0 0\n"
+                   "3 ecc 0 9 9 9 9 9 9 9 9\n");
+  auto host = h.host();
+  auto inv = probe(host);
+  auto lib = worker::read_library_health(host, inv);
+  EXPECT_TRUE(lib.warnings.empty()) << lib.warnings.front();
+  health::HealthOptions o;
+  o.library = &lib;
+  auto r = health::evaluate_health(host, inv, o);
+  ASSERT_TRUE(r) << r.error().message;
+  auto* ue = find_code(device(*r, 1).findings, "ecc.uncorrectable");
+  ASSERT_TRUE(ue);
+  EXPECT_EQ(ue->severity, Severity::critical);
+  EXPECT_EQ(ue->evidence,
+            "dcmi_get_device_ecc_info (HBM): volatile corrected 4, uncorrected 1; aggregate "
+            "corrected 10, uncorrected 2");
+  auto* pages = find_code(device(*r, 1).findings, "memory.retired-pages");
+  ASSERT_TRUE(pages);
+  EXPECT_EQ(pages->message,
+            "4 page(s) retired (3 single-bit, 1 double-bit); a retirement waits for a GPU reset");
+  EXPECT_EQ(pages->evidence,
+            "dcmi_get_device_ecc_info (HBM) isolated pages: single-bit 3, double-bit 1; next "
+            "isolated pages: 1");
+  auto* ce = find_code(device(*r, 2).findings, "ecc.correctable");
+  ASSERT_TRUE(ce);
+  EXPECT_FALSE(find_code(device(*r, 2).findings, "memory.retired-pages"));
+  EXPECT_TRUE(device(*r, 3).findings.empty());  // ECC disabled: nothing read
+  EXPECT_FALSE(lib.devices.at(kBus[3]).ecc_volatile);
+}
+
 TEST(HealthDcmi, ProcessListsFeedPs) {
   DcmiHealthHost h;
   test::write_file(h.answers, "4 process 4242 2147483648\n4 process 77 1024\n6 process 4242 512\n");
