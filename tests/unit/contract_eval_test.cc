@@ -36,6 +36,12 @@ const CheckResult& find(const Verdict& v, const std::string& name) {
   return none;
 }
 
+// A temporary verdict's check comes back by value, so `const auto& c = find(eval(…), …)` holds a
+// live copy; a reference into the dead verdict was a use-after-free only ASan saw.
+CheckResult find(Verdict&& v, const std::string& name) {
+  return find(static_cast<const Verdict&>(v), name);
+}
+
 bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
