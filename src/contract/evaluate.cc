@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 
+#include "registry/vendor_names.h"
 #include "util/strings.h"
 #include "util/version.h"
 #include "wheel/framework_check.h"
@@ -55,12 +56,6 @@ std::string device_label(const Device& d) {
 
 std::string pci_id(const Device& d) {
   return cat({hex(d.pci.vendor_id, 4).substr(2), ":", hex(d.pci.device_id, 4).substr(2)});
-}
-
-// Short vendor names for messages (the registry's `name` is the PCI vendor name).
-std::string vendor_name(const Registry& reg, std::string_view id) {
-  const Vendor* v = reg.vendor(id);
-  return v ? std::string(v->display_name) : std::string(id);
 }
 
 // Up to `max` distinct device names of the registry table that pass `pred`.
@@ -192,7 +187,7 @@ CheckResult check_arch(const Context& c) {
         applies = true;
     }
   }
-  auto vname = vendor_name(c.reg, c.vendor);
+  auto vname = vendor_display_name(c.vendor, c.reg);
   if (!applies)
     return make(name, CheckStatus::fail, observed, required,
                 cat({observed, ": gpu_compute_capability names no ", vname,
@@ -285,7 +280,7 @@ CheckResult check_driver(const Context& c) {
       with_version = d;
       break;
     }
-  auto vname = vendor_name(c.reg, c.vendor);
+  auto vname = vendor_display_name(c.vendor, c.reg);
   if (!with_version) {
     const Device& d = *c.devices.front();
     std::string drv = d.driver ? d.driver->name : std::string("no driver");
@@ -319,7 +314,7 @@ CheckResult check_vendor(const Context& c) {
   if (std::find(c.spec.vendors.begin(), c.spec.vendors.end(), c.vendor) != c.spec.vendors.end())
     return pass(name, observed, required);
   std::vector<std::string> names;
-  for (const auto& v : c.spec.vendors) names.push_back(vendor_name(c.reg, v));
+  for (const auto& v : c.spec.vendors) names.push_back(vendor_display_name(v, c.reg));
   return make(name, CheckStatus::fail, observed, required,
               cat({"this host's accelerators are ", c.vendor, "; required: ", required}),
               cat({"run on a host with ", join(names, " or "), " accelerators, or add ", c.vendor,
@@ -444,7 +439,7 @@ CheckResult check_wheel(const Context& c) {
       {"rocm", "a ROCm (+rocm…) build"},
       {"xpu", "an XPU (+xpu) build"},
       {"plugin", v ? cat({"a CPU build with ", v->torch_package}) : "a CPU build with its plugin"},
-      {"vendor", cat({vendor_name(c.reg, c.vendor), "'s own build"})}};
+      {"vendor", cat({vendor_display_name(c.vendor, c.reg), "'s own build"})}};
   auto required = j.need == "cpu" ? std::string("a CPU build (no accelerator)")
                                   : cat({words[j.need], " for ", c.vendor});
   const Finding* worst = j.worst();

@@ -6,6 +6,7 @@
 #include "cdi/cdi.h"
 #include "host/confined_writer.h"
 #include "registry/registry.h"
+#include "registry/vendor_names.h"
 #include "render/json_text.h"
 #include "util/strings.h"
 #include "wheel/choose.h"
@@ -60,7 +61,7 @@ HostStep toolkit_step(const HostRoot& host, const std::string& vendor) {
     return s;
   }
   // No toolkit in the registry (Intel's GPUs need only their /dev/dri nodes): nothing to install.
-  s.why = cat({v ? v->display_name : std::string_view(vendor),
+  s.why = cat({vendor_display_name(vendor),
                " has no container runtime hook to install: the CDI spec below, or --device, "
                "passes its device nodes to Podman >= 4.1, Docker >= 25, containerd and CRI-O"});
   return s;

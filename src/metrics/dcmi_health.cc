@@ -1,6 +1,5 @@
 #include "metrics/dcmi_health.h"
 
-#include <memory>
 #include <vector>
 
 #include "metrics/dcmi_api.h"
@@ -10,13 +9,9 @@ namespace anygpu {
 
 namespace {
 
-// DCMI's "this chip does not support the call" (npu-exporter treats it so; unverified in the
-// header): absent, quietly, like NVML's NOT_SUPPORTED.
-constexpr int kNotSupported = -8255;
-
 bool ok(int r, const char* what, health::DeviceLibraryFacts& f) {
   if (r == dcmi::kOk) return true;
-  if (r != kNotSupported) f.errors.push_back(cat({what, ": error ", std::to_string(r)}));
+  if (r != dcmi::kNotSupported) f.errors.push_back(cat({what, ": error ", std::to_string(r)}));
   return false;
 }
 
@@ -38,7 +33,7 @@ void read_chip(const dcmi::Api& api, int card, int device, health::DeviceLibrary
     f.ecc_aggregate = health::EccCounts{e.total_single_bit_error_cnt, e.total_double_bit_error_cnt};
     f.retired_pages = health::RetiredPages{
         e.single_bit_isolated_pages_cnt, e.double_bit_isolated_pages_cnt,
-        e.single_bit_next_isolated_pages_cnt + e.double_bit_next_isolated_pages_cnt > 0};
+        e.single_bit_next_isolated_pages_cnt > 0 || e.double_bit_next_isolated_pages_cnt > 0};
   }
   if (!api.resource_info) return;
   std::vector<dcmi::ProcMemInfo> procs(dcmi::kMaxProcesses);
@@ -62,15 +57,15 @@ void read_chip(const dcmi::Api& api, int card, int device, health::DeviceLibrary
 std::optional<std::string> read_dcmi_health(
     const DynamicLibrary& lib,
     const std::function<void(const PciAddress&, const health::DeviceLibraryFacts&)>& emit) {
-  auto api = std::make_unique<dcmi::Api>(lib);
-  if (!api->usable())
+  dcmi::Api api(lib);
+  if (!api.usable())
     return lib.loaded_from() +
            ": no dcmi_init, dcmi_get_card_list, dcmi_get_device_num_in_card or PCIe info call";
-  if (int r = api->init(); r != dcmi::kOk) return "dcmi_init failed: error " + std::to_string(r);
-  for (const auto& [key, chip] : dcmi::chips(*api)) {
+  if (int r = api.init(); r != dcmi::kOk) return "dcmi_init failed: error " + std::to_string(r);
+  for (const auto& [key, chip] : dcmi::chips(api)) {
     health::DeviceLibraryFacts f;
     f.api = "dcmi";
-    read_chip(*api, chip.first, chip.second, f);
+    read_chip(api, chip.first, chip.second, f);
     auto [domain, bus, dev, fn] = key;
     if (bus > 0xff || dev > 0x1f || fn > 7) continue;  // not a PCI address: no device to name
     emit(PciAddress{domain, static_cast<uint8_t>(bus), static_cast<uint8_t>(dev),

@@ -11,6 +11,9 @@
 namespace anygpu::dcmi {
 
 inline constexpr int kOk = 0;
+// "This chip does not support the call" (the code npu-exporter treats so; unverified in the
+// header): a reader leaves the fact absent, quietly, as for NVML's NOT_SUPPORTED.
+inline constexpr int kNotSupported = -8255;
 // dcmi_get_device_utilization_rate input_type: 2 = AI Core (DCMI_UTILIZATION_RATE_AICORE in
 // the header copies; unverified against a shipped driver).
 inline constexpr int kUtilizationAiCore = 2;

@@ -224,7 +224,7 @@ ProcessScan scan_processes(const HostRoot& host, const Inventory& inv) {
   if (nodes.empty()) return scan;
   auto entries = host.list_dir(kProc);
   if (!entries) return scan;
-  std::vector<std::pair<int, std::string>> pids;  // pid, "/proc/PID"
+  std::vector<std::pair<int, std::string>> pids;  // pid, its directory beneath kProc
   for (const auto& name : *entries) {
     auto pid = parse_uint(name);
     if (!pid || *pid == 0 || *pid > INT32_MAX) continue;

@@ -6,6 +6,7 @@
 #include "contract/spec.h"
 #include "probe/runtimes.h"
 #include "registry/registry.h"
+#include "registry/vendor_names.h"
 #include "select/select.h"
 #include "util/strings.h"
 #include "wheel/choose.h"
@@ -28,11 +29,6 @@ const BuildKind* build_kind(std::string_view kind) {
   for (const auto& k : kBuildKinds)
     if (k.kind == kind) return &k;
   return nullptr;
-}
-
-std::string display_name(const std::string& vendor) {
-  const Vendor* v = Registry::builtin().vendor(vendor);
-  return v ? std::string(v->display_name) : vendor;
 }
 
 // One of PyTorch's own wheels (its local label is one PyTorch publishes, or none, as on PyPI),
@@ -60,7 +56,7 @@ std::string installed_plugin(const PythonEnv& env, const WheelData& data,
 
 std::string device_name(const Device& d) {
   if (d.name) return *d.name;
-  return cat({display_name(d.vendor), " device"});
+  return cat({vendor_display_name(d.vendor), " device"});
 }
 
 // `anygpu wheel`'s choice in place of the installed build, worded for the build `need`ed:
@@ -72,7 +68,7 @@ std::string install_advice(const WheelData& data, const Inventory& inv, const To
   std::string words =
       k ? cat({"the ", k->words, " build"}) : std::string("a build for these devices");
   auto choice = choose_replacement(data, inv, t.version, vendor);
-  if (!choice || choice->pip.empty()) return cat({"install ", words, " (see `anygpu wheel`)"});
+  if (!choice) return cat({"install ", words, " (see `anygpu wheel`)"});
   const auto* pkg = data.package("torch");
   const auto* rel = pkg ? pkg->release(choice->version) : nullptr;
   const auto* variant = rel ? rel->variant(choice->variant) : nullptr;
@@ -154,14 +150,14 @@ Finding mismatch(const TorchBuild& t, const std::string& vendor, std::string det
                  std::string fix) {
   return {"torch.vendor-mismatch", Severity::error,
           cat({"torch ", t.version, " is a ", build_kind(t.kind())->name,
-               " build, which does not run on ", display_name(vendor), " devices"}),
+               " build, which does not run on ", vendor_display_name(vendor), " devices"}),
           std::move(detail), std::move(fix)};
 }
 
 Finding cpu_build(const TorchBuild& t, const std::string& vendor, std::string fix) {
   return {"torch.cpu-build", Severity::warning,
-          cat({"torch ", t.version, " is the CPU build on a host with ", display_name(vendor),
-               " devices"}),
+          cat({"torch ", t.version, " is the CPU build on a host with ",
+               vendor_display_name(vendor), " devices"}),
           "It runs, but never uses the accelerators.", std::move(fix)};
 }
 
@@ -177,17 +173,18 @@ void judge_plugin(const PythonEnv& env, const Inventory& inv, const WheelData& d
   if (t.kind() != "cpu") {
     j.findings.push_back(
         mismatch(t, vendor,
-                 cat({display_name(vendor), " devices run a CPU build of torch with the ", package,
-                      " plugin; ", build_kind(t.kind())->without_devices, "."}),
+                 cat({vendor_display_name(vendor), " devices run a CPU build of torch with the ",
+                      package, " plugin; ", build_kind(t.kind())->without_devices, "."}),
                  cat({"install the CPU build and ", package, pip})));
     return;
   }
   j.with = installed_plugin(env, data, vendor);
   if (j.with.empty())
-    j.findings.push_back({"torch.plugin-missing", Severity::warning,
-                          cat({"torch ", t.version, " is the CPU build without ", package}),
-                          cat({"torch will not see the ", display_name(vendor), " devices."}),
-                          cat({"install ", package, " for this torch version", pip})});
+    j.findings.push_back(
+        {"torch.plugin-missing", Severity::warning,
+         cat({"torch ", t.version, " is the CPU build without ", package}),
+         cat({"torch will not see the ", vendor_display_name(vendor), " devices."}),
+         cat({"install ", package, " for this torch version", pip})});
 }
 
 // The vendor's own build of torch (Hygon DTK, Iluvatar CoreX, MetaX MACA …): one of PyTorch's
@@ -196,7 +193,7 @@ void judge_vendor_build(const TorchBuild& t, const WheelData& data, const std::s
                         const VendorTorchBuild& build, TorchBuildJudgement& j) {
   j.need = "vendor";
   const auto* k = build_kind(build.kind);
-  auto name = display_name(vendor);
+  auto name = vendor_display_name(vendor);
   const auto* p = data.plugin(vendor);
   std::string where = p && !p->note.empty() ? p->note : cat({"see ", name, "'s documentation"});
   if (!is_pytorch_wheel(t)) {

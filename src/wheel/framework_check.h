@@ -22,7 +22,7 @@ struct TorchBuildJudgement {
   // The build the judged devices need: cuda, rocm or xpu (PyTorch's own), "plugin" (a CPU torch
   // and the vendor's plugin), "vendor" (the vendor's own build), "cpu" (no accelerator).
   std::string need;
-  std::string with;               // the plugin or extension found serving them ("torch_npu")
+  std::string with;  // the wheel table's plugin or extension found serving them ("torch-npu")
   std::vector<Finding> findings;  // empty: the build fits
 
   const Finding* worst() const;  // the most severe finding, the first of equals; null: none

@@ -21,7 +21,6 @@ namespace {
 
 using namespace anygpu;
 
-constexpr int kNotSupported = -8255;
 constexpr int kInvalidParameter = -8001;
 constexpr int kInvalidDeviceId = -8007;
 constexpr unsigned kBus[] = {0x01, 0x02, 0x41, 0x42, 0x81, 0x82, 0xc1, 0xc2};
@@ -32,16 +31,29 @@ bool valid(int card, int device) {
   return g_init && card >= 0 && card < kCards && device == 0;
 }
 
-bool read_row(int card, long long (&v)[5]) {
-  const char* path = std::getenv("MOCK_DCMI_METRICS_FILE");
-  if (!path) return false;
+// The words after the card number of every line for `card` in the file `env` names.
+std::vector<std::vector<std::string>> rows(const char* env, int card) {
+  std::vector<std::vector<std::string>> out;
+  const char* path = std::getenv(env);
+  if (!path) return out;
   std::ifstream in(path);
   std::string line;
   while (std::getline(in, line)) {
     std::istringstream f(line);
     int c = -1;
     if (!(f >> c) || c != card) continue;
-    return static_cast<bool>(f >> v[0] >> v[1] >> v[2] >> v[3] >> v[4]);
+    std::vector<std::string> words;
+    for (std::string w; f >> w;) words.push_back(w);
+    if (!words.empty()) out.push_back(words);
+  }
+  return out;
+}
+
+bool read_row(int card, long long (&v)[5]) {
+  for (const auto& w : rows("MOCK_DCMI_METRICS_FILE", card)) {
+    if (w.size() < 5) return false;
+    for (int i = 0; i < 5; ++i) v[i] = std::stoll(w[i]);
+    return true;
   }
   return false;
 }
@@ -81,7 +93,7 @@ MOCK_DCMI_EXPORT int dcmi_get_device_utilization_rate(int card_id, int device_id
                                                       unsigned int* rate) {
   long long v[5];
   if (!valid(card_id, device_id) || !rate) return kInvalidDeviceId;
-  if (input_type != dcmi::kUtilizationAiCore || !read_row(card_id, v)) return kNotSupported;
+  if (input_type != dcmi::kUtilizationAiCore || !read_row(card_id, v)) return dcmi::kNotSupported;
   *rate = static_cast<unsigned>(v[0]);
   return dcmi::kOk;
 }
@@ -89,7 +101,7 @@ MOCK_DCMI_EXPORT int dcmi_get_device_utilization_rate(int card_id, int device_id
 MOCK_DCMI_EXPORT int dcmi_get_device_temperature(int card_id, int device_id, int* celsius) {
   long long v[5];
   if (!valid(card_id, device_id) || !celsius) return kInvalidDeviceId;
-  if (!read_row(card_id, v)) return kNotSupported;
+  if (!read_row(card_id, v)) return dcmi::kNotSupported;
   *celsius = static_cast<int>(v[1]);
   return dcmi::kOk;
 }
@@ -97,7 +109,7 @@ MOCK_DCMI_EXPORT int dcmi_get_device_temperature(int card_id, int device_id, int
 MOCK_DCMI_EXPORT int dcmi_get_device_power_info(int card_id, int device_id, int* power) {
   long long v[5];
   if (!valid(card_id, device_id) || !power) return kInvalidDeviceId;
-  if (!read_row(card_id, v)) return kNotSupported;
+  if (!read_row(card_id, v)) return dcmi::kNotSupported;
   *power = static_cast<int>(v[2]);
   return dcmi::kOk;
 }
@@ -105,7 +117,7 @@ MOCK_DCMI_EXPORT int dcmi_get_device_power_info(int card_id, int device_id, int*
 MOCK_DCMI_EXPORT int dcmi_get_device_hbm_info(int card_id, int device_id, dcmi::HbmInfo* hbm) {
   long long v[5];
   if (!valid(card_id, device_id) || !hbm) return kInvalidDeviceId;
-  if (!read_row(card_id, v)) return kNotSupported;
+  if (!read_row(card_id, v)) return dcmi::kNotSupported;
   *hbm = {};
   hbm->memory_size = static_cast<unsigned long long>(v[3]);
   hbm->memory_usage = static_cast<unsigned long long>(v[4]);
@@ -126,20 +138,7 @@ MOCK_DCMI_EXPORT int dcmi_get_device_hbm_info(int card_id, int device_id, dcmi::
 namespace {
 
 std::vector<std::vector<std::string>> health_rows(int card) {
-  std::vector<std::vector<std::string>> out;
-  const char* path = std::getenv("MOCK_DCMI_HEALTH_FILE");
-  if (!path) return out;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream f(line);
-    int c = -1;
-    if (!(f >> c) || c != card) continue;
-    std::vector<std::string> words;
-    for (std::string w; f >> w;) words.push_back(w);
-    if (!words.empty()) out.push_back(words);
-  }
-  return out;
+  return rows("MOCK_DCMI_HEALTH_FILE", card);
 }
 
 }  // namespace
@@ -168,7 +167,7 @@ MOCK_DCMI_EXPORT int dcmi_get_device_resource_info(int card_id, int device_id,
 MOCK_DCMI_EXPORT int dcmi_get_device_ecc_info(int card_id, int device_id, int device_type,
                                               dcmi::EccInfo* info) {
   if (!valid(card_id, device_id) || !info) return kInvalidParameter;
-  if (device_type != dcmi::kDeviceTypeHbm) return kNotSupported;
+  if (device_type != dcmi::kDeviceTypeHbm) return dcmi::kNotSupported;
   for (const auto& w : health_rows(card_id))
     if (w[0] == "ecc" && w.size() == 10) {
       unsigned v[9];
@@ -176,5 +175,5 @@ MOCK_DCMI_EXPORT int dcmi_get_device_ecc_info(int card_id, int device_id, int de
       *info = {static_cast<int>(v[0]), v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
       return dcmi::kOk;
     }
-  return kNotSupported;
+  return dcmi::kNotSupported;
 }
