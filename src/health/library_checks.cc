@@ -1,6 +1,7 @@
 // Findings from a vendor library's health facts (NVML: ECC, row remapping, retired pages,
-// clocks-event reasons; DCMI: the alarm level, HBM ECC and isolated pages). Severity and action
-// come from data/health.yaml's `library` table.
+// clocks-event reasons; DCMI: the alarm level, HBM ECC and isolated pages; Level Zero: memory
+// health and RAS error counts). Severity and action come from data/health.yaml's `library`
+// table.
 #include <algorithm>
 #include <cstdio>
 
@@ -141,6 +142,64 @@ void check_alarm(const DeviceLibraryFacts& f, Emitter& emit) {
        *f.alarm == 1 ? Severity::warning : Severity::critical);
 }
 
+// Level Zero's memory health: degraded (many corrected errors) warns; running on reduced memory
+// and "replace" are critical.
+void check_memory_health(const DeviceLibraryFacts& f, Emitter& emit) {
+  if (!f.memory_health || *f.memory_health < 2) return;
+  struct Level {
+    const char *code, *name, *message;
+  };
+  static constexpr Level kLevels[] = {
+      {"memory.degraded", "degraded",
+       "excessive correctable errors on one or more memory channels"},
+      {"memory.reduced", "critical",
+       "running on reduced memory: banks with too many uncorrectable errors are off-lined"},
+      {"memory.replace", "replace", "excessive uncorrectable memory errors: replace the device"},
+  };
+  const auto& l = kLevels[std::min<uint32_t>(*f.memory_health, 4) - 2];
+  emit(l.code, l.message,
+       cat({"zesMemoryGetState: health ", n(*f.memory_health), " (", l.name, ")"}));
+}
+
+// Level Zero's RAS counts. Engine resets and errors in how a workload programmed the hardware
+// are reported apart from hardware errors: neither says the device is failing.
+void check_ras(const DeviceLibraryFacts& f, Emitter& emit) {
+  if (!f.ras) return;
+  static constexpr const char* kNames[kRasCategories] = {
+      "reset", "programming", "driver", "compute", "non-compute", "cache", "display"};
+  constexpr size_t kReset = 0, kProgramming = 1;
+  auto evidence = [&](const char* type, const RasCounts& c) {
+    auto e = cat({"zesRasGetState (", type, "):"});
+    for (size_t i = 0; i < kRasCategories; ++i) e += cat({i ? ", " : " ", kNames[i], " ", n(c[i])});
+    return e;
+  };
+  auto hardware = [&](const RasCounts& c, std::string& parts) {
+    uint64_t total = 0;
+    for (size_t i = kProgramming + 1; i < kRasCategories; ++i) {
+      if (c[i] == 0) continue;
+      total += c[i];
+      parts += cat({parts.empty() ? "" : ", ", kNames[i], " ", n(c[i])});
+    }
+    return total;
+  };
+  const auto& [corrected, uncorrected] = *f.ras;
+  if (std::string parts; uint64_t total = hardware(uncorrected, parts))
+    emit("ras.uncorrectable",
+         cat({n(total), " uncorrectable hardware error(s) since the driver loaded (", parts, ")"}),
+         evidence("uncorrectable", uncorrected));
+  if (std::string parts; uint64_t total = hardware(corrected, parts))
+    emit("ras.correctable",
+         cat({n(total), " corrected hardware error(s) since the driver loaded (", parts, ")"}),
+         evidence("correctable", corrected));
+  if (uint64_t resets = corrected[kReset] + uncorrected[kReset])
+    emit("gpu.reset", cat({"the driver reset an engine ", n(resets), " time(s) since it loaded"}),
+         cat({evidence("correctable", corrected), "; ", evidence("uncorrectable", uncorrected)}));
+  if (uint64_t faults = corrected[kProgramming] + uncorrected[kProgramming])
+    emit("gpu.program-fault",
+         cat({n(faults), " hardware exception(s) raised by how workloads programmed the device"}),
+         cat({evidence("correctable", corrected), "; ", evidence("uncorrectable", uncorrected)}));
+}
+
 }  // namespace
 
 void check_library(const DeviceLibraryFacts& facts, const HealthRules& rules,
@@ -150,6 +209,8 @@ void check_library(const DeviceLibraryFacts& facts, const HealthRules& rules,
   check_memory(facts, emit);
   check_clocks(facts, emit);
   check_alarm(facts, emit);
+  check_memory_health(facts, emit);
+  check_ras(facts, emit);
 }
 
 }  // namespace anygpu::health

@@ -1,9 +1,10 @@
-// Health facts a vendor management library gives (NVML and libraries that speak it, DCMI), read
-// in a library worker and
-// turned into findings by check_library (docs/health.md lists the codes). Every field is
-// absent when the library did not answer it.
+// Health facts a vendor management library gives (NVML and libraries that speak it, DCMI,
+// Level Zero Sysman), read in a library worker and turned into findings by check_library
+// (docs/health.md lists the codes). Every field is absent when the library did not answer it.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -26,18 +27,30 @@ struct RetiredPages {
   std::optional<bool> pending;              // retirements that wait for a reset
 };
 
+// Error counts by category, in Level Zero's zes_ras_error_cat_t order (reset, programming,
+// driver, compute, non-compute, cache, display), summed over the device's error sets of one type.
+inline constexpr size_t kRasCategories = 7;
+using RasCounts = std::array<uint64_t, kRasCategories>;
+struct RasErrors {
+  RasCounts correctable{}, uncorrectable{};
+};
+
 struct LibraryProcess {
   int pid = 0;
   std::optional<uint64_t> used_bytes;
 };
 
 struct DeviceLibraryFacts {
-  std::string api;  // "nvml", a library that speaks it ("ixml"), or "dcmi"
+  std::string api;  // "nvml", a library that speaks it ("ixml"), "dcmi" or "level-zero"
   std::optional<EccCounts> ecc_volatile, ecc_aggregate;
   std::optional<RemappedRows> remapped_rows;
   std::optional<RetiredPages> retired_pages;
   std::optional<uint64_t> clocks_event_reasons;  // nvmlClocksEventReason* bits
   std::optional<uint32_t> alarm;  // DCMI's alarm level: 0 none, 1 minor, 2 major, 3 critical
+  // Level Zero's memory health, the worst module's: 1 ok, 2 degraded, 3 critical (running on
+  // reduced memory), 4 replace; absent when every module says unknown.
+  std::optional<uint32_t> memory_health;
+  std::optional<RasErrors> ras;                          // Level Zero's RAS error sets
   std::optional<std::vector<LibraryProcess>> processes;  // running compute processes
   std::vector<std::string> errors;                       // calls that failed (not "not supported")
 };

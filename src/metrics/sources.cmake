@@ -12,6 +12,8 @@ set(ANYGPU_METRICS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/sysfs_sampler.cc
   ${CMAKE_CURRENT_LIST_DIR}/sysfs_value.cc
   ${CMAKE_CURRENT_LIST_DIR}/top_view.cc
+  ${CMAKE_CURRENT_LIST_DIR}/ze_api.cc
+  ${CMAKE_CURRENT_LIST_DIR}/ze_health.cc
   ${CMAKE_CURRENT_LIST_DIR}/ze_sampler.cc
 )
 set(ANYGPU_METRICS_CLI_SOURCES

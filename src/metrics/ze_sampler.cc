@@ -9,76 +9,27 @@
 #include "metrics/backend.h"
 #include "metrics/library_sampler.h"
 #include "metrics/remote_library.h"
-#include "probe/libs/level_zero_types.h"
-#include "util/strings.h"
+#include "metrics/ze_api.h"
 
 namespace anygpu {
 
 namespace {
 
-using BusKey = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>;  // domain, bus, dev, fn
-
-struct SysmanApi {
-  explicit SysmanApi(const DynamicLibrary& lib)
-      : init(lib.symbol<ze::InitFn>({"zesInit"})),
-        drivers(lib.symbol<ze::DriverGetFn>({"zesDriverGet"})),
-        devices(lib.symbol<ze::DeviceGetFn>({"zesDeviceGet"})),
-        pci(lib.symbol<ze::PciPropertiesFn>({"zesDevicePciGetProperties"})),
-        engines(lib.symbol<ze::EnumEnginesFn>({"zesDeviceEnumEngineGroups"})),
-        engine_props(lib.symbol<ze::EnginePropertiesFn>({"zesEngineGetProperties"})),
-        activity(lib.symbol<ze::EngineActivityFn>({"zesEngineGetActivity"})),
-        memories(lib.symbol<ze::EnumMemoryFn>({"zesDeviceEnumMemoryModules"})),
-        mem_state(lib.symbol<ze::MemoryStateFn>({"zesMemoryGetState"})) {}
-  ze::InitFn init;
-  ze::DriverGetFn drivers;
-  ze::DeviceGetFn devices;
-  ze::PciPropertiesFn pci;
-  ze::EnumEnginesFn engines;
-  ze::EnginePropertiesFn engine_props;
-  ze::EngineActivityFn activity;
-  ze::EnumMemoryFn memories;
-  ze::MemoryStateFn mem_state;
-};
-
-std::string why(ze::Result r) {
-  return "error " + hex(static_cast<uint32_t>(r), 8);
-}
-
-// Level Zero's two-call enumeration: the count, then the handles (bounded against garbage).
-template <class H, class Fn, class P>
-std::vector<H> enumerate(Fn fn, P parent) {
-  uint32_t n = 0;
-  if (!fn || fn(parent, &n, nullptr) != ze::kSuccess || n == 0 || n > 4096) return {};
-  std::vector<H> out(n);
-  if (fn(parent, &n, out.data()) != ze::kSuccess) return {};
-  out.resize(std::min<size_t>(n, out.size()));
-  return out;
-}
+using ze::BusKey;
+using ze::enumerate;
+using ze::why;
 
 class ZeSampler final : public LibrarySampler {
  public:
   Result<bool> open(const DynamicLibrary& lib) override {
-    auto api = std::make_unique<SysmanApi>(lib);
-    // No zesInit: a loader older than spec 1.5, whose Sysman needs ZES_ENABLE_SYSMAN=1 set
-    // before zeInit.
-    if (!api->init || !api->drivers || !api->devices || !api->pci)
-      return host_error(lib.loaded_from() +
-                        ": no zesInit, zesDriverGet, zesDeviceGet or "
-                        "zesDevicePciGetProperties (Level Zero older than 1.5)");
-    if (auto r = api->init(0); r != ze::kSuccess) return host_error("zesInit failed: " + why(r));
+    auto api = std::make_unique<ze::Api>(lib);
+    if (auto failed = ze::start(*api, lib)) return host_error(*failed);
     api_ = std::move(api);
     return true;
   }
 
   std::vector<DeviceSample> sample(const std::vector<SampleTarget>& targets) override {
-    std::map<BusKey, ze::Device> sysman;
-    for (auto drv : drivers())
-      for (auto dev : enumerate<ze::Device>(api_->devices, drv)) {
-        ze::PciProperties p{};
-        p.stype = ze::kStructureTypePciProperties;
-        if (api_->pci(dev, &p) != ze::kSuccess) continue;
-        sysman[{p.address.domain, p.address.bus, p.address.device, p.address.function}] = dev;
-      }
+    auto sysman = ze::devices_by_address(*api_);
     std::vector<DeviceSample> out(targets.size());
     for (size_t i = 0; i < targets.size(); ++i) {
       if (targets[i].suspended) continue;  // never wake it to look at it
@@ -95,15 +46,6 @@ class ZeSampler final : public LibrarySampler {
   }
 
  private:
-  std::vector<ze::Driver> drivers() const {
-    uint32_t n = 0;
-    if (api_->drivers(&n, nullptr) != ze::kSuccess || n == 0 || n > 64) return {};
-    std::vector<ze::Driver> out(n);
-    if (api_->drivers(&n, out.data()) != ze::kSuccess) return {};
-    out.resize(std::min<size_t>(n, out.size()));
-    return out;
-  }
-
   // The busiest-level aggregate Sysman offers: all engines, else all compute, else all render.
   // Several such groups (one per tile) are pooled: sum of busy time over sum of elapsed time.
   void sample_utilization(const BusKey& key, ze::Device dev, DeviceSample& s) {
@@ -173,7 +115,7 @@ class ZeSampler final : public LibrarySampler {
     s.memory_used_bytes = static_cast<double>(size - free);
   }
 
-  std::unique_ptr<SysmanApi> api_;
+  std::unique_ptr<ze::Api> api_;
   std::map<BusKey, std::vector<ze::EngineStats>> activity_;
 };
 

@@ -40,6 +40,16 @@ std::string encode_health_device(std::string_view bus_id, const health::DeviceLi
            {num(p->single_bit), num(p->double_bit), p->pending ? (*p->pending ? "1" : "0") : "-"});
   if (f.clocks_event_reasons) w.line("clocks-event", {num(*f.clocks_event_reasons)});
   if (f.alarm) w.line("alarm", {num(*f.alarm)});
+  if (f.memory_health) w.line("memory-health", {num(*f.memory_health)});
+  if (const auto& r = f.ras) {
+    static_assert(health::kRasCategories == 7, "one field per category below");
+    auto ras = [&](std::string_view type, const health::RasCounts& c) {
+      w.line("ras",
+             {type, num(c[0]), num(c[1]), num(c[2]), num(c[3]), num(c[4]), num(c[5]), num(c[6])});
+    };
+    ras("correctable", r->correctable);
+    ras("uncorrectable", r->uncorrectable);
+  }
   if (f.processes) {
     w.line("processes");
     for (const auto& p : *f.processes)
@@ -156,6 +166,28 @@ HealthReply decode_health_reply(std::string_view text) {
         }
         f->alarm = static_cast<uint32_t>(*v);
       }
+    } else if (r.tag == "memory-health") {
+      if (!fields(r, 1)) break;
+      if (auto v = number(r, 0)) {
+        if (*v < 1 || *v > 4) {
+          error = at(r, "'memory-health': expected 1 to 4");
+          break;
+        }
+        f->memory_health = static_cast<uint32_t>(*v);
+      }
+    } else if (r.tag == "ras") {
+      if (!fields(r, 1 + health::kRasCategories)) break;
+      bool correctable = r.fields[0] == "correctable";
+      if (!correctable && r.fields[0] != "uncorrectable") {
+        error = at(r, "'ras': expected correctable or uncorrectable");
+        break;
+      }
+      health::RasCounts counts{};
+      for (size_t c = 0; c < counts.size() && !error; ++c)
+        if (auto v = number(r, 1 + c)) counts[c] = *v;
+      if (error) break;
+      if (!f->ras) f->ras.emplace();
+      (correctable ? f->ras->correctable : f->ras->uncorrectable) = counts;
     } else if (r.tag == "processes") {
       if (fields(r, 0)) f->processes.emplace();
     } else if (r.tag == "process") {

@@ -11,6 +11,9 @@
 //   retired 1 2 1                         multiple single-bit, double-bit, pending (or -)
 //   clocks-event 64                       nvmlClocksEventReason* bits, decimal
 //   alarm 2                               DCMI's alarm level (0 none … 3 critical)
+//   memory-health 2                       Level Zero's zes_mem_health_t (1 ok … 4 replace)
+//   ras correctable 0 0 0 0 0 12 0        Level Zero RAS counts by zes_ras_error_cat_t
+//   ras uncorrectable 1 0 0 0 0 0 0       (both lines, or neither)
 //   processes                             the list follows (absent: not answered)
 //   process 4242 1073741824               pid, used bytes (or -)
 //   error retired%20pages:%20…            a call that failed

@@ -13,6 +13,7 @@
 
 #include "host/host_root.h"
 #include "metrics/dcmi_health.h"
+#include "metrics/ze_health.h"
 #include "probe/libs/library_probe.h"
 #include "probe/libs/nvml_health.h"
 #include "util/strings.h"
@@ -59,7 +60,8 @@ void serve_probe() {
 }
 
 // Health: the first library of the request that loads is asked for every device's health
-// facts (NVML, or a library that speaks it: ixml; DCMI), each device sent as soon as it is read.
+// facts (NVML, or a library that speaks it: ixml; DCMI; Level Zero Sysman), each device sent as
+// soon as it is read.
 void serve_health() {
   auto request = read_request();
   HostRoot host(host_options(request));
@@ -81,8 +83,9 @@ void serve_health() {
       announced = true;
       io::reply(encode_health_device(a.str(), facts));
     };
-    auto failed =
-        lib.api == "dcmi" ? read_dcmi_health(**opened, emit) : read_nvml_health(**opened, emit);
+    auto failed = lib.api == "dcmi"         ? read_dcmi_health(**opened, emit)
+                  : lib.api == "level-zero" ? read_ze_health(**opened, emit)
+                                            : read_nvml_health(**opened, emit);
     if (failed) {
       last_error = failed;
       continue;

@@ -4,6 +4,7 @@ list(APPEND ANYGPU_UNIT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../unit/health_parsers_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/health_eval_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/health_dcmi_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/health_level_zero_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/health_nvml_test.cc
 )
 # NVML with health entry points (ECC, row remapping, retired pages, clocks events, processes).

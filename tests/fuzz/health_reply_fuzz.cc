@@ -1,6 +1,7 @@
-// The health worker's reply (NVML and DCMI facts per device): never crash, an error names a
-// line, a decoded alarm level is one DCMI defines (0-3), and every complete device block
-// re-encodes to a block that decodes to the same facts.
+// The health worker's reply (NVML, DCMI and Level Zero facts per device): never crash, an error
+// names a line, a decoded alarm level is one DCMI defines (0-3), a memory health one of Level
+// Zero's (1-4), and every complete device block re-encodes to a block that decodes to the same
+// facts.
 #include <string>
 
 #include "fuzz_check.h"
@@ -15,6 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (reply.error) FUZZ_CHECK(!reply.error->empty());
   for (const auto& [bus, facts] : reply.devices) {
     FUZZ_CHECK(!facts.alarm || *facts.alarm <= 3);
+    FUZZ_CHECK(!facts.memory_health || (*facts.memory_health >= 1 && *facts.memory_health <= 4));
     std::string again = worker::Writer().header().take() +
                         worker::encode_health_status("nvidia", "nvml", std::nullopt) +
                         worker::encode_health_device(bus, facts) + "end\n";

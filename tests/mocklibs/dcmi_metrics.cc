@@ -7,13 +7,12 @@
 // Without the card's line every metric call fails with -8255, standing in for a chip that does
 // not support the call (the code npu-exporter treats as "not supported"; unverified here).
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "metrics/dcmi_types.h"
 #include "mock_crash.h"
+#include "mock_rows.h"
 
 #define MOCK_DCMI_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -31,23 +30,7 @@ bool valid(int card, int device) {
   return g_init && card >= 0 && card < kCards && device == 0;
 }
 
-// The words after the card number of every line for `card` in the file `env` names.
-std::vector<std::vector<std::string>> rows(const char* env, int card) {
-  std::vector<std::vector<std::string>> out;
-  const char* path = std::getenv(env);
-  if (!path) return out;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream f(line);
-    int c = -1;
-    if (!(f >> c) || c != card) continue;
-    std::vector<std::string> words;
-    for (std::string w; f >> w;) words.push_back(w);
-    if (!words.empty()) out.push_back(words);
-  }
-  return out;
-}
+using mock_rows::rows;
 
 bool read_row(int card, long long (&v)[5]) {
   for (const auto& w : rows("MOCK_DCMI_METRICS_FILE", card)) {

@@ -6,12 +6,16 @@
 //   <index> <activeTime µs> <timestamp µs> <memory size bytes> <memory free bytes>
 //
 // Without the file (or the GPU's line) activity and memory answer UNSUPPORTED_FEATURE.
+// Health (memory health, RAS error sets) comes from MOCK_ZE_HEALTH_FILE; see the end.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "mock_crash.h"
+#include "mock_rows.h"
 #include "probe/libs/level_zero_types.h"
 
 #define MOCK_ZE_EXPORT extern "C" __attribute__((visibility("default")))
@@ -29,7 +33,10 @@ struct EngineSt {
   int type;
 };
 struct MemSt {
-  unsigned device;
+  unsigned device, module;
+};
+struct RasSt {
+  unsigned device, set;
 };
 }  // namespace anygpu::ze
 
@@ -37,10 +44,12 @@ namespace {
 
 using namespace anygpu;
 
-constexpr ze::Result kErrorUninitialized = 0x78000001;       // ZE_RESULT_ERROR_UNINITIALIZED
-constexpr ze::Result kErrorUnsupportedFeature = 0x78000003;  // ..._UNSUPPORTED_FEATURE
-constexpr ze::Result kErrorInvalidNullPointer = 0x78000007;  // ..._INVALID_NULL_POINTER
-constexpr ze::Result kErrorInvalidNullHandle = 0x78000005;   // ..._INVALID_NULL_HANDLE
+constexpr ze::Result kErrorUninitialized = 0x78000001;            // ZE_RESULT_ERROR_UNINITIALIZED
+constexpr ze::Result kErrorUnsupportedFeature = 0x78000003;       // ..._UNSUPPORTED_FEATURE
+constexpr ze::Result kErrorInvalidNullPointer = 0x78000007;       // ..._INVALID_NULL_POINTER
+constexpr ze::Result kErrorInvalidNullHandle = 0x78000005;        // ..._INVALID_NULL_HANDLE
+constexpr ze::Result kErrorNotAvailable = 0x70010001;             // ZE_RESULT_ERROR_NOT_AVAILABLE
+constexpr ze::Result kErrorInsufficientPermissions = 0x70010000;  // ..._INSUFFICIENT_PERMISSIONS
 
 ze::DriverSt g_driver{1};
 ze::DeviceSt g_devices[] = {
@@ -55,8 +64,44 @@ ze::EngineSt g_engines[kCount][2] = {
     {{1, ze::kEngineGroupComputeAll}, {1, ze::kEngineGroupAll}},
     {{2, ze::kEngineGroupComputeAll}, {2, ze::kEngineGroupAll}},
 };
-ze::MemSt g_memory[kCount] = {{0}, {1}, {2}};
+constexpr unsigned kMaxModules = 4, kMaxRasSets = 8;
+ze::MemSt g_memory[kCount][kMaxModules];
+ze::RasSt g_ras[kCount][kMaxRasSets];
 bool g_init = false;
+
+// Health, from the file in MOCK_ZE_HEALTH_FILE (read on every call):
+//
+//   <index> memory <health> [<health> ...]   one memory module per value (zes_mem_health_t);
+//                                            without the line: one module, health unknown
+//   <index> ras <type> <7 counts>            one RAS error set; <type> correctable,
+//                                            uncorrectable or a number; any other count of
+//                                            counts makes zesRasGetState answer NOT_AVAILABLE
+//   <index> crash                            zesRasGetState dies with SIGSEGV
+constexpr const char* kHealthEnv = "MOCK_ZE_HEALTH_FILE";
+
+std::vector<std::vector<std::string>> ras_sets(unsigned device) {
+  std::vector<std::vector<std::string>> out;
+  for (auto& w : mock_rows::rows(kHealthEnv, device))
+    if (w[0] == "ras" && w.size() >= 2) out.push_back(std::move(w));
+  return out;
+}
+
+std::vector<std::string> memory_line(unsigned device) {
+  for (auto& w : mock_rows::rows(kHealthEnv, device))
+    if (w[0] == "memory") return w;
+  return {};
+}
+
+unsigned module_count(unsigned device) {
+  auto w = memory_line(device);
+  return w.size() < 2 ? 1 : static_cast<unsigned>(std::min<size_t>(w.size() - 1, kMaxModules));
+}
+
+std::optional<int> memory_health(unsigned device, unsigned module) {
+  auto w = memory_line(device);
+  if (module + 1 >= w.size()) return std::nullopt;
+  return std::stoi(w[module + 1]);
+}
 
 int index_of(ze::Device d) {
   for (unsigned i = 0; i < kCount; ++i)
@@ -66,15 +111,10 @@ int index_of(ze::Device d) {
 
 // The file's values for GPU `index`; false without a line.
 bool read_row(unsigned index, unsigned long long (&v)[4]) {
-  const char* path = std::getenv("MOCK_ZE_METRICS_FILE");
-  if (!path) return false;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream f(line);
-    unsigned i = 0;
-    if (!(f >> i) || i != index) continue;
-    return static_cast<bool>(f >> v[0] >> v[1] >> v[2] >> v[3]);
+  for (const auto& w : mock_rows::rows("MOCK_ZE_METRICS_FILE", index)) {
+    if (w.size() < 4) return false;
+    for (int i = 0; i < 4; ++i) v[i] = std::stoull(w[i]);
+    return true;
   }
   return false;
 }
@@ -101,6 +141,10 @@ MOCK_ZE_EXPORT ze::Result zeInit(uint32_t /*flags*/) {
 
 MOCK_ZE_EXPORT ze::Result zesInit(uint32_t /*flags*/) {
   g_init = true;
+  for (unsigned d = 0; d < kCount; ++d) {
+    for (unsigned m = 0; m < kMaxModules; ++m) g_memory[d][m] = {d, m};
+    for (unsigned r = 0; r < kMaxRasSets; ++r) g_ras[d][r] = {d, r};
+  }
   return ze::kSuccess;
 }
 
@@ -163,15 +207,54 @@ MOCK_ZE_EXPORT ze::Result zesDeviceEnumMemoryModules(ze::Device device, uint32_t
                                                      ze::Mem* modules) {
   int i = index_of(device);
   if (i < 0) return kErrorInvalidNullHandle;
-  return give(count, modules, &g_memory[i], 1);
+  return give(count, modules, g_memory[i], module_count(static_cast<unsigned>(i)));
 }
 
 MOCK_ZE_EXPORT ze::Result zesMemoryGetState(ze::Mem mem, ze::MemState* state) {
   if (!mem) return kErrorInvalidNullHandle;
   if (!state) return kErrorInvalidNullPointer;
   unsigned long long v[4];
-  if (!read_row(mem->device, v)) return kErrorUnsupportedFeature;
-  state->size = v[2];
-  state->free = v[3];
+  auto health = memory_health(mem->device, mem->module);
+  bool metrics = read_row(mem->device, v);
+  if (!metrics && !health) return kErrorUnsupportedFeature;
+  state->health = health.value_or(ze::kMemHealthUnknown);
+  state->size = metrics ? v[2] : 0;
+  state->free = metrics ? v[3] : 0;
+  return ze::kSuccess;
+}
+
+MOCK_ZE_EXPORT ze::Result zesDeviceEnumRasErrorSets(ze::Device device, uint32_t* count,
+                                                    ze::Ras* sets) {
+  int i = index_of(device);
+  if (i < 0) return kErrorInvalidNullHandle;
+  auto n = static_cast<uint32_t>(std::min<size_t>(ras_sets(i).size(), kMaxRasSets));
+  return give(count, sets, g_ras[i], n);
+}
+
+MOCK_ZE_EXPORT ze::Result zesRasGetProperties(ze::Ras ras, ze::RasProperties* p) {
+  if (!ras) return kErrorInvalidNullHandle;
+  if (!p) return kErrorInvalidNullPointer;
+  auto sets = ras_sets(ras->device);
+  if (ras->set >= sets.size()) return kErrorInvalidNullHandle;
+  const auto& type = sets[ras->set][1];
+  p->type = type == "correctable"     ? ze::kRasErrorTypeCorrectable
+            : type == "uncorrectable" ? ze::kRasErrorTypeUncorrectable
+                                      : std::stoi(type);
+  p->onSubdevice = 0;
+  p->subdeviceId = 0;
+  return ze::kSuccess;
+}
+
+MOCK_ZE_EXPORT ze::Result zesRasGetState(ze::Ras ras, uint8_t clear, ze::RasState* state) {
+  if (!ras) return kErrorInvalidNullHandle;
+  if (!state) return kErrorInvalidNullPointer;
+  if (clear) return kErrorInsufficientPermissions;  // a reader must never clear the counters
+  for (const auto& w : mock_rows::rows(kHealthEnv, ras->device))
+    if (w[0] == "crash") mock_crash::segv();
+  auto sets = ras_sets(ras->device);
+  if (ras->set >= sets.size()) return kErrorInvalidNullHandle;
+  const auto& w = sets[ras->set];
+  if (w.size() != 2 + ze::kRasCategoryCount) return kErrorNotAvailable;
+  for (unsigned c = 0; c < ze::kRasCategoryCount; ++c) state->category[c] = std::stoull(w[2 + c]);
   return ze::kSuccess;
 }

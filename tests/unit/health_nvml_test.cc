@@ -8,10 +8,12 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <set>
 
 #include "health/checks.h"
 #include "health/health.h"
 #include "health_test_support.h"
+#include "probe/libs/nvml_health_types.h"
 #include "probe/probe.h"
 #include "ps/processes.h"
 #include "test_support.h"
@@ -241,12 +243,34 @@ TEST(HealthNvmlFacts, HardwareSlowdownAloneHasItsOwnCode) {
   EXPECT_EQ(out[0].code, "throttle.thermal");
 }
 
+// Every finding a library fact can produce has its row in the table: facts that trigger every
+// check, then each finding's code must be a `library` entry (an unknown code would fall back to
+// a warning without an action).
 TEST(HealthNvmlFacts, TheTableHasEveryLibraryCode) {
-  for (const char* code :
-       {"ecc.uncorrectable", "ecc.correctable", "memory.retired-pages", "memory.row-remap-pending",
-        "memory.row-remap-failed", "throttle.thermal", "throttle.power", "throttle.hw-slowdown",
-        "device.alarm"})
-    EXPECT_FALSE(action_of(code).empty()) << code;
+  const auto& rules = health::builtin_health_rules();
+  std::vector<DeviceLibraryFacts> all(3);
+  all[0].ecc_volatile = health::EccCounts{1, 1};
+  all[0].remapped_rows = health::RemappedRows{1, 1, true, true};
+  all[0].retired_pages = health::RetiredPages{1, 1, true};
+  all[0].clocks_event_reasons = nvml::kEventHwThermalSlowdown | nvml::kEventHwPowerBrakeSlowdown;
+  all[0].alarm = 3;
+  all[0].memory_health = 2;
+  all[0].ras = health::RasErrors{{1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1}};
+  all[1].ecc_aggregate = health::EccCounts{0, 1};
+  all[1].clocks_event_reasons = nvml::kEventHwSlowdown;
+  all[1].memory_health = 3;
+  all[2].memory_health = 4;
+  std::set<std::string> codes;
+  for (const auto& facts : all) {
+    std::vector<Finding> out;
+    health::check_library(facts, rules, out);
+    for (const auto& f : out) {
+      EXPECT_TRUE(rules.library.count(f.code)) << f.code << " has no data/health.yaml row";
+      EXPECT_FALSE(f.action.empty()) << f.code;
+      codes.insert(f.code);
+    }
+  }
+  EXPECT_EQ(codes.size(), 16u);  // every check fired: a check that stops firing is caught too
   auto bad = health::parse_health_rules(
       "schema: 1\nxid: []\nunknown_xid: {severity: warning, action: a}\nmessages: []\n"
       "library:\n  - {code: x, severity: bad, action: a}\n",
@@ -267,6 +291,8 @@ TEST(HealthReply, RoundTripsEveryFact) {
   f.retired_pages = health::RetiredPages{1, 2, true};
   f.clocks_event_reasons = 0x40;
   f.alarm = 2;
+  f.memory_health = 3;
+  f.ras = health::RasErrors{{0, 0, 0, 0, 0, 12, 0}, {1, 0, 2, 0, 0, 0, 1ull << 40}};
   f.processes = std::vector<health::LibraryProcess>{{4242, 1ull << 30}, {17, std::nullopt}};
   f.errors = {"retired pages: Unknown Error (999)"};
   auto text = header() + worker::encode_health_device("0000:18:00.0", f) + "end\n";
@@ -278,15 +304,20 @@ TEST(HealthReply, RoundTripsEveryFact) {
             worker::encode_health_device("0000:18:00.0", f));
   EXPECT_EQ(r.devices[0].second.processes->at(1).pid, 17);
   EXPECT_FALSE(r.devices[0].second.processes->at(1).used_bytes);
+  EXPECT_EQ(r.devices[0].second.ras->uncorrectable[6], 1ull << 40);
+  EXPECT_EQ(r.devices[0].second.memory_health.value_or(0), 3u);
 }
 
 TEST(HealthReply, MalformedAndTruncatedReplies) {
   auto block = [](const std::string& body) {
     return header() + "device 0000:18:00.0\n" + body + "device-end\nend\n";
   };
-  for (const char* body : {"ecc volatile x 1\n", "ecc sometimes 1 1\n", "remap 1 1 2 0\n",
-                           "retired 1\n", "process 0 5\n", "process 5 5\n", "bogus\n",
-                           "clocks-event -1\n", "retired 1 2 maybe\n", "alarm 4\n", "alarm\n"}) {
+  for (const char* body :
+       {"ecc volatile x 1\n", "ecc sometimes 1 1\n", "remap 1 1 2 0\n", "retired 1\n",
+        "process 0 5\n", "process 5 5\n", "bogus\n", "clocks-event -1\n", "retired 1 2 maybe\n",
+        "alarm 4\n", "alarm\n", "memory-health 0\n", "memory-health 5\n", "ras correctable 1 2 3\n",
+        "ras sometimes 0 0 0 0 0 0 0\n", "ras uncorrectable 0 0 0 0 0 0 x\n",
+        "ras correctable 0 0 0 0 0 0 0 0\n"}) {
     auto r = worker::decode_health_reply(block(body));
     EXPECT_TRUE(r.error) << body;
     EXPECT_EQ(r.error.value_or("").rfind("line ", 0), 0u) << body;

@@ -112,4 +112,38 @@ using EngineActivityFn = Result (*)(Engine, EngineStats*);
 using EnumMemoryFn = Result (*)(Device, uint32_t*, Mem*);
 using MemoryStateFn = Result (*)(Mem, MemState*);
 
+// Health: memory health and RAS error sets (zes_api.h "Memory" and "RAS" sections); layouts
+// checked in tests/unit/abi_layout_test.cc against libze-dev.
+inline constexpr int kMemHealthUnknown = 0;              // ZES_MEM_HEALTH_UNKNOWN
+inline constexpr int kMemHealthOk = 1;                   // ZES_MEM_HEALTH_OK
+inline constexpr int kMemHealthDegraded = 2;             // ZES_MEM_HEALTH_DEGRADED
+inline constexpr int kMemHealthCritical = 3;             // ZES_MEM_HEALTH_CRITICAL
+inline constexpr int kMemHealthReplace = 4;              // ZES_MEM_HEALTH_REPLACE
+inline constexpr int kStructureTypeRasProperties = 0xf;  // ZES_STRUCTURE_TYPE_RAS_PROPERTIES
+inline constexpr int kStructureTypeRasState = 0x22;      // ZES_STRUCTURE_TYPE_RAS_STATE
+inline constexpr int kRasErrorTypeCorrectable = 0;       // ZES_RAS_ERROR_TYPE_CORRECTABLE
+inline constexpr int kRasErrorTypeUncorrectable = 1;     // ZES_RAS_ERROR_TYPE_UNCORRECTABLE
+inline constexpr unsigned kRasCategoryCount = 7;         // ZES_MAX_RAS_ERROR_CATEGORY_COUNT
+inline constexpr unsigned kRasCategoryReset = 0;         // ZES_RAS_ERROR_CAT_RESET
+
+struct RasSt;
+using Ras = RasSt*;  // zes_ras_handle_t
+
+struct RasProperties {  // zes_ras_properties_t
+  int stype;
+  void* pNext;
+  int type;  // zes_ras_error_type_t
+  uint8_t onSubdevice;
+  uint32_t subdeviceId;
+};
+struct RasState {  // zes_ras_state_t: counts since the driver loaded (or the last clear)
+  int stype;
+  const void* pNext;
+  uint64_t category[kRasCategoryCount];  // zes_ras_error_cat_t order
+};
+
+using EnumRasFn = Result (*)(Device, uint32_t*, Ras*);
+using RasPropertiesFn = Result (*)(Ras, RasProperties*);
+using RasStateFn = Result (*)(Ras, uint8_t clear, RasState*);
+
 }  // namespace anygpu::ze

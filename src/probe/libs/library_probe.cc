@@ -46,7 +46,7 @@ bool speaks_nvml(std::string_view api) {
 }
 
 bool answers_health(std::string_view api) {
-  return speaks_nvml(api) || api == "dcmi";
+  return speaks_nvml(api) || api == "dcmi" || api == "level-zero";
 }
 
 LibraryRequest library_request(const Vendor& vendor, const LibrarySpec& spec) {

@@ -53,7 +53,7 @@ bool ends_search(const LibraryResult& result);
 // Whether a registry API is NVML under another name (Iluvatar's ixml exports NVML's symbols
 // and types): NVML's health and process calls apply to it as they are.
 // Whether a library of `api` answers health and process calls in a worker (mode "health"):
-// NVML and the libraries that speak it, and DCMI.
+// NVML and the libraries that speak it, DCMI, and Level Zero Sysman.
 bool answers_health(std::string_view api);
 bool speaks_nvml(std::string_view api);
 

@@ -1,0 +1,85 @@
+#include "metrics/ze_health.h"
+
+#include <algorithm>
+
+#include "metrics/ze_api.h"
+#include "util/strings.h"
+
+namespace anygpu {
+
+namespace {
+
+static_assert(health::kRasCategories == ze::kRasCategoryCount);
+
+constexpr ze::Result kUnsupportedFeature = 0x78000003;  // ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
+
+bool ok(ze::Result r, const char* what, health::DeviceLibraryFacts& f) {
+  if (r == ze::kSuccess) return true;
+  if (r != kUnsupportedFeature) f.errors.push_back(cat({what, ": ", ze::why(r)}));
+  return false;
+}
+
+// The worst module decides: one stack running on reduced memory is the device's state.
+void read_memory(const ze::Api& api, ze::Device dev, health::DeviceLibraryFacts& f) {
+  if (!api.memories || !api.mem_state) return;
+  for (auto m : ze::enumerate<ze::Mem>(api.memories, dev)) {
+    ze::MemState st{};
+    st.stype = ze::kStructureTypeMemState;
+    if (!ok(api.mem_state(m, &st), "zesMemoryGetState", f)) return;
+    if (st.health == ze::kMemHealthUnknown) continue;
+    if (st.health < ze::kMemHealthOk || st.health > ze::kMemHealthReplace) {
+      f.errors.push_back(cat({"zesMemoryGetState: health ", std::to_string(st.health),
+                              " is none of zes_mem_health_t's"}));
+      return;
+    }
+    f.memory_health = std::max<uint32_t>(f.memory_health.value_or(0), st.health);
+  }
+}
+
+// Every error set (one per type, per tile on multi-tile parts), read without clearing: the
+// counters are the driver's since it loaded, shared with every other reader.
+void read_ras(const ze::Api& api, ze::Device dev, health::DeviceLibraryFacts& f) {
+  if (!api.ras_sets || !api.ras_props || !api.ras_state) return;
+  auto sets = ze::enumerate<ze::Ras>(api.ras_sets, dev);
+  if (sets.empty()) return;
+  health::RasErrors errors;
+  for (auto set : sets) {
+    ze::RasProperties p{};
+    p.stype = ze::kStructureTypeRasProperties;
+    if (!ok(api.ras_props(set, &p), "zesRasGetProperties", f)) return;
+    if (p.type != ze::kRasErrorTypeCorrectable && p.type != ze::kRasErrorTypeUncorrectable) {
+      f.errors.push_back(cat({"zesRasGetProperties: type ", std::to_string(p.type),
+                              " is none of zes_ras_error_type_t's"}));
+      return;
+    }
+    ze::RasState st{};
+    st.stype = ze::kStructureTypeRasState;
+    if (!ok(api.ras_state(set, 0, &st), "zesRasGetState", f)) return;
+    auto& into = p.type == ze::kRasErrorTypeCorrectable ? errors.correctable : errors.uncorrectable;
+    for (size_t c = 0; c < health::kRasCategories; ++c) into[c] += st.category[c];
+  }
+  f.ras = errors;
+}
+
+}  // namespace
+
+std::optional<std::string> read_ze_health(
+    const DynamicLibrary& lib,
+    const std::function<void(const PciAddress&, const health::DeviceLibraryFacts&)>& emit) {
+  ze::Api api(lib);
+  if (auto failed = ze::start(api, lib)) return failed;
+  for (const auto& [key, dev] : ze::devices_by_address(api)) {
+    auto [domain, bus, device, fn] = key;
+    if (bus > 0xff || device > 0x1f || fn > 7) continue;  // not a PCI address: no device to name
+    health::DeviceLibraryFacts f;
+    f.api = "level-zero";
+    read_memory(api, dev, f);
+    read_ras(api, dev, f);
+    emit(PciAddress{domain, static_cast<uint8_t>(bus), static_cast<uint8_t>(device),
+                    static_cast<uint8_t>(fn)},
+         f);
+  }
+  return std::nullopt;
+}
+
+}  // namespace anygpu

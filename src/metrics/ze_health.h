@@ -1,0 +1,23 @@
+// Level Zero Sysman's health calls, made inside a library worker only (src/worker/serve.cc,
+// mode "health"): each device's memory health (zesMemoryGetState's `health`, the worst of its
+// modules) and its RAS error counts (zesRasGetState over every error set, without clearing).
+// `emit` receives each device as soon as it is read, so a library that crashes on a later
+// device costs only that device's facts.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "health/library_facts.h"
+#include "host/dynamic_library.h"
+#include "model/inventory.h"
+
+namespace anygpu {
+
+// Returns an error message when Sysman cannot be initialised (no device is emitted then).
+std::optional<std::string> read_ze_health(
+    const DynamicLibrary& lib,
+    const std::function<void(const PciAddress&, const health::DeviceLibraryFacts&)>& emit);
+
+}  // namespace anygpu
