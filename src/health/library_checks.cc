@@ -1,6 +1,6 @@
 // Findings from a vendor library's health facts (NVML: ECC, row remapping, retired pages,
-// clocks-event reasons; DCMI: the alarm level, HBM ECC and isolated pages; Level Zero: memory
-// health and RAS error counts). Severity and action come from data/health.yaml's `library`
+// clocks-event reasons; DCMI: the alarm level, fault codes, HBM ECC and isolated pages; Level Zero:
+// memory health and RAS error counts). Severity and action come from data/health.yaml's `library`
 // table.
 #include <algorithm>
 #include <cstdio>
@@ -20,16 +20,25 @@ class Emitter {
   void operator()(std::string code, std::string message, std::string evidence,
                   std::optional<Severity> severity = std::nullopt) {
     auto it = rules_.library.find(code);
+    bool listed = it != rules_.library.end();
+    auto s = severity ? *severity : listed ? it->second.severity : Severity::warning;
+    add(std::move(code), std::move(message), std::move(evidence), s,
+        listed ? it->second.action : std::string());
+  }
+
+  // A finding whose severity and action come from another table (Ascend's fault codes).
+  void add(std::string code, std::string message, std::string evidence, Severity severity,
+           std::string action) {
     Finding f;
-    f.severity = severity                     ? *severity
-                 : it != rules_.library.end() ? it->second.severity
-                                              : Severity::warning;
-    f.action = it != rules_.library.end() ? it->second.action : std::string();
+    f.severity = severity;
+    f.action = std::move(action);
     f.code = std::move(code);
     f.message = std::move(message);
     f.evidence = std::move(evidence);
     add_finding(out_, std::move(f));
   }
+
+  const HealthRules& rules() const { return rules_; }
 
  private:
   const HealthRules& rules_;
@@ -142,6 +151,26 @@ void check_alarm(const DeviceLibraryFacts& f, Emitter& emit) {
        *f.alarm == 1 ? Severity::warning : Severity::critical);
 }
 
+// DCMI's fault codes: each one a finding, with the severity and action of the fault-handling
+// level Ascend's device plugin gives it (data/health.yaml `dcmi_fault_levels`).
+void check_fault_codes(const DeviceLibraryFacts& f, Emitter& emit) {
+  if (!f.fault_codes) return;
+  for (uint32_t code : *f.fault_codes) {
+    char hex[16];
+    std::snprintf(hex, sizeof hex, "%08X", code);
+    const auto& level = emit.rules().for_dcmi_fault(code);
+    bool known = !level.source.empty();
+    emit.add(
+        "device.fault-code",
+        cat({"fault code ", hex,
+             known ? cat({" (", level.level, ")"})
+                   : std::string(" (not in anygpu's fault-code table)")}),
+        cat({"dcmi_get_device_errorcode_v2: ", hex,
+             known ? cat({"; Ascend's device plugin lists it in ", level.source}) : std::string()}),
+        level.severity, level.action);
+  }
+}
+
 // Level Zero's memory health: degraded (many corrected errors) warns; running on reduced memory
 // and "replace" are critical.
 void check_memory_health(const DeviceLibraryFacts& f, Emitter& emit) {
@@ -209,6 +238,7 @@ void check_library(const DeviceLibraryFacts& facts, const HealthRules& rules,
   check_memory(facts, emit);
   check_clocks(facts, emit);
   check_alarm(facts, emit);
+  check_fault_codes(facts, emit);
   check_memory_health(facts, emit);
   check_ras(facts, emit);
 }

@@ -47,6 +47,7 @@ struct DeviceLibraryFacts {
   std::optional<RetiredPages> retired_pages;
   std::optional<uint64_t> clocks_event_reasons;  // nvmlClocksEventReason* bits
   std::optional<uint32_t> alarm;  // DCMI's alarm level: 0 none, 1 minor, 2 major, 3 critical
+  std::optional<std::vector<uint32_t>> fault_codes;  // DCMI's current fault codes (at most 128)
   // Level Zero's memory health, the worst module's: 1 ok, 2 degraded, 3 critical (running on
   // reduced memory), 4 replace; absent when every module says unknown.
   std::optional<uint32_t> memory_health;

@@ -15,6 +15,11 @@ const XidRule& HealthRules::for_xid(int id) const {
   return it == xid.end() ? unknown_xid : it->second;
 }
 
+const FaultLevelRule& HealthRules::for_dcmi_fault(uint32_t code) const {
+  auto it = dcmi_fault_codes.find(code);
+  return it == dcmi_fault_codes.end() ? unknown_dcmi_fault : dcmi_fault_levels[it->second];
+}
+
 namespace {
 
 Severity severity_of(const YamlReader& r, const YAML::Node& map) {
@@ -91,6 +96,34 @@ void read_library(const YamlReader& r, const YAML::Node& list, HealthRules& out)
   }
 }
 
+// Each level's codes: eight hex digits, as Ascend writes them; a code belongs to one level.
+void read_fault_levels(const YamlReader& r, const YAML::Node& list, HealthRules& out) {
+  r.expect_sequence(list, "dcmi_fault_levels");
+  static constexpr std::string_view kKeys[] = {"level", "source", "severity", "action", "codes"};
+  for (const auto& e : list) {
+    r.expect_map(e, "dcmi_fault_levels entry");
+    r.check_keys(e, kKeys, kKeys);
+    FaultLevelRule l{r.string_at(e, "level"), r.string_at(e, "source"), severity_of(r, e),
+                     r.string_at(e, "action")};
+    for (const auto& other : out.dcmi_fault_levels)
+      if (other.level == l.level) r.fail(e["level"], "level: listed twice");
+    auto codes = e["codes"];
+    r.expect_sequence(codes, "codes");
+    for (const auto& c : codes) {
+      auto text = r.scalar(c, "codes");
+      // Quoted: other YAML readers take a plain 80E01801 for a number (8.0e1801).
+      if (c.Tag() != "!") r.fail(c, cat({"codes: quote ", text, " (\"", text, "\")"}));
+      auto value = text.size() == 8 ? parse_hex(text) : std::nullopt;
+      if (!value || text.find_first_of("xX") != std::string::npos)
+        r.fail(c, "codes: expected eight hex digits");
+      if (!out.dcmi_fault_codes.emplace(static_cast<uint32_t>(*value), out.dcmi_fault_levels.size())
+               .second)
+        r.fail(c, cat({"codes: ", text, " is listed twice"}));
+    }
+    out.dcmi_fault_levels.push_back(std::move(l));
+  }
+}
+
 }  // namespace
 
 Result<HealthRules> parse_health_rules(std::string_view text, const std::string& file) {
@@ -99,8 +132,13 @@ Result<HealthRules> parse_health_rules(std::string_view text, const std::string&
   if (!doc) return doc.error();
   try {
     r.expect_map(*doc, "health rules");
-    static constexpr std::string_view kKeys[] = {"schema", "xid", "unknown_xid", "messages",
-                                                 "library"};
+    static constexpr std::string_view kKeys[] = {"schema",
+                                                 "xid",
+                                                 "unknown_xid",
+                                                 "messages",
+                                                 "library",
+                                                 "dcmi_fault_levels",
+                                                 "unknown_dcmi_fault"};
     static constexpr std::string_view kRequired[] = {"schema", "xid", "unknown_xid", "messages"};
     r.check_keys(*doc, kKeys, kRequired);
     if (r.scalar((*doc)["schema"], "schema") != "1") r.fail((*doc)["schema"], "schema: expected 1");
@@ -116,6 +154,14 @@ Result<HealthRules> parse_health_rules(std::string_view text, const std::string&
     out.unknown_xid.verified = false;
     read_messages(r, (*doc)["messages"], out);
     if (auto lib = (*doc)["library"]) read_library(r, lib, out);
+    if (auto levels = (*doc)["dcmi_fault_levels"]) read_fault_levels(r, levels, out);
+    out.unknown_dcmi_fault = {"unknown", "", Severity::warning, ""};
+    if (auto unknown_fault = (*doc)["unknown_dcmi_fault"]) {
+      r.expect_map(unknown_fault, "unknown_dcmi_fault");
+      r.check_keys(unknown_fault, kUnknown, kUnknown);
+      out.unknown_dcmi_fault.severity = severity_of(r, unknown_fault);
+      out.unknown_dcmi_fault.action = r.string_at(unknown_fault, "action");
+    }
     return out;
   } catch (const LocatedError& e) {
     return bad_input(e.message);

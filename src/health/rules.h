@@ -1,7 +1,9 @@
-// data/health.yaml: NVIDIA Xid numbers and other drivers' kernel messages, each with a
-// severity and an action. Embedded at build time and parsed on first use.
+// data/health.yaml: NVIDIA Xid numbers, other drivers' kernel messages, the library finding
+// codes and Ascend's fault codes, each with a severity and an action. Embedded at build time and
+// parsed on first use.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -33,13 +35,24 @@ struct CodeRule {
   std::string action;
 };
 
+// A fault-handling level of Ascend's device fault codes (dcmi_get_device_errorcode_v2).
+struct FaultLevelRule {
+  std::string level, source;  // anygpu's name; the device plugin's list it comes from
+  Severity severity = Severity::warning;
+  std::string action;
+};
+
 struct HealthRules {
   std::map<int, XidRule> xid;
   XidRule unknown_xid;
   std::vector<MessageRule> messages;
   std::map<std::string, CodeRule> library;  // by code
+  std::vector<FaultLevelRule> dcmi_fault_levels;
+  std::map<uint32_t, size_t> dcmi_fault_codes;  // code -> index into dcmi_fault_levels
+  FaultLevelRule unknown_dcmi_fault;
 
   const XidRule& for_xid(int id) const;
+  const FaultLevelRule& for_dcmi_fault(uint32_t code) const;  // unknown_dcmi_fault if unlisted
 };
 
 Result<HealthRules> parse_health_rules(std::string_view text, const std::string& file);

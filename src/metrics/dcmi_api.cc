@@ -34,7 +34,8 @@ Api::Api(const DynamicLibrary& lib)
       pcie(lib.symbol<PcieFn>({"dcmi_get_device_pcie_info"})),
       health(lib.symbol<HealthFn>({"dcmi_get_device_health"})),
       resource_info(lib.symbol<ResourceInfoFn>({"dcmi_get_device_resource_info"})),
-      ecc(lib.symbol<EccFn>({"dcmi_get_device_ecc_info"})) {}
+      ecc(lib.symbol<EccFn>({"dcmi_get_device_ecc_info"})),
+      error_codes(lib.symbol<ErrorCodeFn>({"dcmi_get_device_errorcode_v2"})) {}
 
 std::map<BusKey, std::pair<int, int>> chips(const Api& api) {
   std::map<BusKey, std::pair<int, int>> out;

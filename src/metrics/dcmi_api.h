@@ -26,6 +26,7 @@ struct Api {
   HealthFn health;
   ResourceInfoFn resource_info;
   EccFn ecc;
+  ErrorCodeFn error_codes;
 
   // dcmi_init, the card list, the device count and a PCIe info call: what every reader needs.
   bool usable() const { return init && cards && devices && (pcie_all || pcie); }

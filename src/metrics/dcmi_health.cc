@@ -35,6 +35,18 @@ void read_chip(const dcmi::Api& api, int card, int device, health::DeviceLibrary
         e.single_bit_isolated_pages_cnt, e.double_bit_isolated_pages_cnt,
         e.single_bit_next_isolated_pages_cnt > 0 || e.double_bit_next_isolated_pages_cnt > 0};
   }
+  if (api.error_codes) {
+    std::vector<unsigned> codes(dcmi::kMaxFaultCodes);
+    int count = 0;
+    if (ok(api.error_codes(card, device, &count, codes.data(), dcmi::kMaxFaultCodes),
+           "dcmi_get_device_errorcode_v2", f)) {
+      if (count < 0 || count > dcmi::kMaxFaultCodes)
+        f.errors.push_back(
+            cat({"dcmi_get_device_errorcode_v2: count ", std::to_string(count), " out of range"}));
+      else
+        f.fault_codes.emplace(codes.begin(), codes.begin() + count);
+    }
+  }
   if (!api.resource_info) return;
   std::vector<dcmi::ProcMemInfo> procs(dcmi::kMaxProcesses);
   int count = 0;

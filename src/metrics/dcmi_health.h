@@ -1,5 +1,6 @@
 // DCMI's health calls, made inside a library worker only (src/worker/serve.cc, mode "health"):
-// each chip's alarm level (dcmi_get_device_health), its HBM's ECC counts and isolated pages
+// each chip's alarm level (dcmi_get_device_health), its fault codes
+// (dcmi_get_device_errorcode_v2), its HBM's ECC counts and isolated pages
 // (dcmi_get_device_ecc_info) and the processes using its memory (dcmi_get_device_resource_info).
 // `emit` receives each device as soon as it is read, so a library that crashes on a later chip
 // costs only that chip's facts.

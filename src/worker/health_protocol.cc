@@ -40,6 +40,11 @@ std::string encode_health_device(std::string_view bus_id, const health::DeviceLi
            {num(p->single_bit), num(p->double_bit), p->pending ? (*p->pending ? "1" : "0") : "-"});
   if (f.clocks_event_reasons) w.line("clocks-event", {num(*f.clocks_event_reasons)});
   if (f.alarm) w.line("alarm", {num(*f.alarm)});
+  if (f.fault_codes) {
+    std::vector<std::string> codes;
+    for (auto c : *f.fault_codes) codes.push_back(hex(c, 8).substr(2));  // no 0x: as Ascend writes
+    w.line("fault-codes", codes);
+  }
   if (f.memory_health) w.line("memory-health", {num(*f.memory_health)});
   if (const auto& r = f.ras) {
     static_assert(health::kRasCategories == 7, "one field per category below");
@@ -166,6 +171,20 @@ HealthReply decode_health_reply(std::string_view text) {
         }
         f->alarm = static_cast<uint32_t>(*v);
       }
+    } else if (r.tag == "fault-codes") {
+      std::vector<uint32_t> codes;
+      for (const auto& word : r.fields) {
+        bool digits = word.size() == 8 &&
+                      word.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
+        auto v = digits ? parse_hex(word) : std::nullopt;
+        if (!v || codes.size() == 128) {
+          error = at(r, "'fault-codes': expected at most 128 codes of eight hex digits");
+          break;
+        }
+        codes.push_back(static_cast<uint32_t>(*v));
+      }
+      if (error) break;
+      f->fault_codes = std::move(codes);
     } else if (r.tag == "memory-health") {
       if (!fields(r, 1)) break;
       if (auto v = number(r, 0)) {

@@ -11,6 +11,7 @@
 //   retired 1 2 1                         multiple single-bit, double-bit, pending (or -)
 //   clocks-event 64                       nvmlClocksEventReason* bits, decimal
 //   alarm 2                               DCMI's alarm level (0 none … 3 critical)
+//   fault-codes 80e01801 8c0e4e00         DCMI's fault codes, hex (none: the line alone)
 //   memory-health 2                       Level Zero's zes_mem_health_t (1 ok … 4 replace)
 //   ras correctable 0 0 0 0 0 12 0        Level Zero RAS counts by zes_ras_error_cat_t
 //   ras uncorrectable 1 0 0 0 0 0 0       (both lines, or neither)

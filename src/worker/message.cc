@@ -64,13 +64,27 @@ Result<std::string> decode_field(std::string_view encoded) {
   return out;
 }
 
-Writer& Writer::line(std::string_view tag, std::initializer_list<std::string_view> fields) {
-  text_ += tag;
-  for (auto f : fields) {
-    text_ += ' ';
-    text_ += encode_field(f);
+namespace {
+
+template <class Fields>
+void append_line(std::string& text, std::string_view tag, const Fields& fields) {
+  text += tag;
+  for (std::string_view f : fields) {
+    text += ' ';
+    text += encode_field(f);
   }
-  text_ += '\n';
+  text += '\n';
+}
+
+}  // namespace
+
+Writer& Writer::line(std::string_view tag, std::initializer_list<std::string_view> fields) {
+  append_line(text_, tag, fields);
+  return *this;
+}
+
+Writer& Writer::line(std::string_view tag, const std::vector<std::string>& fields) {
+  append_line(text_, tag, fields);
   return *this;
 }
 

@@ -39,7 +39,8 @@ Result<std::string> decode_field(std::string_view encoded);
 class Writer {
  public:
   Writer& line(std::string_view tag, std::initializer_list<std::string_view> fields = {});
-  Writer& header();  // `anygpu-worker 1`
+  Writer& line(std::string_view tag, const std::vector<std::string>& fields);  // as many as given
+  Writer& header();                                                            // `anygpu-worker 1`
   const std::string& text() const { return text_; }
   std::string take() { return std::move(text_); }
 

@@ -115,6 +115,8 @@ MOCK_DCMI_EXPORT int dcmi_get_device_hbm_info(int card_id, int device_id, dcmi::
 //   <card> process <pid> <bytes>   one entry of dcmi_get_device_resource_info
 //   <card> ecc <enable> <sbe> <dbe> <total sbe> <total dbe> <isolated sbe> <isolated dbe>
 //          <next sbe> <next dbe>   dcmi_get_device_ecc_info for HBM (other types: not supported)
+//   <card> fault <hex> [<hex> ...]  dcmi_get_device_errorcode_v2's codes (no line: none);
+//                                  more than list_len codes: the count says how many there are
 //   <card> crash                   the health call dies with SIGSEGV
 //
 // A card without a health line is healthy (0); without process lines it lists none.
@@ -159,4 +161,18 @@ MOCK_DCMI_EXPORT int dcmi_get_device_ecc_info(int card_id, int device_id, int de
       return dcmi::kOk;
     }
   return dcmi::kNotSupported;
+}
+
+MOCK_DCMI_EXPORT int dcmi_get_device_errorcode_v2(int card_id, int device_id, int* error_count,
+                                                  unsigned int* error_code_list,
+                                                  unsigned int list_len) {
+  if (!valid(card_id, device_id) || !error_count || !error_code_list) return kInvalidParameter;
+  *error_count = 0;
+  for (const auto& w : health_rows(card_id))
+    if (w[0] == "fault") {
+      for (size_t i = 1; i < w.size(); ++i)
+        if (i - 1 < list_len) error_code_list[i - 1] = std::stoul(w[i], nullptr, 16);
+      *error_count = static_cast<int>(w.size() - 1);
+    }
+  return dcmi::kOk;
 }

@@ -4,6 +4,9 @@
 // processes DCMI lists feed `ps`, and a library that crashes on one chip costs only the facts
 // it had not sent.
 #include <gtest/gtest.h>
+
+#include <map>
+
 #include "health/checks.h"
 #include "health/health.h"
 #include "health_test_support.h"
@@ -99,6 +102,108 @@ TEST(HealthDcmi, HbmEccAndIsolatedPages) {
   EXPECT_FALSE(find_code(device(*r, 2).findings, "memory.retired-pages"));
   EXPECT_TRUE(device(*r, 3).findings.empty());  // ECC disabled: nothing read
   EXPECT_FALSE(lib.devices.at(kBus[3]).ecc_volatile);
+}
+
+// Each fault code takes the severity and action of the level Ascend's device plugin gives it;
+// a code the table lacks is a warning that says so; a count beyond the list is the library's
+// error, not a finding.
+TEST(HealthDcmi, FaultCodesTakeTheirLevelsSeverityAndAction) {
+  DcmiHealthHost h;
+  std::string many = "5 fault";
+  for (int i = 0; i < 130; ++i) many += " 80E01801";
+  test::write_file(h.answers,
+                   "1 fault 80E01801\n2 fault 8C0E4E00 80E3A201\n3 fault 12345678\n"
+                   "4 fault 80E21007\n" +
+                       many + "\n");
+  auto host = h.host();
+  auto inv = probe(host);
+  auto lib = worker::read_library_health(host, inv);
+  EXPECT_TRUE(lib.warnings.empty()) << lib.warnings.front();
+  health::HealthOptions o;
+  o.library = &lib;
+  auto r = health::evaluate_health(host, inv, o);
+  ASSERT_TRUE(r) << r.error().message;
+  const auto& rules = health::builtin_health_rules();
+  auto* job = find_code(device(*r, 1).findings, "device.fault-code");
+  ASSERT_TRUE(job);
+  EXPECT_EQ(job->severity, Severity::warning);
+  EXPECT_EQ(job->message, "fault code 80E01801 (restart-job)");
+  EXPECT_EQ(job->evidence,
+            "dcmi_get_device_errorcode_v2: 80E01801; Ascend's device plugin lists it in "
+            "RestartBusinessCodes");
+  EXPECT_EQ(job->action, rules.for_dcmi_fault(0x80E01801).action);
+  EXPECT_EQ(device(*r, 1).health(), health::Health::warning);
+  // Two codes, two findings; the worst decides the device.
+  std::vector<std::string> levels;
+  for (const auto& f : device(*r, 2).findings)
+    if (f.code == "device.fault-code") levels.push_back(f.message);
+  EXPECT_EQ(levels, (std::vector<std::string>{"fault code 8C0E4E00 (reset-when-idle)",
+                                              "fault code 80E3A201 (isolate)"}));
+  EXPECT_EQ(device(*r, 2).health(), health::Health::critical);
+  auto* unknown = find_code(device(*r, 3).findings, "device.fault-code");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->message, "fault code 12345678 (not in anygpu's fault-code table)");
+  EXPECT_EQ(unknown->severity, rules.unknown_dcmi_fault.severity);
+  EXPECT_EQ(unknown->action, rules.unknown_dcmi_fault.action);
+  auto* harmless = find_code(device(*r, 4).findings, "device.fault-code");
+  ASSERT_TRUE(harmless);
+  EXPECT_EQ(harmless->severity, Severity::info);
+  EXPECT_EQ(device(*r, 4).health(), health::Health::ok);
+  EXPECT_FALSE(lib.devices.at(kBus[5]).fault_codes);
+  bool warned = false;
+  for (const auto& w : r->warnings)
+    warned |= w.find(kBus[5]) != std::string::npos && w.find("count 130") != std::string::npos;
+  EXPECT_TRUE(warned);
+  EXPECT_TRUE(lib.devices.at(kBus[0]).fault_codes->empty());  // answered: no faults
+}
+
+// The table as data/health.yaml carries it from the device plugin's faultCode.json: 350
+// distinct codes, each at one level; a code the source lists at two levels is at the higher.
+TEST(HealthDcmi, FaultCodeTableIsTheDevicePluginsLevels) {
+  const auto& rules = health::builtin_health_rules();
+  EXPECT_EQ(rules.dcmi_fault_codes.size(), 350u);
+  std::map<std::string, size_t> per_level;
+  for (const auto& [code, level] : rules.dcmi_fault_codes)
+    ++per_level[rules.dcmi_fault_levels[level].source];
+  EXPECT_EQ(per_level, (std::map<std::string, size_t>{{"NotHandleFaultCodes", 102},
+                                                      {"SubHealthFaultCodes", 10},
+                                                      {"RestartRequestCodes", 30},
+                                                      {"RestartBusinessCodes", 25},
+                                                      {"FreeRestartNPUCodes", 17},
+                                                      {"RestartNPUCodes", 139},
+                                                      {"SeparateNPUCodes", 27}}));
+  EXPECT_EQ(rules.for_dcmi_fault(0xA2301001).level, "isolate");
+  EXPECT_EQ(rules.for_dcmi_fault(0x80818C00).level, "isolate");
+  EXPECT_EQ(rules.for_dcmi_fault(0x81A3880C).level, "sub-health");
+  EXPECT_EQ(rules.for_dcmi_fault(0x00000001).level, "unknown");
+  for (const auto& l : rules.dcmi_fault_levels) EXPECT_FALSE(l.action.empty()) << l.level;
+}
+
+TEST(HealthDcmi, MalformedFaultLevelsNameTheLine) {
+  auto parse = [](const std::string& levels) {
+    return health::parse_health_rules(
+        "schema: 1\nxid: []\nunknown_xid: {severity: warning, action: a}\nmessages: []\n"
+        "dcmi_fault_levels:\n" +
+            levels,
+        "t.yaml");
+  };
+  EXPECT_TRUE(
+      parse("  - {level: a, source: A, severity: info, action: x, codes: [\"80E01801\"]}\n"));
+  for (const char* bad : {
+           "  - {level: a, source: A, severity: info, action: x, codes: [\"80E0180\"]}\n",
+           "  - {level: a, source: A, severity: info, action: x, codes: [\"0x80E018\"]}\n",
+           "  - {level: a, source: A, severity: info, action: x, codes: [80E01801]}\n",
+           "  - {level: a, source: A, severity: info, action: x, codes: [\"80E01801\"]}\n"
+           "  - {level: b, source: B, severity: info, action: x, codes: [\"80e01801\"]}\n",
+           "  - {level: a, source: A, severity: info, action: x, codes: []}\n"
+           "  - {level: a, source: B, severity: info, action: x, codes: []}\n",
+           "  - {level: a, source: A, severity: sometimes, action: x, codes: []}\n",
+           "  - {level: a, source: A, severity: info, action: x}\n",
+       }) {
+    auto r = parse(bad);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.error().message.find("t.yaml:"), std::string::npos) << r.error().message;
+  }
 }
 
 TEST(HealthDcmi, ProcessListsFeedPs) {

@@ -254,6 +254,7 @@ TEST(HealthNvmlFacts, TheTableHasEveryLibraryCode) {
   all[0].retired_pages = health::RetiredPages{1, 1, true};
   all[0].clocks_event_reasons = nvml::kEventHwThermalSlowdown | nvml::kEventHwPowerBrakeSlowdown;
   all[0].alarm = 3;
+  all[0].fault_codes = std::vector<uint32_t>{0x80E01801};
   all[0].memory_health = 2;
   all[0].ras = health::RasErrors{{1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1}};
   all[1].ecc_aggregate = health::EccCounts{0, 1};
@@ -265,12 +266,15 @@ TEST(HealthNvmlFacts, TheTableHasEveryLibraryCode) {
     std::vector<Finding> out;
     health::check_library(facts, rules, out);
     for (const auto& f : out) {
-      EXPECT_TRUE(rules.library.count(f.code)) << f.code << " has no data/health.yaml row";
+      // Fault codes take their row from the fault-code table instead.
+      if (f.code != "device.fault-code") {
+        EXPECT_TRUE(rules.library.count(f.code)) << f.code << " has no data/health.yaml row";
+      }
       EXPECT_FALSE(f.action.empty()) << f.code;
       codes.insert(f.code);
     }
   }
-  EXPECT_EQ(codes.size(), 16u);  // every check fired: a check that stops firing is caught too
+  EXPECT_EQ(codes.size(), 17u);  // every check fired: a check that stops firing is caught too
   auto bad = health::parse_health_rules(
       "schema: 1\nxid: []\nunknown_xid: {severity: warning, action: a}\nmessages: []\n"
       "library:\n  - {code: x, severity: bad, action: a}\n",
@@ -291,6 +295,7 @@ TEST(HealthReply, RoundTripsEveryFact) {
   f.retired_pages = health::RetiredPages{1, 2, true};
   f.clocks_event_reasons = 0x40;
   f.alarm = 2;
+  f.fault_codes = std::vector<uint32_t>{0x80E01801, 0x00000007};
   f.memory_health = 3;
   f.ras = health::RasErrors{{0, 0, 0, 0, 0, 12, 0}, {1, 0, 2, 0, 0, 0, 1ull << 40}};
   f.processes = std::vector<health::LibraryProcess>{{4242, 1ull << 30}, {17, std::nullopt}};
@@ -312,12 +317,26 @@ TEST(HealthReply, MalformedAndTruncatedReplies) {
   auto block = [](const std::string& body) {
     return header() + "device 0000:18:00.0\n" + body + "device-end\nend\n";
   };
-  for (const char* body :
-       {"ecc volatile x 1\n", "ecc sometimes 1 1\n", "remap 1 1 2 0\n", "retired 1\n",
-        "process 0 5\n", "process 5 5\n", "bogus\n", "clocks-event -1\n", "retired 1 2 maybe\n",
-        "alarm 4\n", "alarm\n", "memory-health 0\n", "memory-health 5\n", "ras correctable 1 2 3\n",
-        "ras sometimes 0 0 0 0 0 0 0\n", "ras uncorrectable 0 0 0 0 0 0 x\n",
-        "ras correctable 0 0 0 0 0 0 0 0\n"}) {
+  for (const char* body : {"ecc volatile x 1\n",
+                           "ecc sometimes 1 1\n",
+                           "remap 1 1 2 0\n",
+                           "retired 1\n",
+                           "process 0 5\n",
+                           "process 5 5\n",
+                           "bogus\n",
+                           "clocks-event -1\n",
+                           "retired 1 2 maybe\n",
+                           "alarm 4\n",
+                           "alarm\n",
+                           "memory-health 0\n",
+                           "memory-health 5\n",
+                           "ras correctable 1 2 3\n",
+                           "ras sometimes 0 0 0 0 0 0 0\n",
+                           "ras uncorrectable 0 0 0 0 0 0 x\n",
+                           "ras correctable 0 0 0 0 0 0 0 0\n",
+                           "fault-codes 80E0180\n",
+                           "fault-codes 0x80E018\n",
+                           "fault-codes 80E01801 zz\n"}) {
     auto r = worker::decode_health_reply(block(body));
     EXPECT_TRUE(r.error) << body;
     EXPECT_EQ(r.error.value_or("").rfind("line ", 0), 0u) << body;
