@@ -15,7 +15,8 @@ namespace {
 
 class Emitter {
  public:
-  Emitter(const HealthRules& rules, std::vector<Finding>& out) : rules_(rules), out_(out) {}
+  Emitter(const HealthRules& rules, std::string_view api, std::vector<Finding>& out)
+      : rules_(rules), api_(api), out_(out) {}
 
   void operator()(std::string code, std::string message, std::string evidence,
                   std::optional<Severity> severity = std::nullopt) {
@@ -23,7 +24,7 @@ class Emitter {
     bool listed = it != rules_.library.end();
     auto s = severity ? *severity : listed ? it->second.severity : Severity::warning;
     add(std::move(code), std::move(message), std::move(evidence), s,
-        listed ? it->second.action : std::string());
+        listed ? it->second.action_for(api_) : std::string());
   }
 
   // A finding whose severity and action come from another table (Ascend's fault codes).
@@ -42,6 +43,7 @@ class Emitter {
 
  private:
   const HealthRules& rules_;
+  std::string_view api_;  // whose facts: picks the action that names its tools
   std::vector<Finding>& out_;
 };
 
@@ -102,8 +104,7 @@ void check_memory(const DeviceLibraryFacts& f, Emitter& emit) {
                          n(r->uncorrected), ", pending ", r->pending ? "1" : "0", ", failure ",
                          r->failed ? "1" : "0"});
     if (r->failed) emit("memory.row-remap-failed", "a row remapping failed", evidence);
-    if (r->pending)
-      emit("memory.row-remap-pending", "a row remapping waits for a GPU reset", evidence);
+    if (r->pending) emit("memory.row-remap-pending", "a row remapping waits for a reset", evidence);
   }
   if (const auto& p = f.retired_pages) {
     const auto& calls = memory_calls(f.api);
@@ -112,7 +113,7 @@ void check_memory(const DeviceLibraryFacts& f, Emitter& emit) {
     if (total > 0 || pending) {
       auto message = cat({n(total), " page(s) retired (", n(p->single_bit), " ", calls.single_bit,
                           ", ", n(p->double_bit), " double-bit)"});
-      if (pending) message += "; a retirement waits for a GPU reset";
+      if (pending) message += "; a retirement waits for a reset";
       emit("memory.retired-pages", message,
            cat({calls.retired, ": ", calls.single_bit, " ", n(p->single_bit), ", double-bit ",
                 n(p->double_bit),
@@ -233,7 +234,7 @@ void check_ras(const DeviceLibraryFacts& f, Emitter& emit) {
 
 void check_library(const DeviceLibraryFacts& facts, const HealthRules& rules,
                    std::vector<Finding>& out) {
-  Emitter emit(rules, out);
+  Emitter emit(rules, facts.api, out);
   check_ecc(facts, emit);
   check_memory(facts, emit);
   check_clocks(facts, emit);

@@ -15,6 +15,11 @@ const XidRule& HealthRules::for_xid(int id) const {
   return it == xid.end() ? unknown_xid : it->second;
 }
 
+const std::string& CodeRule::action_for(std::string_view api) const {
+  auto it = by_api.find(std::string(api));
+  return it == by_api.end() ? action : it->second;
+}
+
 const FaultLevelRule& HealthRules::for_dcmi_fault(uint32_t code) const {
   auto it = dcmi_fault_codes.find(code);
   return it == dcmi_fault_codes.end() ? unknown_dcmi_fault : dcmi_fault_levels[it->second];
@@ -83,7 +88,7 @@ void read_messages(const YamlReader& r, const YAML::Node& list, HealthRules& out
 
 void read_library(const YamlReader& r, const YAML::Node& list, HealthRules& out) {
   r.expect_sequence(list, "library");
-  static constexpr std::string_view kKeys[] = {"code", "severity", "action", "verified"};
+  static constexpr std::string_view kKeys[] = {"code", "severity", "action", "by_api", "verified"};
   static constexpr std::string_view kRequired[] = {"code", "severity", "action"};
   for (const auto& e : list) {
     r.expect_map(e, "library entry");
@@ -91,6 +96,14 @@ void read_library(const YamlReader& r, const YAML::Node& list, HealthRules& out)
     CodeRule c;
     c.severity = severity_of(r, e);
     c.action = r.string_at(e, "action");
+    if (auto apis = e["by_api"]) {
+      r.expect_map(apis, "by_api");
+      for (const auto& kv : apis) {
+        auto api = r.scalar(kv.first, "by_api key");
+        if (!c.by_api.emplace(api, r.scalar(kv.second, "by_api action")).second)
+          r.fail(kv.first, "by_api: " + api + " listed twice");
+      }
+    }
     if (!out.library.emplace(r.string_at(e, "code"), c).second)
       r.fail(e["code"], "code: listed twice");
   }

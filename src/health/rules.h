@@ -32,7 +32,10 @@ struct MessageRule {
 // A finding code from a vendor library's health call (ECC, row remapping, throttle reasons).
 struct CodeRule {
   Severity severity = Severity::warning;
-  std::string action;
+  std::string action;                         // names no vendor's tool
+  std::map<std::string, std::string> by_api;  // the action for one library, with its tools
+
+  const std::string& action_for(std::string_view api) const;
 };
 
 // A fault-handling level of Ascend's device fault codes (dcmi_get_device_errorcode_v2).

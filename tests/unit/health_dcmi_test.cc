@@ -54,7 +54,10 @@ TEST(HealthDcmi, AlarmLevelsBecomeFindingsThroughTheWorker) {
   ASSERT_TRUE(minor);
   EXPECT_EQ(minor->severity, Severity::warning);
   EXPECT_EQ(minor->evidence, "dcmi_get_device_health: 1 (minor)");
-  EXPECT_EQ(minor->action, health::builtin_health_rules().library.at("device.alarm").action);
+  const auto& alarm = health::builtin_health_rules().library.at("device.alarm");
+  EXPECT_EQ(minor->action, alarm.action_for("dcmi"));
+  EXPECT_NE(minor->action, alarm.action);  // Ascend's own advice, naming npu-smi
+  EXPECT_NE(minor->action.find("npu-smi"), std::string::npos);
   auto* critical = find_code(device(*r, 3).findings, "device.alarm");
   ASSERT_TRUE(critical);
   EXPECT_EQ(critical->severity, Severity::critical);
@@ -86,6 +89,7 @@ TEST(HealthDcmi, HbmEccAndIsolatedPages) {
   ASSERT_TRUE(r) << r.error().message;
   auto* ue = find_code(device(*r, 1).findings, "ecc.uncorrectable");
   ASSERT_TRUE(ue);
+  EXPECT_EQ(ue->action.find("nvidia-smi"), std::string::npos) << ue->action;  // Ascend's advice
   EXPECT_EQ(ue->severity, Severity::critical);
   EXPECT_EQ(ue->evidence,
             "dcmi_get_device_ecc_info (HBM): volatile corrected 4, uncorrected 1; aggregate "
@@ -93,7 +97,7 @@ TEST(HealthDcmi, HbmEccAndIsolatedPages) {
   auto* pages = find_code(device(*r, 1).findings, "memory.retired-pages");
   ASSERT_TRUE(pages);
   EXPECT_EQ(pages->message,
-            "4 page(s) retired (3 single-bit, 1 double-bit); a retirement waits for a GPU reset");
+            "4 page(s) retired (3 single-bit, 1 double-bit); a retirement waits for a reset");
   EXPECT_EQ(pages->evidence,
             "dcmi_get_device_ecc_info (HBM) isolated pages: single-bit 3, double-bit 1; next "
             "isolated pages: 1");

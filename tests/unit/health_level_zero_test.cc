@@ -56,7 +56,7 @@ Evaluated evaluate(const ZeHealthHost& h) {
 }
 
 const std::string& action_of(std::string_view code) {
-  return health::builtin_health_rules().library.at(std::string(code)).action;
+  return health::builtin_health_rules().library.at(std::string(code)).action_for("level-zero");
 }
 
 TEST(HealthLevelZero, MemoryHealthTheWorstModuleDecides) {

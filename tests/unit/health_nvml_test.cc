@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "health/checks.h"
@@ -31,7 +32,7 @@ using health::Severity;
 constexpr const char* kNvmlPath = "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1";
 
 const std::string& action_of(std::string_view code) {
-  return health::builtin_health_rules().library.at(std::string(code)).action;
+  return health::builtin_health_rules().library.at(std::string(code)).action_for("nvml");
 }
 
 struct NvmlHealthHost : test::MockLibraryHost {
@@ -91,7 +92,7 @@ TEST(HealthNvml, FindingsFromTheMockThroughTheWorker) {
   ASSERT_TRUE(rp);
   EXPECT_EQ(rp->severity, Severity::warning);
   EXPECT_NE(rp->message.find("4 page(s) retired"), std::string::npos) << rp->message;
-  EXPECT_NE(rp->message.find("waits for a GPU reset"), std::string::npos);
+  EXPECT_NE(rp->message.find("waits for a reset"), std::string::npos);
   EXPECT_EQ(rp->action, action_of("memory.retired-pages"));
 
   auto* rf = find(device(*r, 3).findings, "memory.row-remap-failed");
@@ -209,7 +210,9 @@ TEST(HealthNvml, IxmlSpeaksNvml) {
   EXPECT_EQ(device(*r, 0).vendor, "iluvatar");
   auto* ue = find(device(*r, 0).findings, "ecc.uncorrectable");
   ASSERT_TRUE(ue);
-  EXPECT_EQ(ue->action, action_of("ecc.uncorrectable"));
+  // NVML's facts, not NVIDIA's tools: the action that names none.
+  EXPECT_EQ(ue->action, health::builtin_health_rules().library.at("ecc.uncorrectable").action);
+  EXPECT_EQ(ue->action.find("nvidia-smi"), std::string::npos) << ue->action;
   ps::ProcessScan scan;
   ps::add_library_processes(host, lib, scan);
   ASSERT_EQ(scan.processes.size(), 1u);
@@ -278,6 +281,45 @@ TEST(HealthNvmlFacts, TheTableHasEveryLibraryCode) {
   auto bad = health::parse_health_rules(
       "schema: 1\nxid: []\nunknown_xid: {severity: warning, action: a}\nmessages: []\n"
       "library:\n  - {code: x, severity: bad, action: a}\n",
+      "t.yaml");
+  EXPECT_FALSE(bad);
+}
+
+// An action names the tools of the vendor whose library gave the facts, or none: NVIDIA's
+// commands are never the advice for an Ascend or Intel finding. The generic action (what ixml
+// and any library without its own gets) names no vendor's tool at all.
+TEST(HealthLibraryActions, NameOnlyTheirOwnVendorsTools) {
+  const std::map<std::string, std::vector<std::string>> kTools = {
+      {"nvml", {"nvidia-smi", "dcgmi"}},
+      {"ixml", {"ixsmi"}},
+      {"dcmi", {"npu-smi", "ascend-dmi", "hccn_tool"}},
+      {"level-zero", {"xpu-smi"}},
+  };
+  const auto& rules = health::builtin_health_rules();
+  size_t by_api = 0;
+  for (const auto& [code, rule] : rules.library) {
+    for (const auto& [api, tools] : kTools) {
+      for (const auto& tool : tools) {
+        EXPECT_EQ(rule.action.find(tool), std::string::npos)
+            << code << ": the action every library gets names " << tool;
+      }
+    }
+    for (const auto& [api, action] : rule.by_api) {
+      ASSERT_TRUE(kTools.count(api)) << code << ": by_api names an unknown library " << api;
+      ++by_api;
+      for (const auto& [other, tools] : kTools) {
+        if (other == api) continue;
+        for (const auto& tool : tools) {
+          EXPECT_EQ(action.find(tool), std::string::npos)
+              << code << ": " << api << "'s action names " << other << "'s " << tool;
+        }
+      }
+    }
+  }
+  EXPECT_GE(by_api, 4u);  // the table does carry vendor actions: the loop above checked some
+  auto bad = health::parse_health_rules(
+      "schema: 1\nxid: []\nunknown_xid: {severity: warning, action: a}\nmessages: []\n"
+      "library:\n  - {code: x, severity: info, action: a, by_api: [nvml]}\n",
       "t.yaml");
   EXPECT_FALSE(bad);
 }
