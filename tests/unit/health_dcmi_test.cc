@@ -40,16 +40,11 @@ using test::find_code;
 TEST(HealthDcmi, AlarmLevelsBecomeFindingsThroughTheWorker) {
   DcmiHealthHost h;
   test::write_file(h.answers, "2 health 1\n3 health 3\n5 health 7\n");
-  auto host = h.host();
-  auto inv = probe(host);
-  auto lib = worker::read_library_health(host, inv);
+  auto [lib, report] = test::evaluate_with_library(h);
   EXPECT_TRUE(lib.warnings.empty()) << lib.warnings.front();
   ASSERT_EQ(lib.devices.size(), 8u);
   EXPECT_EQ(lib.devices.at(kBus[0]).api, "dcmi");
-  health::HealthOptions o;
-  o.library = &lib;
-  auto r = health::evaluate_health(host, inv, o);
-  ASSERT_TRUE(r) << r.error().message;
+  auto* r = &report;
   auto* minor = find_code(device(*r, 2).findings, "device.alarm");
   ASSERT_TRUE(minor);
   EXPECT_EQ(minor->severity, Severity::warning);
@@ -65,10 +60,7 @@ TEST(HealthDcmi, AlarmLevelsBecomeFindingsThroughTheWorker) {
   EXPECT_FALSE(find_code(device(*r, 0).findings, "device.alarm"));  // level 0: healthy
   // A level outside 0-3 is a warning naming the device and the call, never a finding.
   EXPECT_FALSE(find_code(device(*r, 5).findings, "device.alarm"));
-  bool warned = false;
-  for (const auto& w : r->warnings)
-    warned |= w.find(kBus[5]) != std::string::npos && w.find("level 7") != std::string::npos;
-  EXPECT_TRUE(warned);
+  EXPECT_TRUE(test::warns(*r, kBus[5], "level 7"));
 }
 
 // HBM ECC through dcmi_get_device_ecc_info: the same ECC and retired-page findings as NVML's,
@@ -79,14 +71,9 @@ TEST(HealthDcmi, HbmEccAndIsolatedPages) {
                    "1 ecc 1 4 1 10 2 3 1 1 0\n"
                    "2 ecc 1 7 0 7 0 0 0 0 0\n"
                    "3 ecc 0 9 9 9 9 9 9 9 9\n");
-  auto host = h.host();
-  auto inv = probe(host);
-  auto lib = worker::read_library_health(host, inv);
+  auto [lib, report] = test::evaluate_with_library(h);
   EXPECT_TRUE(lib.warnings.empty()) << lib.warnings.front();
-  health::HealthOptions o;
-  o.library = &lib;
-  auto r = health::evaluate_health(host, inv, o);
-  ASSERT_TRUE(r) << r.error().message;
+  auto* r = &report;
   auto* ue = find_code(device(*r, 1).findings, "ecc.uncorrectable");
   ASSERT_TRUE(ue);
   EXPECT_EQ(ue->action.find("nvidia-smi"), std::string::npos) << ue->action;  // Ascend's advice
@@ -119,14 +106,9 @@ TEST(HealthDcmi, FaultCodesTakeTheirLevelsSeverityAndAction) {
                    "1 fault 80E01801\n2 fault 8C0E4E00 80E3A201\n3 fault 12345678\n"
                    "4 fault 80E21007\n" +
                        many + "\n");
-  auto host = h.host();
-  auto inv = probe(host);
-  auto lib = worker::read_library_health(host, inv);
+  auto [lib, report] = test::evaluate_with_library(h);
   EXPECT_TRUE(lib.warnings.empty()) << lib.warnings.front();
-  health::HealthOptions o;
-  o.library = &lib;
-  auto r = health::evaluate_health(host, inv, o);
-  ASSERT_TRUE(r) << r.error().message;
+  auto* r = &report;
   const auto& rules = health::builtin_health_rules();
   auto* job = find_code(device(*r, 1).findings, "device.fault-code");
   ASSERT_TRUE(job);
@@ -154,10 +136,7 @@ TEST(HealthDcmi, FaultCodesTakeTheirLevelsSeverityAndAction) {
   EXPECT_EQ(harmless->severity, Severity::info);
   EXPECT_EQ(device(*r, 4).health(), health::Health::ok);
   EXPECT_FALSE(lib.devices.at(kBus[5]).fault_codes);
-  bool warned = false;
-  for (const auto& w : r->warnings)
-    warned |= w.find(kBus[5]) != std::string::npos && w.find("count 130") != std::string::npos;
-  EXPECT_TRUE(warned);
+  EXPECT_TRUE(test::warns(*r, kBus[5], "count 130"));
   EXPECT_TRUE(lib.devices.at(kBus[0]).fault_codes->empty());  // answered: no faults
 }
 

@@ -38,21 +38,8 @@ struct ZeHealthHost : test::MockLibraryHost {
   }
 };
 
-struct Evaluated {
-  health::LibraryHealth lib;
-  health::HealthReport report;
-};
-
-Evaluated evaluate(const ZeHealthHost& h) {
-  auto host = h.host();
-  auto inv = probe(host);
-  Evaluated e{worker::read_library_health(host, inv), {}};
-  health::HealthOptions o;
-  o.library = &e.lib;
-  auto r = health::evaluate_health(host, inv, o);
-  EXPECT_TRUE(r) << r.error().message;
-  if (r) e.report = std::move(*r);
-  return e;
+test::LibraryEvaluation evaluate(const ZeHealthHost& h) {
+  return test::evaluate_with_library(h);
 }
 
 const std::string& action_of(std::string_view code) {
@@ -93,10 +80,7 @@ TEST(HealthLevelZero, DegradedMemoryWarnsAndUnknownSaysNothing) {
   // A value outside zes_mem_health_t is the library's error, named with the device, not a
   // finding.
   EXPECT_FALSE(e.lib.devices.at(kBus[2]).memory_health);
-  bool warned = false;
-  for (const auto& w : e.report.warnings)
-    warned |= w.find(kBus[2]) != std::string::npos && w.find("health 9") != std::string::npos;
-  EXPECT_TRUE(warned);
+  EXPECT_TRUE(test::warns(e.report, kBus[2], "health 9"));
 }
 
 // Counts by category, summed over a device's error sets of each type (one per tile); resets

@@ -112,10 +112,7 @@ TEST(HealthNvml, FindingsFromTheMockThroughTheWorker) {
   EXPECT_FALSE(find(device(*r, 6).findings, "throttle.hw-slowdown"));  // explained by the brake
   EXPECT_TRUE(device(*r, 7).findings.empty());  // idle and power cap are normal operation
   // A failed call is a warning naming the device, never a finding.
-  bool warned = false;
-  for (const auto& w : r->warnings)
-    warned |= w.find(kBus[7]) != std::string::npos && w.find("retired pages") != std::string::npos;
-  EXPECT_TRUE(warned);
+  EXPECT_TRUE(test::warns(*r, kBus[7], "retired pages"));
 }
 
 TEST(HealthNvml, ACrashingLibraryCostsOnlyTheFactsNotSent) {

@@ -1,4 +1,5 @@
-// Shared by the library-health tests: a finding by code, a device's report by bus id.
+// Shared by the library-health tests: a finding by code, a device's report by bus id, a mock
+// library host's facts read through the worker and evaluated, a warning naming a device.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,6 +8,9 @@
 #include <vector>
 
 #include "health/health.h"
+#include "probe/probe.h"
+#include "test_support.h"
+#include "worker/health_client.h"
 
 namespace anygpu::test {
 
@@ -23,6 +27,31 @@ inline const health::DeviceHealth& device_at(const health::HealthReport& r, std:
   ADD_FAILURE() << "no device " << bus;
   static health::DeviceHealth none;
   return none;
+}
+
+// What the worker read from the mock library, and the report evaluated with it.
+struct LibraryEvaluation {
+  health::LibraryHealth lib;
+  health::HealthReport report;
+};
+
+inline LibraryEvaluation evaluate_with_library(const MockLibraryHost& h) {
+  auto host = h.host();
+  auto inv = probe(host);
+  LibraryEvaluation e{worker::read_library_health(host, inv), {}};
+  health::HealthOptions o;
+  o.library = &e.lib;
+  auto r = health::evaluate_health(host, inv, o);
+  EXPECT_TRUE(r) << r.error().message;
+  if (r) e.report = std::move(*r);
+  return e;
+}
+
+// Whether one of the report's warnings names the device and says `text`.
+inline bool warns(const health::HealthReport& r, std::string_view bus, std::string_view text) {
+  for (const auto& w : r.warnings)
+    if (w.find(bus) != std::string::npos && w.find(text) != std::string::npos) return true;
+  return false;
 }
 
 }  // namespace anygpu::test
