@@ -207,7 +207,7 @@ void check_ras(const DeviceLibraryFacts& f, Emitter& emit) {
     uint64_t total = 0;
     for (size_t i = kProgramming + 1; i < kRasCategories; ++i) {
       if (c[i] == 0) continue;
-      total += c[i];
+      total = saturating_add(total, c[i]);
       parts += cat({parts.empty() ? "" : ", ", kNames[i], " ", n(c[i])});
     }
     return total;
@@ -221,10 +221,10 @@ void check_ras(const DeviceLibraryFacts& f, Emitter& emit) {
     emit("ras.correctable",
          cat({n(total), " corrected hardware error(s) since the driver loaded (", parts, ")"}),
          evidence("correctable", corrected));
-  if (uint64_t resets = corrected[kReset] + uncorrected[kReset])
+  if (uint64_t resets = saturating_add(corrected[kReset], uncorrected[kReset]))
     emit("gpu.reset", cat({"the driver reset an engine ", n(resets), " time(s) since it loaded"}),
          cat({evidence("correctable", corrected), "; ", evidence("uncorrectable", uncorrected)}));
-  if (uint64_t faults = corrected[kProgramming] + uncorrected[kProgramming])
+  if (uint64_t faults = saturating_add(corrected[kProgramming], uncorrected[kProgramming]))
     emit("gpu.program-fault",
          cat({n(faults), " hardware exception(s) raised by how workloads programmed the device"}),
          cat({evidence("correctable", corrected), "; ", evidence("uncorrectable", uncorrected)}));

@@ -35,6 +35,12 @@ struct RasErrors {
   RasCounts correctable{}, uncorrectable{};
 };
 
+// Sums of a library's counters stop at the maximum: a wrapped sum of huge (garbage or
+// long-lived) counts would read as few errors, or none.
+inline uint64_t saturating_add(uint64_t a, uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 struct LibraryProcess {
   int pid = 0;
   std::optional<uint64_t> used_bytes;

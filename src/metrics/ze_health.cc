@@ -56,7 +56,8 @@ void read_ras(const ze::Api& api, ze::Device dev, health::DeviceLibraryFacts& f)
     st.stype = ze::kStructureTypeRasState;
     if (!ok(api.ras_state(set, 0, &st), "zesRasGetState", f)) return;
     auto& into = p.type == ze::kRasErrorTypeCorrectable ? errors.correctable : errors.uncorrectable;
-    for (size_t c = 0; c < health::kRasCategories; ++c) into[c] += st.category[c];
+    for (size_t c = 0; c < health::kRasCategories; ++c)
+      into[c] = health::saturating_add(into[c], st.category[c]);
   }
   f.ras = errors;
 }

@@ -150,6 +150,26 @@ TEST(HealthLevelZero, ACrashingLoaderCostsOnlyTheDevicesNotSent) {
   EXPECT_TRUE(find_code(test::device_at(e.report, kBus[0]).findings, "memory.degraded"));
 }
 
+// Counts near the top of uint64 (a garbage or very long-lived counter) must not wrap into "no
+// errors": 2^63 + 2^63 would be 0.
+TEST(HealthLevelZeroFacts, HugeCountsSaturateInsteadOfWrapping) {
+  health::DeviceLibraryFacts f;
+  f.api = "level-zero";
+  constexpr uint64_t kHalf = uint64_t{1} << 63;
+  f.ras = health::RasErrors{{kHalf, 0, 0, 0, 0, 0, 0}, {kHalf, 0, 0, kHalf, 0, kHalf, 0}};
+  std::vector<health::Finding> out;
+  health::check_library(f, health::builtin_health_rules(), out);
+  auto* ue = find_code(out, "ras.uncorrectable");
+  ASSERT_TRUE(ue);
+  EXPECT_EQ(ue->message.rfind("18446744073709551615 uncorrectable", 0), 0u) << ue->message;
+  auto* reset = find_code(out, "gpu.reset");
+  ASSERT_TRUE(reset);
+  EXPECT_NE(reset->message.find("18446744073709551615 time(s)"), std::string::npos)
+      << reset->message;
+  EXPECT_EQ(health::saturating_add(UINT64_MAX - 1, 1), UINT64_MAX);
+  EXPECT_EQ(health::saturating_add(2, 3), 5u);
+}
+
 // The declarations the health reader added to level_zero_types.h, against Debian's libze-dev.
 TEST(HealthLevelZero, RasAndMemoryHealthLayoutsMatchZesApiH) {
 #ifndef ANYGPU_HEALTH_HAVE_ZES_H
