@@ -35,6 +35,9 @@ struct RasErrors {
   RasCounts correctable{}, uncorrectable{};
 };
 
+// At most this many fault codes per device: ERROR_CODE_MAX_NUM in DCMI's examples.
+inline constexpr unsigned kMaxFaultCodes = 128;
+
 // Sums of a library's counters stop at the maximum: a wrapped sum of huge (garbage or
 // long-lived) counts would read as few errors, or none.
 inline uint64_t saturating_add(uint64_t a, uint64_t b) {

@@ -4,10 +4,10 @@
 
 #include <map>
 #include <optional>
-#include <tuple>
 #include <utility>
 
 #include "host/dynamic_library.h"
+#include "metrics/bus_key.h"
 #include "metrics/dcmi_types.h"
 
 namespace anygpu::dcmi {
@@ -32,7 +32,7 @@ struct Api {
   bool usable() const { return init && cards && devices && (pcie_all || pcie); }
 };
 
-using BusKey = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>;  // domain, bus, dev, fn
+using anygpu::BusKey;
 
 // Every chip DCMI lists, by PCI address: (card, device).
 std::map<BusKey, std::pair<int, int>> chips(const Api& api);

@@ -36,11 +36,11 @@ void read_chip(const dcmi::Api& api, int card, int device, health::DeviceLibrary
         e.single_bit_next_isolated_pages_cnt > 0 || e.double_bit_next_isolated_pages_cnt > 0};
   }
   if (api.error_codes) {
-    std::vector<unsigned> codes(dcmi::kMaxFaultCodes);
+    std::vector<unsigned> codes(health::kMaxFaultCodes);
     int count = 0;
-    if (ok(api.error_codes(card, device, &count, codes.data(), dcmi::kMaxFaultCodes),
+    if (ok(api.error_codes(card, device, &count, codes.data(), health::kMaxFaultCodes),
            "dcmi_get_device_errorcode_v2", f)) {
-      if (count < 0 || count > dcmi::kMaxFaultCodes)
+      if (count < 0 || count > static_cast<int>(health::kMaxFaultCodes))
         f.errors.push_back(
             cat({"dcmi_get_device_errorcode_v2: count ", std::to_string(count), " out of range"}));
       else
@@ -75,14 +75,12 @@ std::optional<std::string> read_dcmi_health(
            ": no dcmi_init, dcmi_get_card_list, dcmi_get_device_num_in_card or PCIe info call";
   if (int r = api.init(); r != dcmi::kOk) return "dcmi_init failed: error " + std::to_string(r);
   for (const auto& [key, chip] : dcmi::chips(api)) {
+    auto address = pci_address_of(key);
+    if (!address) continue;
     health::DeviceLibraryFacts f;
     f.api = "dcmi";
     read_chip(api, chip.first, chip.second, f);
-    auto [domain, bus, dev, fn] = key;
-    if (bus > 0xff || dev > 0x1f || fn > 7) continue;  // not a PCI address: no device to name
-    emit(PciAddress{domain, static_cast<uint8_t>(bus), static_cast<uint8_t>(dev),
-                    static_cast<uint8_t>(fn)},
-         f);
+    emit(*address, f);
   }
   return std::nullopt;
 }

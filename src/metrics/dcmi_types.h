@@ -87,6 +87,5 @@ using EccFn = int (*)(int card_id, int device_id, int device_type, EccInfo* info
 // The device's current fault codes: up to list_len of them, their number in *error_count.
 using ErrorCodeFn = int (*)(int card_id, int device_id, int* error_count,
                             unsigned int* error_code_list, unsigned int list_len);
-inline constexpr int kMaxFaultCodes = 128;  // ERROR_CODE_MAX_NUM in DCMI's examples
 
 }  // namespace anygpu::dcmi

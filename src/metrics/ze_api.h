@@ -7,10 +7,10 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "host/dynamic_library.h"
+#include "metrics/bus_key.h"
 #include "probe/libs/level_zero_types.h"
 
 namespace anygpu::ze {
@@ -34,7 +34,7 @@ struct Api {
   bool usable() const { return init && drivers && devices && pci; }
 };
 
-using BusKey = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>;  // domain, bus, dev, fn
+using anygpu::BusKey;
 
 // Level Zero's two-call enumeration: the count, then the handles (bounded against garbage).
 template <class H, class Fn, class P>

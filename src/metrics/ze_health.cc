@@ -11,11 +11,9 @@ namespace {
 
 static_assert(health::kRasCategories == ze::kRasCategoryCount);
 
-constexpr ze::Result kUnsupportedFeature = 0x78000003;  // ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
-
 bool ok(ze::Result r, const char* what, health::DeviceLibraryFacts& f) {
   if (r == ze::kSuccess) return true;
-  if (r != kUnsupportedFeature) f.errors.push_back(cat({what, ": ", ze::why(r)}));
+  if (r != ze::kErrorUnsupportedFeature) f.errors.push_back(cat({what, ": ", ze::why(r)}));
   return false;
 }
 
@@ -70,15 +68,13 @@ std::optional<std::string> read_ze_health(
   ze::Api api(lib);
   if (auto failed = ze::start(api, lib)) return failed;
   for (const auto& [key, dev] : ze::devices_by_address(api)) {
-    auto [domain, bus, device, fn] = key;
-    if (bus > 0xff || device > 0x1f || fn > 7) continue;  // not a PCI address: no device to name
+    auto address = pci_address_of(key);
+    if (!address) continue;
     health::DeviceLibraryFacts f;
     f.api = "level-zero";
     read_memory(api, dev, f);
     read_ras(api, dev, f);
-    emit(PciAddress{domain, static_cast<uint8_t>(bus), static_cast<uint8_t>(device),
-                    static_cast<uint8_t>(fn)},
-         f);
+    emit(*address, f);
   }
   return std::nullopt;
 }

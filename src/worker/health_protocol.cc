@@ -177,7 +177,7 @@ HealthReply decode_health_reply(std::string_view text) {
         bool digits = word.size() == 8 &&
                       word.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
         auto v = digits ? parse_hex(word) : std::nullopt;
-        if (!v || codes.size() == 128) {
+        if (!v || codes.size() == health::kMaxFaultCodes) {
           error = at(r, "'fault-codes': expected at most 128 codes of eight hex digits");
           break;
         }

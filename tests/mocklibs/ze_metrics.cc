@@ -44,8 +44,8 @@ namespace {
 
 using namespace anygpu;
 
-constexpr ze::Result kErrorUninitialized = 0x78000001;            // ZE_RESULT_ERROR_UNINITIALIZED
-constexpr ze::Result kErrorUnsupportedFeature = 0x78000003;       // ..._UNSUPPORTED_FEATURE
+constexpr ze::Result kErrorUninitialized = 0x78000001;  // ZE_RESULT_ERROR_UNINITIALIZED
+using ze::kErrorUnsupportedFeature;
 constexpr ze::Result kErrorInvalidNullPointer = 0x78000007;       // ..._INVALID_NULL_POINTER
 constexpr ze::Result kErrorInvalidNullHandle = 0x78000005;        // ..._INVALID_NULL_HANDLE
 constexpr ze::Result kErrorNotAvailable = 0x70010001;             // ZE_RESULT_ERROR_NOT_AVAILABLE

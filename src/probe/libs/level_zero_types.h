@@ -8,6 +8,7 @@ namespace anygpu::ze {
 
 using Result = int;
 inline constexpr Result kSuccess = 0;
+inline constexpr Result kErrorUnsupportedFeature = 0x78000003;  // ..._UNSUPPORTED_FEATURE
 inline constexpr int kStructureTypeDeviceProperties = 0x1;  // ZES_STRUCTURE_TYPE_DEVICE_PROPERTIES
 inline constexpr int kStructureTypePciProperties = 0x2;     // ZES_STRUCTURE_TYPE_PCI_PROPERTIES
 
