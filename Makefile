@@ -31,7 +31,7 @@ TEST_DEPS  := libgtest-dev libgmock-dev clang libclang-rt-14-dev \
               prometheus-node-exporter tmux curl shellcheck \
               debootstrap lintian python3-venv python3-pip python3-setuptools python3-wheel \
               man-db zsh fish bash-completion patchelf dpkg-dev file python3-packaging \
-              python3-jsonschema python3-grpcio protobuf-compiler
+              python3-jsonschema python3-grpcio protobuf-compiler ccache
 # What the packaging goals need beyond building.
 PACKAGE_DEPS := $(if $(filter deb,$(MAKECMDGOALS)),dpkg-dev file) \
                 $(if $(filter wheel,$(MAKECMDGOALS)),patchelf binutils) \
@@ -41,6 +41,14 @@ DEPS_FOR_GOALS := $(if $(DEV_GOALS),\
                     $(BUILD_DEPS) $(RUN_DEPS) $(TEST_DEPS),$(BUILD_DEPS) $(RUN_DEPS) $(PACKAGE_DEPS))
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# ccache where present: a rebuild, or a fresh clone built on a machine that built before,
+# compiles only what changed. Paths under the checkout hash as relative ones, so a clone in
+# another folder reuses the same objects.
+CCACHE := $(shell command -v ccache 2>/dev/null)
+LAUNCHER := $(if $(CCACHE),-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := true
 
 .PHONY: all deps build asan release test run install deb wheel image fuzz bench format tidy clean registry-python
 
@@ -63,19 +71,19 @@ build: deps
 	    ! { grep -qx 'ANYGPU_TESTS:BOOL=$(TESTS)' $(BUILD)/CMakeCache.txt && \
 	        grep -qx 'ANYGPU_WERROR:BOOL=$(WERROR)' $(BUILD)/CMakeCache.txt; }; }; then \
 	  echo "configuring $(BUILD): ANYGPU_TESTS=$(TESTS) ANYGPU_WERROR=$(WERROR)"; \
-	  cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(LAUNCHER) \
 	    -DANYGPU_TESTS=$(TESTS) -DANYGPU_WERROR=$(WERROR) >/dev/null; \
 	fi
 	cmake --build $(BUILD) -j $(JOBS)
 
 asan: deps
-	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DANYGPU_SANITIZE=ON \
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DANYGPU_SANITIZE=ON $(LAUNCHER) \
 	  -DANYGPU_WERROR=$(WERROR) -DANYGPU_CLI_DOCS=OFF >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
 # The build packagers pick (-O3, NDEBUG), warning-clean: the CLI, the C ABI, man pages.
 release: deps
-	cmake -S . -B $(RELEASE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DANYGPU_TESTS=OFF \
+	cmake -S . -B $(RELEASE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DANYGPU_TESTS=OFF $(LAUNCHER) \
 	  -DANYGPU_WERROR=$(WERROR) >/dev/null
 	cmake --build $(RELEASE_BUILD) -j $(JOBS) --target anygpu anygpu_shared anygpu_cli_docs
 

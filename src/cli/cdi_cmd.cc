@@ -101,14 +101,14 @@ int run_list(const GlobalOptions& g) {
     print(dump_json({{"schema", "anygpu.cdi/v1"}, {"specs", specs}, {"errors", errors}}));
   } else {
     if (scan.specs.empty() && scan.errors.empty())
-      print("No CDI specs in /etc/cdi or /var/run/cdi.");
+      print_text("No CDI specs in /etc/cdi or /var/run/cdi.");
     for (const auto& s : scan.specs) {
       std::vector<std::string> names;
       for (const auto& d : s.devices) names.push_back(d.name);
-      print(cat({s.file, ": ", s.kind, " (cdiVersion ", s.cdi_version,
-                 "): ", std::to_string(s.devices.size()), " devices: ", join(names, " ")}));
+      print_text(cat({s.file, ": ", s.kind, " (cdiVersion ", s.cdi_version,
+                      "): ", std::to_string(s.devices.size()), " devices: ", join(names, " ")}));
       // Marked: `run --container` will not use a spec like this by name.
-      for (const auto& w : cdi_spec_warnings(s)) print(cat({"  warning: ", w}));
+      for (const auto& w : cdi_spec_warnings(s)) print_text(cat({"  warning: ", w}));
     }
   }
   for (const auto& e : scan.errors) std::fprintf(stderr, "anygpu: %s\n", e.message.c_str());

@@ -39,7 +39,8 @@ Command check_command() {
               co.python = *python;
               auto verdict = check_contract_file(path, inv, co);
               if (!verdict) return fail(verdict.error());
-              print(g.json ? render_check_json(*verdict) : render_check_text(path, *verdict));
+              g.json ? print(render_check_json(*verdict))
+                     : print_text(render_check_text(path, *verdict));
               return verdict->passed() ? kExitOk : kExitCheckFailed;
             };
           }};

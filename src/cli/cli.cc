@@ -16,6 +16,7 @@
 #include "registry/registry_override.h"
 #include "util/strings.h"
 #include "util/suggest.h"
+#include "util/terminal_text.h"
 
 #ifndef ANYGPU_VERSION
 #define ANYGPU_VERSION "0.0.0"
@@ -49,6 +50,10 @@ int fail(const Error& e) {
 void print(const std::string& text) {
   std::fwrite(text.data(), 1, text.size(), stdout);
   if (!text.empty() && text.back() != '\n') std::fputc('\n', stdout);
+}
+
+void print_text(const std::string& text) {
+  print(terminal_text(text));
 }
 
 CLI::Validator seconds_in(double lo, double hi) {

@@ -34,7 +34,10 @@ struct Command {
 int exit_code(const Error& e);
 // Prints "anygpu: <message>" to stderr and returns the mapped exit code.
 int fail(const Error& e);
+// Machine-readable output (JSON, shell, dotenv, YAML, CSV) as is; each format quotes its own.
 void print(const std::string& text);
+// Human output: host strings in it cannot reach the terminal as control sequences.
+void print_text(const std::string& text);
 
 Command detect_command();
 Command vendors_command();

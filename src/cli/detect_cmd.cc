@@ -21,7 +21,7 @@ Command detect_command() {
               if (g.json) {
                 print(dump_json(inventory_to_json(inv)));
               } else {
-                print(inventory_to_text(inv));
+                print_text(inventory_to_text(inv));
               }
               if (g.verbose)
                 for (const auto& l : inv.libraries)

@@ -10,6 +10,7 @@
 #include "doctor/doctor.h"
 #include "probe/probe.h"
 #include "render/json_text.h"
+#include "util/terminal_text.h"
 
 namespace anygpu::cli {
 
@@ -59,7 +60,7 @@ Command doctor_command() {
                 print(dump_json(findings_to_json(findings)));
               } else {
                 bool color = ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
-                std::fputs(findings_to_text(findings, color).c_str(), stdout);
+                std::fputs(terminal_text(findings_to_text(findings, color)).c_str(), stdout);
               }
               return has_errors(findings) ? kExitCheckFailed : kExitOk;
             };

@@ -45,7 +45,7 @@ Command health_command() {
               if (g.json) {
                 print(dump_json(health::health_to_json(*report)));
               } else {
-                print(health::health_to_text(*report));
+                print_text(health::health_to_text(*report));
                 if (!g.quiet)
                   for (const auto& w : report->warnings)
                     std::fprintf(stderr, "anygpu: warning: %s\n", w.c_str());

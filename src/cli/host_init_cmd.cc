@@ -77,7 +77,8 @@ Command host_init_command() {
                   rc = r.error().kind == ErrorKind::bad_input ? kExitUsage : kExitCheckFailed;
                 }
               }
-              print(g.json ? dump_json(plan_json(plan, *apply)) : plan_text(plan, *apply));
+              g.json ? print(dump_json(plan_json(plan, *apply)))
+                     : print_text(plan_text(plan, *apply));
               return rc;
             };
           }};

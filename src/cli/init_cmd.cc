@@ -41,7 +41,7 @@ Command init_command() {
                   out +=
                       "next: anygpu wheel (the torch build for this host), anygpu check, "
                       "anygpu run -- python3 train.py";
-                  print(out);
+                  print_text(out);
                 }
                 return kExitOk;
               }

@@ -13,6 +13,7 @@
 #include "metrics/prometheus.h"
 #include "metrics/render.h"
 #include "render/json_text.h"
+#include "util/terminal_text.h"
 
 namespace anygpu::cli {
 
@@ -47,7 +48,7 @@ void emit(const MetricsSnapshot& s, Format format, bool stream, bool first) {
       break;
     case Format::table:
       if (stream) std::printf("%s%s\n", first ? "" : "\n", rfc3339(s.timestamp).c_str());
-      std::fputs(metrics_to_table(s).c_str(), stdout);
+      std::fputs(terminal_text(metrics_to_table(s)).c_str(), stdout);
       break;
   }
   std::fflush(stdout);

@@ -72,7 +72,7 @@ Command ps_command() {
               if (g.json) {
                 print(dump_json(ps::processes_to_json(shown, scan.hidden)));
               } else {
-                print(ps::processes_to_text(shown, scan.hidden));
+                print_text(ps::processes_to_text(shown, scan.hidden));
               }
               return kExitOk;
             };

@@ -34,7 +34,7 @@ struct RunFlags {
 };
 
 int run_failed(const std::string& message) {
-  std::fprintf(stderr, "anygpu: %s\n", message.c_str());
+  std::fprintf(stderr, "anygpu: %s\n", escape_control(message).c_str());
   return kExitRunFailed;
 }
 
@@ -138,21 +138,20 @@ int run(const RunFlags& f, const GlobalOptions& g) {
         std::fprintf(stderr, "anygpu: runtime contract %s: passed\n", c.path.c_str());
     const auto& selection = outcome->selection;
     if (talk)
-      for (const auto& r : selection->reasons) std::fprintf(stderr, "anygpu: %s\n", r.c_str());
+      for (const auto& r : selection->reasons)
+        std::fprintf(stderr, "anygpu: %s\n", escape_control(r).c_str());
     HostFacts facts = gather_host_facts(host, *selection, *options, environment, notes);
     auto planned = plan_launch(*selection, *options, facts, environment, slurm);
-    if (!planned) {
-      // A value the user gave that cannot reach the engine safely is bad usage (exit 2).
-      if (planned.error().kind == ErrorKind::bad_input) return fail(planned.error());
-      return run_failed(planned.error().message);
-    }
+    // A value that cannot reach the engine safely is run's own failure like any other (125):
+    // exit 2 is what the command itself commonly returns.
+    if (!planned) return run_failed(planned.error().message);
     plan = std::move(*planned);
   }
   plan.notes.insert(plan.notes.begin(), notes.begin(), notes.end());
   // Warnings (a CDI spec not used because it grants more, …) are shown unless -q.
   for (const auto& n : plan.notes)
     if (talk || (!g.quiet && n.starts_with("warning: ")))
-      std::fprintf(stderr, "anygpu: %s\n", n.c_str());
+      std::fprintf(stderr, "anygpu: %s\n", escape_control(n).c_str());
 
   if (f.dry_run) {
     print(g.json ? dump_json(plan_to_json(plan)) : plan_to_shell(plan));

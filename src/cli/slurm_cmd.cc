@@ -4,9 +4,9 @@
 
 #include "cli/command.h"
 #include "cluster/gres.h"
+#include "host/confined_writer.h"
 #include "probe/probe.h"
 #include "render/json_text.h"
-#include "host/confined_writer.h"
 #include "util/strings.h"
 
 namespace anygpu::cli {

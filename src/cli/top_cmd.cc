@@ -25,6 +25,7 @@
 #include "metrics/top_view.h"
 #include "probe/probe.h"
 #include "ps/processes.h"
+#include "util/terminal_text.h"
 #include "worker/health_client.h"
 
 namespace anygpu::cli {
@@ -182,11 +183,11 @@ int run_plain(MetricsCollector& collector, const TopFlags& f, std::chrono::milli
   for (int frame = 0; !g_stop && (f.iterations == 0 || frame < f.iterations); ++frame) {
     auto s = collector.snapshot();
     std::printf("%s%s\n%s", frame ? "\n" : "", rfc3339(s->timestamp).c_str(),
-                metrics_to_table(*s).c_str());
+                terminal_text(metrics_to_table(*s)).c_str());
     if (auto scan = processes()) {
       std::printf("\n");
       for (const auto& l : render_process_pane(*scan, *s, 200, 1 << 20))
-        std::printf("%s\n", l.c_str());
+        std::printf("%s\n", terminal_text(l).c_str());
     }
     std::fflush(stdout);
     if (f.iterations != 0 && frame + 1 >= f.iterations) break;

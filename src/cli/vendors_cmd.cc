@@ -11,7 +11,7 @@ Command vendors_command() {
   return {"vendors", "print the vendor registry", [](CLI::App&) {
             return [](const GlobalOptions& g) {
               const auto& r = Registry::builtin();
-              print(g.json ? dump_json(registry_to_json(r)) : registry_to_text(r));
+              g.json ? print(dump_json(registry_to_json(r))) : print_text(registry_to_text(r));
               return kExitOk;
             };
           }};

@@ -111,7 +111,7 @@ Command wheel_command() {
           auto inv = probe(host);
           auto choice = choose_wheel(*data, inv, *req);
           if (!choice) return fail(choice.error());
-          print(g.json ? dump_json(to_json(*choice)) : to_text(*choice));
+          g.json ? print(dump_json(to_json(*choice))) : print_text(to_text(*choice));
           return kExitOk;
         };
       }};

@@ -4,6 +4,7 @@
 
 #include "container/driver_source.h"
 #include "launch/engine_args.h"
+#include "launch/engine_flags.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -22,6 +23,21 @@ bool is_default_library_dir(std::string_view d) {
                                                   "/lib/aarch64-linux-gnu",
                                                   "/usr/lib/aarch64-linux-gnu"};
   return std::find(std::begin(kDefault), std::end(kDefault), d) != std::end(kDefault);
+}
+
+// Variables a container's environment must not take from `--engine-arg`: those anygpu sets in
+// it, and every vendor's variables through which a runtime or its hook picks devices.
+std::vector<std::string> device_steering_env(const Registry& registry,
+                                             const std::vector<EnvVar>& env) {
+  std::vector<std::string> names;
+  for (const auto& e : env) names.push_back(e.first);
+  for (const auto& v : registry.vendors()) {
+    for (auto n : {v.visible_devices_env, v.container_visible_devices_env})
+      if (!n.empty()) names.emplace_back(n);
+    for (auto n : v.conflicting_env) names.emplace_back(n);
+    for (const auto& e : v.container.env) names.emplace_back(e.name);
+  }
+  return names;
 }
 
 }  // namespace
@@ -56,10 +72,9 @@ Result<LaunchPlan> plan_container(const Selection& selection, const LaunchOption
   auto engine = choose_engine(options, facts);
   if (!engine) return engine.error();
   // Every value that reaches the engine's argv is checked, so none turns into another flag.
-  for (auto check :
-       {check_image_reference(*options.image, "--container"),
-        check_container_user(options.user, "--user"),
-        check_shm_size(options.shm_size, "--shm-size"), check_engine_args(options.engine_args)})
+  for (auto check : {check_image_reference(*options.image, "--container"),
+                     check_container_user(options.user, "--user"),
+                     check_shm_size(options.shm_size, "--shm-size")})
     if (check) return *check;
   if (facts.root_prefix.find(':') != std::string::npos)
     return bad_input(cat({"--root ", facts.root_prefix,
@@ -156,6 +171,10 @@ Result<LaunchPlan> plan_container(const Selection& selection, const LaunchOption
       it->second = library_path;
   }
   for (const auto& [name, value] : env) a.insert(a.end(), {"-e", cat({name, "=", value})});
+  // Engine arguments come last among the flags, so one that repeats a flag above would win:
+  // checked against the variables just set and every vendor's device-steering variables.
+  if (auto bad = check_engine_args(options.engine_args, device_steering_env(registry, env)))
+    return *bad;
   a.insert(a.end(), options.engine_args.begin(), options.engine_args.end());
   a.push_back(*options.image);
   a.insert(a.end(), inner_argv.begin(), inner_argv.end());

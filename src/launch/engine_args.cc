@@ -81,26 +81,4 @@ std::optional<Error> check_shm_size(std::string_view size, std::string_view flag
   return std::nullopt;
 }
 
-std::optional<Error> check_engine_args(const std::vector<std::string>& args) {
-  // Flags whose effect anygpu decides itself (or never grants).
-  static constexpr std::string_view kRefused[] = {
-      "--privileged",    "--cap-add",      "--device", "--device-cgroup-rule",
-      "--security-opt",  "--user",         "-u",       "--userns",
-      "--pid",           "--ipc",          "--uts",    "--cgroupns",
-      "--group-add",     "--volumes-from", "--gpus",   "--runtime",
-      "--oci-hooks-dir", "--hooks-dir"};
-  for (const auto& a : args) {
-    std::string_view flag = a;
-    flag = flag.substr(0, flag.find('='));
-    for (auto r : kRefused)
-      if (flag == r)
-        return bad_input(cat({"--engine-arg '", a, "': ", r,
-                              " would give the container more than the selected devices "
-                              "(anygpu sets devices, user and groups itself; use --user for "
-                              "the user)"}));
-    if (has_control(a)) return bad_input(cat({"--engine-arg: a control character in '", a, "'"}));
-  }
-  return std::nullopt;
-}
-
 }  // namespace anygpu

@@ -5,7 +5,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "container/container_edits.h"
 #include "util/result.h"
@@ -27,9 +26,5 @@ std::optional<Error> check_container_user(std::string_view user, std::string_vie
 
 // `--shm-size`: a positive number with an optional unit b, k, m or g (either case).
 std::optional<Error> check_shm_size(std::string_view size, std::string_view flag);
-
-// `--engine-arg` values that would widen what the container gets beyond the selection
-// (--privileged, --cap-add, --device, --security-opt, --user, host namespaces, …) are refused.
-std::optional<Error> check_engine_args(const std::vector<std::string>& args);
 
 }  // namespace anygpu

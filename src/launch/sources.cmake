@@ -3,6 +3,7 @@ set(ANYGPU_LAUNCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/planner.cc
   ${CMAKE_CURRENT_LIST_DIR}/container_plan.cc
   ${CMAKE_CURRENT_LIST_DIR}/engine_args.cc
+  ${CMAKE_CURRENT_LIST_DIR}/engine_flags.cc
   ${CMAKE_CURRENT_LIST_DIR}/torchrun_plan.cc
   ${CMAKE_CURRENT_LIST_DIR}/slurm_map.cc
   ${CMAKE_CURRENT_LIST_DIR}/etc_group.cc

@@ -144,9 +144,11 @@ std::vector<std::string> render_process_pane(const ps::ProcessScan& scan,
       if (!gpus.empty()) gpus += ",";
       gpus += d != snapshot.devices.end() ? std::to_string(d->index) : bus;
     }
-    lines.push_back(clip(row(std::to_string(p.pid), p.user.value_or("?"), p.command, gpus,
-                             memory_short(p.memory_bytes), short_owner(p.attribution)),
-                         width));
+    // A user or command name is the host's: escaped before the frame's own escapes join it.
+    lines.push_back(clip(
+        row(std::to_string(p.pid), escape_control(p.user.value_or("?")), escape_control(p.command),
+            gpus, memory_short(p.memory_bytes), short_owner(p.attribution)),
+        width));
     ++shown;
   }
   if (shown < scan.processes.size())
@@ -181,7 +183,7 @@ std::vector<std::string> render_top_frame(const MetricsSnapshot& s, const TopLay
     bool last_fits = room >= 2 && (shown + 1 == s.devices.size() || room >= 3);
     if (!last_fits) break;
     std::string head = fixed(d.index, 0) + " " + d.vendor + " " + d.pci_bus_id + "  " +
-                       d.name.value_or("(unnamed)");
+                       escape_control(d.name.value_or("(unnamed)"));
     if (auto it = d.clocks_hertz.find("graphics"); it != d.clocks_hertz.end())
       head += "  " + fixed(it->second / 1e6, 0) + " MHz";
     lines.push_back(clip(head, width));

@@ -119,6 +119,19 @@ class RegistryParser {
     return out_.keep_list(std::move(items));
   }
 
+  // A variable name where the user's shell will read it: anything else is the file's error, at
+  // the name's line and column.
+  void env_name(const YAML::Node& at, std::string_view name) const {
+    if (!is_env_name(name))
+      vr_.fail(at, cat({"'", escape_control(name),
+                        "' is not a variable name (letters, digits and '_', not first a digit)"}));
+  }
+  static std::vector<std::pair<YAML::Node, YAML::Node>> named_nodes(const YAML::Node& n) {
+    std::vector<std::pair<YAML::Node, YAML::Node>> out;
+    for (auto it = n.begin(); it != n.end(); ++it) out.emplace_back(it->first, it->second);
+    return out;
+  }
+
   Vendor vendor(const YAML::Node& n) {
     const auto& r = vr_;
     r.expect_map(n, "vendor");
@@ -362,6 +375,13 @@ class RegistryParser {
     v.extra_env = named(r, n["extra"], "extra");
     v.container_visible_devices_env = opt(r, n, "container_visible_devices");
     v.conflicting_env = n["conflicting"] ? list(r, n["conflicting"], "conflicting") : Strings();
+    // Every name here is printed after `export` by `select` and read back by `eval`.
+    env_name(n["visible_devices"], v.visible_devices_env);
+    if (n["container_visible_devices"])
+      env_name(n["container_visible_devices"], v.container_visible_devices_env);
+    for (const auto& [name, value] : named_nodes(n["extra"])) env_name(name, name.Scalar());
+    for (size_t i = 0; i < v.conflicting_env.size(); ++i)
+      env_name(n["conflicting"][i], v.conflicting_env[i]);
     for (size_t i = 0; i < v.conflicting_env.size(); ++i)
       if (v.conflicting_env[i] == v.visible_devices_env)
         r.fail(n["conflicting"][i], "conflicting names the vendor's own visible_devices");
@@ -389,9 +409,7 @@ class RegistryParser {
                                       "' is not one of the vendor's shared device nodes"}));
     c.mounts = mounts(n["mounts"]);
     c.env = named(r, n["env"], "env");
-    for (const auto& e : c.env)
-      if (e.name.empty() || e.name.find('=') != std::string_view::npos)
-        r.fail(n["env"], cat({"env: '", e.name, "' is not a variable name"}));
+    for (const auto& [name, value] : named_nodes(n["env"])) env_name(name, name.Scalar());
     c.groups = list(r, n["groups"], "groups");
     if (n["driver_files"]) c.driver_files = driver_files(n["driver_files"]);
     if (n["toolkit"]) c.toolkit = toolkit(n["toolkit"]);

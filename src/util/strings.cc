@@ -1,5 +1,7 @@
 #include "util/strings.h"
 
+#include <algorithm>
+
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -99,6 +101,13 @@ std::string escape_control(std::string_view s) {
     }
   }
   return out;
+}
+
+bool is_env_name(std::string_view s) {
+  auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
+  if (s.empty() || !alpha(s[0])) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [&](char c) { return alpha(c) || (c >= '0' && c <= '9'); });
 }
 
 bool is_printable_text(std::string_view s) {

@@ -18,6 +18,8 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep);
 std::string to_lower(std::string_view s);
 std::string cat(std::initializer_list<std::string_view> parts);
 bool is_printable_text(std::string_view s);
+// A POSIX shell variable name ([A-Za-z_][A-Za-z0-9_]*): safe after `export` and `env`.
+bool is_env_name(std::string_view s);
 // `s` with every control character (C0, DEL, and C1 as UTF-8 U+0080..U+009F) written as \n, \t
 // or \xNN, so a file or directory name cannot move the cursor or forge lines in a message.
 std::string escape_control(std::string_view s);

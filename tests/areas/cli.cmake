@@ -7,3 +7,5 @@ add_test(NAME e2e_cli COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/cli_test.sh
          $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts)
 add_test(NAME e2e_strict_cli COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/strict_cli_test.sh
          $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts)
+add_test(NAME e2e_terminal_escape COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/terminal_escape_test.sh
+         $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts)

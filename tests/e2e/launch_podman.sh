@@ -96,27 +96,48 @@ expect_in "writable without --read-only" "$tmp/rw" "writable"
 run --user 0:0 --read-only -- sh -c 'touch /data/x 2>/dev/null && echo writable || echo readonly' >"$tmp/ro"
 expect_in "--read-only" "$tmp/ro" "readonly"
 
-# Values that would reach Podman's argv as flags are refused (exit 2, the flag named) before any
-# container exists: never a privileged container, never a silent native run.
+# Values that would reach Podman's argv as flags are refused (exit 125, run's own failure, the
+# flag named) before any container exists: never a privileged container, never a silent native
+# run.
 before=$(podman ps -a -q | wc -l)
 "$bin" --root "$tmp/host" --no-libs run --no-check --container=--privileged --engine podman \
   -- sh -c 'echo ran' >"$tmp/priv" 2>"$tmp/priv.err"
-check "--container=--privileged refused" 2 $?
+check "--container=--privileged refused" 125 $?
 expect_not_in "nothing ran" "$tmp/priv" "ran"
 grep -qF -- "--container '--privileged'" "$tmp/priv.err" && echo "ok   the flag is named" ||
   { echo "FAIL: message:"; cat "$tmp/priv.err"; fail=1; }
 "$bin" --root "$tmp/host" --no-libs run --no-check --container '' --engine podman \
   -- sh -c 'echo ran' >"$tmp/empty" 2>"$tmp/empty.err"
-check "--container '' refused" 2 $?
+check "--container '' refused" 125 $?
 expect_not_in "not run natively" "$tmp/empty" "ran"
 run --user '0:0 --privileged' -- true 2>/dev/null
-check "--user with a flag refused" 2 $?
+check "--user with a flag refused" 125 $?
 run --shm-size=--privileged -- true 2>/dev/null
-check "--shm-size with a flag refused" 2 $?
+check "--shm-size with a flag refused" 125 $?
 run --engine-arg=--privileged -- true 2>/dev/null
-check "--engine-arg=--privileged refused" 2 $?
+check "--engine-arg=--privileged refused" 125 $?
+# Engine arguments are read as Podman reads them: every spelling that makes the container root or
+# hands it every GPU is refused.
+for arg in -u0 -tu0 -u1001:0 --user=0 -eNVIDIA_VISIBLE_DEVICES=all --env=NVIDIA_VISIBLE_DEVICES=all \
+  -e=CUDA_VISIBLE_DEVICES=0-7 -v/dev:/dev --volume=/:/host; do
+  run --engine-arg="$arg" -- true 2>"$tmp/arg.err"
+  check "--engine-arg=$arg refused" 125 $?
+  grep -qF -- "--engine-arg '$arg" "$tmp/arg.err" || { echo "FAIL: message for $arg:"; cat "$tmp/arg.err"; fail=1; }
+done
+run --engine-arg=-e --engine-arg=NVIDIA_VISIBLE_DEVICES=all -- true 2>/dev/null
+check "--engine-arg=-e NVIDIA_VISIBLE_DEVICES=all (value in the next argument) refused" 125 $?
 after=$(podman ps -a -q | wc -l)
 [ "$before" = "$after" ] && echo "ok   no container created" || { echo "FAIL: containers created"; fail=1; }
+
+# What was refused above is what Podman itself does with those spellings: -tu0 and -u1001:0
+# (after anygpu's --user) make the process root, uid or group.
+podman run --rm --user 1001:1001 -tu0 "$image" id -u 2>/dev/null | tr -d '\r' >"$tmp/podman-u0"
+expect_in "podman reads -tu0 as --user 0" "$tmp/podman-u0" "0"
+podman run --rm --user 1001:1001 -u1001:0 "$image" id -g 2>/dev/null >"$tmp/podman-g0"
+expect_in "podman reads -u1001:0 as group 0" "$tmp/podman-g0" "0"
+# An accepted glued short flag reaches the container as the engine reads it.
+run --engine-arg=-eANYGPU_TEST_GLUED=yes -- sh -c 'echo "glued=$ANYGPU_TEST_GLUED"' >"$tmp/glued"
+expect_in "--engine-arg=-eNAME=VALUE sets the variable" "$tmp/glued" "glued=yes"
 
 # A working directory whose name holds ':' and ',' still mounts at /workspace.
 odd="$tmp/run:1,a"

@@ -136,6 +136,29 @@ def main():
         check(r.returncode != 0 and f"{path}:{line}:" in r.stderr,
               "broken registry: the C ABI's error reaches Python", r.stderr[-600:])
 
+        # A registry naming a variable that is shell code: refused at its line and column, and
+        # `eval "$(anygpu select)"` as users write it runs nothing.
+        hostile = os.path.join(work, "hostile")
+        shutil.copytree(registry, hostile)
+        path = os.path.join(hostile, "vendors.yaml")
+        marker = os.path.join(work, "pwned")
+        with open(path, "w") as f:
+            f.write(text.replace("extra: {ACME_DEVICE_ORDER: PCI_BUS_ID}",
+                                 f'extra: {{"X$(touch {marker})": PCI_BUS_ID}}'))
+        line = text[:text.index("extra: {ACME_DEVICE_ORDER")].count("\n") + 1
+        hostile_env = dict(env, ANYGPU_REGISTRY=hostile)
+        r = cli("select", "--config", config, environ=hostile_env)
+        check(r.returncode == 2 and f"{path}:{line}:" in r.stderr and
+              "is not a variable name" in r.stderr and not r.stdout,
+              "a variable name that is shell code: select exits 2 naming its line",
+              f"rc {r.returncode}\n{r.stdout}{r.stderr}")
+        shell = subprocess.run(
+            ["/bin/sh", "-c", 'eval "$("$0" --root "$1" --no-libs select --config "$2")"',
+             binary, host, config], env=hostile_env, cwd=work, capture_output=True, text=True,
+            timeout=60)
+        check(not os.path.exists(marker), "eval \"$(anygpu select)\" runs no command from the "
+              "registry", shell.stdout + shell.stderr)
+
         r = cli("detect", environ=dict(env, ANYGPU_REGISTRY=os.path.join(work, "nowhere")))
         check(r.returncode == 2 and "vendors.yaml: no such file" in r.stderr,
               "a registry directory that does not exist: exit 2", r.stderr)

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "util/suggest.h"
+#include "util/terminal_text.h"
 
 namespace anygpu {
 
@@ -75,6 +76,25 @@ TEST(Suggest, DidYouMean) {
   EXPECT_EQ(closest_match("drviers", keys), "drivers");
   EXPECT_EQ(closest_match("completely_else", keys), "");
   EXPECT_EQ(did_you_mean("libraires", keys), " (did you mean 'libraries'?)");
+}
+
+TEST(Strings, EnvNamesAreShellIdentifiers) {
+  for (const char* ok : {"A", "_", "CUDA_VISIBLE_DEVICES", "a1", "_9"})
+    EXPECT_TRUE(is_env_name(ok));
+  for (const char* bad : {"", "9A", "A=B", "A B", "X$(id)", "A;B", "A-B", "`id`", "\xc3\xa9"})
+    EXPECT_FALSE(is_env_name(bad)) << bad;
+}
+
+TEST(Strings, TerminalTextKeepsLinesTabsAndColoursOnly) {
+  EXPECT_EQ(terminal_text("a\tb\n\x1b[1;31mred\x1b[0m\n"), "a\tb\n\x1b[1;31mred\x1b[0m\n");
+  // Cursor moves, screen clears, titles, bells, C1 CSI and unterminated sequences are escaped.
+  EXPECT_EQ(terminal_text("x\x1b[2Jy"), "x\\x1b[2Jy");
+  EXPECT_EQ(terminal_text("\x1b]0;t\x07"), "\\x1b]0;t\\x07");
+  EXPECT_EQ(terminal_text("\xc2\x9b" "2J\r"), "\\xc2\\x9b2J\\x0d");
+  EXPECT_EQ(terminal_text("\x1b[31"), "\\x1b[31");
+  EXPECT_EQ(terminal_text("\x1b"), "\\x1b");
+  EXPECT_EQ(terminal_text("caf\xc3\xa9"), "caf\xc3\xa9");
+  EXPECT_EQ(terminal_text(""), "");
 }
 
 }  // namespace anygpu
