@@ -7,7 +7,7 @@
 #include "container/container_edits.h"
 #include "container/driver_source.h"
 #include "host/paths.h"
-#include "launch/etc_group.h"
+#include "host/etc_group.h"
 #include "util/strings.h"
 
 namespace anygpu {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "health/finding.h"
-#include "health/library_facts.h"
+#include "model/library_facts.h"
 #include "health/rules.h"
 #include "host/host_root.h"
 #include "model/inventory.h"

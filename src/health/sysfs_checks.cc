@@ -4,7 +4,7 @@
 #include "health/checks.h"
 #include "health/ras.h"
 #include "host/paths.h"
-#include "metrics/sysfs_value.h"
+#include "probe/sysfs_value.h"
 #include "probe/sysfs_parse.h"
 #include "util/strings.h"
 

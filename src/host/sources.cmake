@@ -11,4 +11,5 @@ set(ANYGPU_HOST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/deadline.cc
   ${CMAKE_CURRENT_LIST_DIR}/ld_cache.cc
   ${CMAKE_CURRENT_LIST_DIR}/unix_socket.cc
+  ${CMAKE_CURRENT_LIST_DIR}/etc_group.cc
 )

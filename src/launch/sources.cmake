@@ -6,7 +6,6 @@ set(ANYGPU_LAUNCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/engine_flags.cc
   ${CMAKE_CURRENT_LIST_DIR}/torchrun_plan.cc
   ${CMAKE_CURRENT_LIST_DIR}/slurm_map.cc
-  ${CMAKE_CURRENT_LIST_DIR}/etc_group.cc
   ${CMAKE_CURRENT_LIST_DIR}/shell_quote.cc
   ${CMAKE_CURRENT_LIST_DIR}/plan_json.cc
   ${CMAKE_CURRENT_LIST_DIR}/host_facts.cc

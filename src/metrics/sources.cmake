@@ -10,7 +10,6 @@ set(ANYGPU_METRICS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/remote_library.cc
   ${CMAKE_CURRENT_LIST_DIR}/render.cc
   ${CMAKE_CURRENT_LIST_DIR}/sysfs_sampler.cc
-  ${CMAKE_CURRENT_LIST_DIR}/sysfs_value.cc
   ${CMAKE_CURRENT_LIST_DIR}/top_view.cc
   ${CMAKE_CURRENT_LIST_DIR}/ze_api.cc
   ${CMAKE_CURRENT_LIST_DIR}/ze_health.cc

@@ -7,7 +7,7 @@
 
 #include "host/paths.h"
 #include "metrics/backend.h"
-#include "metrics/sysfs_value.h"
+#include "probe/sysfs_value.h"
 #include "util/strings.h"
 
 namespace anygpu {

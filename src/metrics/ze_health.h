@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "health/library_facts.h"
+#include "model/library_facts.h"
 #include "host/dynamic_library.h"
 #include "model/inventory.h"
 

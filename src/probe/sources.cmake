@@ -2,6 +2,7 @@
 # The libraries' health and process calls (nvml_health.cc) run only inside the library worker.
 set(ANYGPU_PROBE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/sysfs_parse.cc
+  ${CMAKE_CURRENT_LIST_DIR}/sysfs_value.cc
   ${CMAKE_CURRENT_LIST_DIR}/host_info.cc
   ${CMAKE_CURRENT_LIST_DIR}/pci.cc
   ${CMAKE_CURRENT_LIST_DIR}/pci_ids.cc

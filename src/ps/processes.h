@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "health/library_facts.h"
+#include "model/library_facts.h"
 #include "host/host_root.h"
 #include "model/inventory.h"
 #include "ps/cgroup.h"

@@ -4,7 +4,7 @@
 // facts it had not sent yet; what went wrong is a warning.
 #pragma once
 
-#include "health/library_facts.h"
+#include "model/library_facts.h"
 #include "host/host_root.h"
 #include "model/inventory.h"
 #include "registry/registry.h"

@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "health/library_facts.h"
+#include "model/library_facts.h"
 #include "util/result.h"
 
 namespace anygpu::worker {

@@ -105,9 +105,9 @@ check "--no-check skips it" 0 $?
 check "missing --spec" 125 $?
 rm "$tmp/runtime-spec.yaml"
 
-# Bad usage: exit 2 and a message naming the problem.
+# A value the planner refuses: run's own failure (125) and a message naming the problem.
 run --container img --engine lxc -- true 2>"$tmp/err"
-check "unknown engine (bad usage)" 2 $?
+check "unknown engine (run's own failure)" 125 $?
 expect_in "unknown engine message" "$tmp/err" "unknown container engine 'lxc'"
 run --nproc-per-node 0 -- true 2>"$tmp/err"
 check "--nproc-per-node 0" 125 $?

@@ -1,4 +1,5 @@
 # Discovery's parsers: one-value sysfs attributes, NVIDIA's /proc information, KFD properties,
-# os-release, pci.ids, PCI addresses, version strings, and whole-host discovery.
+# os-release, pci.ids, PCI addresses, version strings, whole-host discovery, and the sysfs/hwmon
+# value parser that metrics and health read attributes with.
 set(ANYGPU_PROBE_FUZZ_TARGETS link nvidia_information kfd_properties os_release pci_ids pci_address
-  versions host)
+  versions host sysfs_value)

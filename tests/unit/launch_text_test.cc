@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "launch/command_line.h"
-#include "launch/etc_group.h"
+#include "host/etc_group.h"
 #include "launch/shell_quote.h"
 
 namespace anygpu {

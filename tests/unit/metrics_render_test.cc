@@ -4,7 +4,7 @@
 
 #include "metrics/prometheus.h"
 #include "metrics/render.h"
-#include "metrics/sysfs_value.h"
+#include "probe/sysfs_value.h"
 #include "metrics/top_view.h"
 
 namespace anygpu {

@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-#include "health/library_facts.h"
+#include "model/library_facts.h"
 #include "host/dynamic_library.h"
 #include "model/inventory.h"
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "fuzz_check.h"
-#include "launch/etc_group.h"
+#include "host/etc_group.h"
 
 using namespace anygpu;
 

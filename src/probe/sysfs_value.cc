@@ -1,4 +1,4 @@
-#include "metrics/sysfs_value.h"
+#include "probe/sysfs_value.h"
 
 #include <charconv>
 #include <string>

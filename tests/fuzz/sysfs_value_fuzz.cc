@@ -3,7 +3,7 @@
 #include <string>
 
 #include "fuzz_check.h"
-#include "metrics/sysfs_value.h"
+#include "probe/sysfs_value.h"
 
 using namespace anygpu;
 

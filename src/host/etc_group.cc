@@ -1,4 +1,4 @@
-#include "launch/etc_group.h"
+#include "host/etc_group.h"
 
 #include <algorithm>
 #include <cstdint>
