@@ -1,5 +1,6 @@
 // Prometheus text exposition format 0.0.4. Label values are escaped as the format requires
-// (backslash, double quote, newline); numbers are written in the shortest form that reads
+// (backslash, double quote, newline) and made valid UTF-8 (a scraper refuses the whole page
+// over one ill-formed label value); numbers are written in the shortest form that reads
 // back to the same double.
 #include "metrics/prometheus.h"
 
@@ -8,6 +9,7 @@
 #include <functional>
 
 #include "util/strings.h"
+#include "util/utf8.h"
 
 namespace anygpu {
 
@@ -23,7 +25,8 @@ std::string number(double v) {
   return ec == std::errc() ? std::string(buf, end) : "NaN";
 }
 
-std::string escape(std::string_view s) {
+std::string escape(std::string_view raw) {
+  std::string s = valid_utf8(raw);
   std::string out;
   for (char c : s) {
     if (c == '\\') {

@@ -4,8 +4,9 @@
 
 #include "metrics/prometheus.h"
 #include "metrics/render.h"
-#include "probe/sysfs_value.h"
 #include "metrics/top_view.h"
+#include "probe/sysfs_value.h"
+#include "util/utf8.h"
 
 namespace anygpu {
 namespace {
@@ -90,6 +91,25 @@ TEST(MetricsRender, CsvHeaderAndEmptyCells) {
   EXPECT_EQ(rows.substr(nl + 1),
             "2025-11-29T20:00:00.123Z,nvidia,0,0000:18:00.0,GPU-445d2601-9853-a7c7-c87c-"
             "e2ff0e3d2f08,,,,,,,123456.789,,,\n");
+}
+
+// A label value that is not UTF-8 (a Latin-1 pci.ids name, a name cut mid-character) would make
+// a scraper drop the whole page: each ill-formed subpart becomes U+FFFD.
+TEST(MetricsRender, PrometheusLabelValuesAreValidUtf8) {
+  auto s = two_devices();
+  s.devices[0].name = "Radeon \xe9t\xc3\xa9 \xed\xa0\x80 \xf0\x9f\x98";
+  auto text = render_prometheus(s, s.timestamp);
+  EXPECT_NE(text.find("model=\"Radeon \xef\xbf\xbdt\xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd "
+                      "\xef\xbf\xbd\""),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(valid_utf8("ok \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"),
+            "ok \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+  EXPECT_EQ(valid_utf8("\xc0\xaf"), "\xef\xbf\xbd\xef\xbf\xbd");  // overlong '/'
+  EXPECT_EQ(valid_utf8("\xf4\x90\x80\x80"),
+            "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // past U+10FFFF
+  EXPECT_EQ(valid_utf8("\xe2\x82"), "\xef\xbf\xbd");              // truncated: one subpart
+  EXPECT_EQ(valid_utf8(""), "");
 }
 
 TEST(MetricsRender, PrometheusNamesLabelsAndEscaping) {
