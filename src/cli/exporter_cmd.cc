@@ -113,7 +113,7 @@ int serve(const GlobalOptions& g, const ExporterFlags& f) {
     auto w = health::parse_duration(f.health_window);
     if (!w || *w < 1)
       return fail(bad_input("--health-window " + f.health_window +
-                            ": expected a duration of at least 1s, such as 15m or 1h"));
+                            ": expected a duration from 1s to 36500d, such as 15m or 1h"));
     window = std::chrono::seconds(std::llround(*w));
   }
   auto signals = shutdown_signal_fd();

@@ -77,9 +77,13 @@ Result<double> parse_duration(std::string_view text) {
         break;
     }
   }
+  // At most 100 years: any longer window is a typo, and its seconds overflow the nanosecond clocks
+  // the window is later compared with (signed 64-bit nanoseconds end after 292 years).
+  constexpr double kMaxSeconds = 36500.0 * 86400;
   auto v = parse_double(t);
-  if (!v || !std::isfinite(*v) || *v < 0)
-    return bad_input(cat({"--since ", text, ": expected a duration such as 30s, 15m, 2h or 7d"}));
+  if (!v || !std::isfinite(*v) || *v < 0 || *v * scale > kMaxSeconds)
+    return bad_input(cat(
+        {"--since ", text, ": expected a duration such as 30s, 15m, 2h or 7d, at most 36500d"}));
   return *v * scale;
 }
 

@@ -197,7 +197,10 @@ TEST(HealthDuration, ParsesUnitsAndRejectsNonsense) {
   EXPECT_EQ(*parse_duration("15m"), 900);
   EXPECT_EQ(*parse_duration("2h"), 7200);
   EXPECT_EQ(*parse_duration("1d"), 86400);
-  for (const char* bad : {"", "-5m", "nan", "inf", "5x", "m", "1e999"})
+  EXPECT_EQ(*parse_duration("36500d"), 36500.0 * 86400);
+  // Past 100 years the seconds would overflow the nanosecond clocks they are compared with.
+  for (const char* bad : {"", "-5m", "nan", "inf", "5x", "m", "1e999", "36501d",
+                          "9999999999999999999h", "3153600001"})
     EXPECT_FALSE(parse_duration(bad)) << bad;
 }
 
