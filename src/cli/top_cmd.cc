@@ -187,7 +187,7 @@ int run_plain(MetricsCollector& collector, const TopFlags& f, std::chrono::milli
     if (auto scan = processes()) {
       std::printf("\n");
       for (const auto& l : render_process_pane(*scan, *s, 200, 1 << 20))
-        std::printf("%s\n", terminal_text(l).c_str());
+        std::printf("%s\n", l.c_str());
     }
     std::fflush(stdout);
     if (f.iterations != 0 && frame + 1 >= f.iterations) break;

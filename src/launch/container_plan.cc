@@ -27,8 +27,8 @@ bool is_default_library_dir(std::string_view d) {
 
 // Variables a container's environment must not take from `--engine-arg`: those anygpu sets in
 // it, and every vendor's variables through which a runtime or its hook picks devices.
-std::vector<std::string> device_steering_env(const Registry& registry,
-                                             const std::vector<EnvVar>& env) {
+std::vector<std::string> env_anygpu_decides(const Registry& registry,
+                                            const std::vector<EnvVar>& env) {
   std::vector<std::string> names;
   for (const auto& e : env) names.push_back(e.first);
   for (const auto& v : registry.vendors()) {
@@ -173,7 +173,7 @@ Result<LaunchPlan> plan_container(const Selection& selection, const LaunchOption
   for (const auto& [name, value] : env) a.insert(a.end(), {"-e", cat({name, "=", value})});
   // Engine arguments come last among the flags, so one that repeats a flag above would win:
   // checked against the variables just set and every vendor's device-steering variables.
-  if (auto bad = check_engine_args(options.engine_args, device_steering_env(registry, env)))
+  if (auto bad = check_engine_args(options.engine_args, env_anygpu_decides(registry, env)))
     return *bad;
   a.insert(a.end(), options.engine_args.begin(), options.engine_args.end());
   a.push_back(*options.image);

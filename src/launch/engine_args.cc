@@ -35,12 +35,6 @@ const std::regex& reference_regex() {
   return re;
 }
 
-bool has_control(std::string_view s) {
-  for (unsigned char c : s)
-    if (c < 0x20 || c == 0x7f) return true;
-  return false;
-}
-
 }  // namespace
 
 std::string bind_mount_arg(const MountEdit& mount) {
@@ -56,7 +50,7 @@ std::optional<Error> check_image_reference(std::string_view ref, std::string_vie
   };
   if (ref.empty()) return bad("an image reference is required (not an empty string)");
   if (ref.front() == '-') return bad("an image reference, not an option (it starts with '-')");
-  if (ref.size() > 1024 || has_control(ref)) return bad("not an image reference");
+  if (ref.size() > 1024 || has_control_char(ref)) return bad("not an image reference");
   std::match_results<std::string_view::const_iterator> m;
   if (!std::regex_match(ref.begin(), ref.end(), m, reference_regex()))
     return bad("not an image reference ([registry[:port]/]name[:tag][@digest], lower-case name)");

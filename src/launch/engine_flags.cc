@@ -147,12 +147,6 @@ Error unknown(std::string_view written, std::string_view flag) {
                         "names, labels, --env, --volume and --mount of data are)"}));
 }
 
-bool has_control(std::string_view s) {
-  for (unsigned char c : s)
-    if (c < 0x20 || c == 0x7f) return true;
-  return false;
-}
-
 // One argument's flags; `next` is the following argument, consumed as a value when a flag needs
 // one and none is glued to it.
 class Splitter {
@@ -163,7 +157,7 @@ class Splitter {
     std::vector<EngineFlag> out;
     for (i_ = 0; i_ < args_.size(); ++i_) {
       const std::string& a = args_[i_];
-      if (has_control(a))
+      if (has_control_char(a))
         return bad_input(cat({"--engine-arg: a control character in '", escape_control(a), "'"}));
       if (a == "--")
         return bad_input("--engine-arg '--': it would end the engine's options before the image");
@@ -236,7 +230,7 @@ class Splitter {
           cat({"--engine-arg '", a, "' needs a value: give it in the same argument (", a,
                "=VALUE), or the engine takes anygpu's next argument as the value"}));
     ++i_;
-    if (has_control(args_[i_]))
+    if (has_control_char(args_[i_]))
       return bad_input(
           cat({"--engine-arg: a control character in '", escape_control(args_[i_]), "'"}));
     return args_[i_];

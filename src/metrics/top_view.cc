@@ -120,11 +120,12 @@ std::vector<std::string> render_process_pane(const ps::ProcessScan& scan,
                                              int max_lines) {
   std::vector<std::string> lines;
   if (max_lines < 1) return lines;
-  auto row = [](std::string pid, std::string user, std::string command, std::string gpus,
-                std::string memory, std::string owner) {
-    return pad(std::move(pid), 8, true) + " " + pad(user.substr(0, 10), 10) + " " +
-           pad(command.substr(0, 16), 16) + " " + pad(std::move(gpus), 8) + " " +
-           pad(std::move(memory), 7, true) + "  " + owner;
+  // User, command and owner are the host's: escaped before the frame's own escapes join them.
+  auto row = [](std::string pid, std::string_view user, std::string_view command, std::string gpus,
+                std::string memory, std::string_view owner) {
+    return pad(std::move(pid), 8, true) + " " + pad(escape_control(user).substr(0, 10), 10) + " " +
+           pad(escape_control(command).substr(0, 16), 16) + " " + pad(std::move(gpus), 8) + " " +
+           pad(std::move(memory), 7, true) + "  " + escape_control(owner);
   };
   std::string title = row("PID", "USER", "COMMAND", "GPUS", "MEMORY", "OWNER");
   if (scan.hidden > 0) title += "  (" + std::to_string(scan.hidden) + " processes unreadable)";
@@ -144,11 +145,9 @@ std::vector<std::string> render_process_pane(const ps::ProcessScan& scan,
       if (!gpus.empty()) gpus += ",";
       gpus += d != snapshot.devices.end() ? std::to_string(d->index) : bus;
     }
-    // A user or command name is the host's: escaped before the frame's own escapes join it.
-    lines.push_back(clip(
-        row(std::to_string(p.pid), escape_control(p.user.value_or("?")), escape_control(p.command),
-            gpus, memory_short(p.memory_bytes), short_owner(p.attribution)),
-        width));
+    lines.push_back(clip(row(std::to_string(p.pid), p.user.value_or("?"), p.command, gpus,
+                             memory_short(p.memory_bytes), short_owner(p.attribution)),
+                         width));
     ++shown;
   }
   if (shown < scan.processes.size())

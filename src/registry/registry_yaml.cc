@@ -126,10 +126,8 @@ class RegistryParser {
       vr_.fail(at, cat({"'", escape_control(name),
                         "' is not a variable name (letters, digits and '_', not first a digit)"}));
   }
-  static std::vector<std::pair<YAML::Node, YAML::Node>> named_nodes(const YAML::Node& n) {
-    std::vector<std::pair<YAML::Node, YAML::Node>> out;
-    for (auto it = n.begin(); it != n.end(); ++it) out.emplace_back(it->first, it->second);
-    return out;
+  void env_name_keys(const YAML::Node& map) const {
+    for (auto it = map.begin(); it != map.end(); ++it) env_name(it->first, it->first.Scalar());
   }
 
   Vendor vendor(const YAML::Node& n) {
@@ -379,7 +377,7 @@ class RegistryParser {
     env_name(n["visible_devices"], v.visible_devices_env);
     if (n["container_visible_devices"])
       env_name(n["container_visible_devices"], v.container_visible_devices_env);
-    for (const auto& [name, value] : named_nodes(n["extra"])) env_name(name, name.Scalar());
+    env_name_keys(n["extra"]);
     for (size_t i = 0; i < v.conflicting_env.size(); ++i)
       env_name(n["conflicting"][i], v.conflicting_env[i]);
     for (size_t i = 0; i < v.conflicting_env.size(); ++i)
@@ -409,7 +407,7 @@ class RegistryParser {
                                       "' is not one of the vendor's shared device nodes"}));
     c.mounts = mounts(n["mounts"]);
     c.env = named(r, n["env"], "env");
-    for (const auto& [name, value] : named_nodes(n["env"])) env_name(name, name.Scalar());
+    env_name_keys(n["env"]);
     c.groups = list(r, n["groups"], "groups");
     if (n["driver_files"]) c.driver_files = driver_files(n["driver_files"]);
     if (n["toolkit"]) c.toolkit = toolkit(n["toolkit"]);

@@ -103,6 +103,10 @@ std::string escape_control(std::string_view s) {
   return out;
 }
 
+bool has_control_char(std::string_view s) {
+  return std::any_of(s.begin(), s.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+}
+
 bool is_env_name(std::string_view s) {
   auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
   if (s.empty() || !alpha(s[0])) return false;

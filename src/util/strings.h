@@ -23,6 +23,8 @@ bool is_env_name(std::string_view s);
 // `s` with every control character (C0, DEL, and C1 as UTF-8 U+0080..U+009F) written as \n, \t
 // or \xNN, so a file or directory name cannot move the cursor or forge lines in a message.
 std::string escape_control(std::string_view s);
+// True when `s` holds a C0 control character or DEL: a value that must not reach an argv.
+bool has_control_char(std::string_view s);
 
 // Strict numeric parsers: the whole (trimmed) input must be the number.
 std::optional<int64_t> parse_int(std::string_view s);

@@ -1,6 +1,7 @@
 #include "util/terminal_text.h"
 
 #include "util/strings.h"
+#include "util/utf8.h"
 
 namespace anygpu {
 
@@ -18,7 +19,9 @@ size_t sgr_length(std::string_view s) {
 
 }  // namespace
 
-std::string terminal_text(std::string_view text) {
+std::string terminal_text(std::string_view raw) {
+  std::string valid = valid_utf8(raw);
+  std::string_view text = valid;
   std::string out;
   out.reserve(text.size());
   size_t plain = 0;  // start of the run not yet written

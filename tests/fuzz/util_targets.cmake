@@ -1,2 +1,2 @@
-# Kernel CPU lists ("0-3,8,10-11").
-set(ANYGPU_UTIL_FUZZ_TARGETS cpulist)
+# Kernel CPU lists ("0-3,8,10-11"); UTF-8 repair and terminal escaping of host strings.
+set(ANYGPU_UTIL_FUZZ_TARGETS cpulist text_escapes)

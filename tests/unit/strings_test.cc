@@ -90,10 +90,17 @@ TEST(Strings, TerminalTextKeepsLinesTabsAndColoursOnly) {
   // Cursor moves, screen clears, titles, bells, C1 CSI and unterminated sequences are escaped.
   EXPECT_EQ(terminal_text("x\x1b[2Jy"), "x\\x1b[2Jy");
   EXPECT_EQ(terminal_text("\x1b]0;t\x07"), "\\x1b]0;t\\x07");
-  EXPECT_EQ(terminal_text("\xc2\x9b" "2J\r"), "\\xc2\\x9b2J\\x0d");
+  EXPECT_EQ(terminal_text("\xc2\x9b"
+                          "2J\r"),
+            "\\xc2\\x9b2J\\x0d");
   EXPECT_EQ(terminal_text("\x1b[31"), "\\x1b[31");
   EXPECT_EQ(terminal_text("\x1b"), "\\x1b");
   EXPECT_EQ(terminal_text("caf\xc3\xa9"), "caf\xc3\xa9");
+  // A lone C1 byte (CSI to an 8-bit terminal) is not UTF-8: it becomes U+FFFD.
+  EXPECT_EQ(terminal_text("a\x9b"
+                          "2J"),
+            "a\xef\xbf\xbd"
+            "2J");
   EXPECT_EQ(terminal_text(""), "");
 }
 

@@ -93,5 +93,24 @@ TEST(TopProcessPane, BelowTheDevicesWithinTheHeight) {
   EXPECT_EQ(render_top_frame(s, {.width = 100, .height = 12, .color = false}, 1.0).size(), 5u);
 }
 
+// Names from /etc/passwd, /proc/PID/comm and the cgroup path are the host's: a control
+// sequence in them arrives escaped, in the interactive frame and the plain output alike.
+TEST(TopProcessPane, HostStringsCannotDriveTheTerminal) {
+  ps::ProcessScan scan;
+  ps::ProcessInfo p;
+  p.pid = 9;
+  p.user = "ev\x1b[2J";
+  p.command = "x\x1b]0;t\x07";
+  p.devices = {"0000:05:00.0"};
+  p.attribution.slurm = ps::Attribution::Slurm{"1\x1b[A", std::nullopt};
+  scan.processes = {p};
+  auto lines = render_process_pane(scan, two_devices(), 200, 10);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1].find('\x1b'), std::string::npos) << lines[1];
+  EXPECT_EQ(lines[1].find('\x07'), std::string::npos) << lines[1];
+  EXPECT_NE(lines[1].find("ev\\x1b[2J"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[1].find("job:1\\x1b[A"), std::string::npos) << lines[1];
+}
+
 }  // namespace
 }  // namespace anygpu
