@@ -147,8 +147,9 @@ Error unknown(std::string_view written, std::string_view flag) {
                         "names, labels, --env, --volume and --mount of data are)"}));
 }
 
-// One argument's flags; `next` is the following argument, consumed as a value when a flag needs
-// one and none is glued to it.
+// Walks the arguments as pflag does: each one is a long flag or a group of short flags, and
+// take_next() consumes the following argument as the value of a flag that needs one and has
+// none glued to it.
 class Splitter {
  public:
   explicit Splitter(const std::vector<std::string>& args) : args_(args) {}
@@ -259,25 +260,59 @@ std::optional<std::string> forbidden_source(std::string_view src) {
   return std::nullopt;
 }
 
-// The source of a `--volume SRC:DST[:OPTS]` or a `--mount` CSV record (`type=bind,src=…`, the
-// record anygpu writes itself, engine_args.h); `type` is the mount's type (volume by default).
+// One CSV record as Go's encoding/csv reads it (the engines parse --mount with it): fields split
+// at ',', a field that starts with '"' is quoted and "" inside it is one quote. A quote anywhere
+// else, or one left open, is an error there too.
+std::optional<std::vector<std::string>> csv_record(std::string_view s) {
+  std::vector<std::string> fields(1);
+  size_t i = 0;
+  while (i <= s.size()) {
+    auto& f = fields.back();
+    if (i < s.size() && s[i] == '"') {
+      for (++i;; ++i) {
+        if (i >= s.size()) return std::nullopt;  // never closed
+        if (s[i] == '"' && (i + 1 >= s.size() || s[i + 1] != '"')) break;
+        if (s[i] == '"') ++i;
+        f += s[i];
+      }
+      ++i;
+      if (i < s.size() && s[i] != ',') return std::nullopt;
+    } else {
+      auto end = std::min(s.find(',', i), s.size());
+      if (s.substr(i, end - i).find('"') != std::string_view::npos) return std::nullopt;
+      f += s.substr(i, end - i);
+      i = end;
+    }
+    if (i >= s.size()) break;
+    ++i;  // the ','
+    fields.emplace_back();
+  }
+  return fields;
+}
+
+// The source of a `--volume SRC:DST[:OPTS]` or a `--mount` record (`type=bind,src=…`, the record
+// anygpu writes itself, engine_args.h); `type` is the mount's type (volume by default). Keys are
+// read without regard to case, as Docker reads them. Absent: a record the engine would refuse.
 struct MountSource {
   std::string type = "volume";
   std::optional<std::string> source;
 };
 
-MountSource mount_source(const EngineFlag& f) {
+std::optional<MountSource> mount_source(const EngineFlag& f) {
   MountSource m;
   if (f.name == "volume") {
     m.type = "bind";
     m.source = f.value->substr(0, f.value->find(':'));
     return m;
   }
-  for (auto field : split(*f.value, ',')) {
+  auto fields = csv_record(*f.value);
+  if (!fields) return std::nullopt;
+  for (const auto& field : *fields) {
     auto eq = field.find('=');
-    auto key = trim(field.substr(0, eq));
-    auto value = eq == std::string_view::npos ? std::string_view() : trim(field.substr(eq + 1));
-    if (key == "type") m.type = std::string(value);
+    auto key = to_lower(trim(std::string_view(field).substr(0, eq)));
+    auto value =
+        eq == std::string::npos ? std::string_view() : trim(std::string_view(field).substr(eq + 1));
+    if (key == "type") m.type = to_lower(value);
     if (key == "src" || key == "source") m.source = std::string(value);
   }
   return m;
@@ -296,7 +331,11 @@ std::optional<Error> check_flag(const EngineFlag& f,
                             "container rules (choose devices with --devices or the config)"}));
   }
   if (f.name == "volume" || f.name == "mount") {
-    auto m = mount_source(f);
+    auto mount = mount_source(f);
+    if (!mount)
+      return bad_input(cat({"--engine-arg '", f.written,
+                            "': not one CSV record (a quote left open or inside a field)"}));
+    const auto& m = *mount;
     if (m.type != "bind" && m.type != "volume" && m.type != "tmpfs")
       return bad_input(cat({"--engine-arg '", f.written, "': a ", m.type,
                             " mount is not passed on (bind, volume and tmpfs are)"}));

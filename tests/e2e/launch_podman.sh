@@ -119,7 +119,7 @@ check "--engine-arg=--privileged refused" 125 $?
 # Engine arguments are read as Podman reads them: every spelling that makes the container root or
 # hands it every GPU is refused.
 for arg in -u0 -tu0 -u1001:0 --user=0 -eNVIDIA_VISIBLE_DEVICES=all --env=NVIDIA_VISIBLE_DEVICES=all \
-  -e=CUDA_VISIBLE_DEVICES=0-7 -v/dev:/dev --volume=/:/host; do
+  -e=CUDA_VISIBLE_DEVICES=0-7 -v/dev:/dev --volume=/:/host '--mount=type=bind,"src=/dev",dst=/d'; do
   run --engine-arg="$arg" -- true 2>"$tmp/arg.err"
   check "--engine-arg=$arg refused" 125 $?
   grep -qF -- "--engine-arg '$arg" "$tmp/arg.err" || { echo "FAIL: message for $arg:"; cat "$tmp/arg.err"; fail=1; }
@@ -135,6 +135,10 @@ podman run --rm --user 1001:1001 -tu0 "$image" id -u 2>/dev/null | tr -d '\r' >"
 expect_in "podman reads -tu0 as --user 0" "$tmp/podman-u0" "0"
 podman run --rm --user 1001:1001 -u1001:0 "$image" id -g 2>/dev/null >"$tmp/podman-g0"
 expect_in "podman reads -u1001:0 as group 0" "$tmp/podman-g0" "0"
+# Podman reads --mount as a CSV record: a quoted "src=…" field is a source like any other.
+mkdir -p "$tmp/quoted" && chmod 755 "$tmp/quoted" && touch "$tmp/quoted/marker" && chmod 644 "$tmp/quoted/marker"
+podman run --rm --mount "type=bind,\"src=$tmp/quoted\",dst=/q" "$image" ls /q >"$tmp/podman-csv" 2>&1
+expect_in "podman reads a quoted src= field as the source" "$tmp/podman-csv" "marker"
 # An accepted glued short flag reaches the container as the engine reads it.
 run --engine-arg=-eANYGPU_TEST_GLUED=yes -- sh -c 'echo "glued=$ANYGPU_TEST_GLUED"' >"$tmp/glued"
 expect_in "--engine-arg=-eNAME=VALUE sets the variable" "$tmp/glued" "glued=yes"

@@ -127,32 +127,42 @@ TEST(EngineArgs, ParsedAsTheEngineParsesThem) {
 
 TEST(EngineArgs, EnvAndMountsThatUndoTheSelectionAreRefused) {
   const std::vector<std::string> steering = {"NVIDIA_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"};
-  for (const std::vector<std::string>& bad :
-       std::vector<std::vector<std::string>>{{"-eNVIDIA_VISIBLE_DEVICES=all"},
-                                             {"-e", "NVIDIA_VISIBLE_DEVICES=all"},
-                                             {"-e=NVIDIA_VISIBLE_DEVICES=all"},
-                                             {"--env=NVIDIA_VISIBLE_DEVICES=all"},
-                                             {"--env", "NVIDIA_VISIBLE_DEVICES=all"},
-                                             {"-teNVIDIA_VISIBLE_DEVICES=all"},
-                                             {"-e", "NVIDIA_VISIBLE_DEVICES"},
-                                             {"-e", "NVIDIA_*"},
-                                             {"-e", "CUDA_VISIBLE_DEVICES=0"},
-                                             {"-v", "/dev:/dev"},
-                                             {"-v/dev/nvidia0:/dev/nvidia0"},
-                                             {"--volume=/:/host"},
-                                             {"-v", "/sys/bus/pci:/x"},
-                                             {"-v", "/var/run/docker.sock:/var/run/docker.sock"},
-                                             {"-v", "/dev/../etc:/x"},
-                                             {"--mount=type=bind,src=/dev/dri,dst=/dev/dri"},
-                                             {"--mount", "type=bind,source=/proc,target=/p"},
-                                             {"--mount=type=devpts,dst=/x"}}) {
+  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
+           {"-eNVIDIA_VISIBLE_DEVICES=all"},
+           {"-e", "NVIDIA_VISIBLE_DEVICES=all"},
+           {"-e=NVIDIA_VISIBLE_DEVICES=all"},
+           {"--env=NVIDIA_VISIBLE_DEVICES=all"},
+           {"--env", "NVIDIA_VISIBLE_DEVICES=all"},
+           {"-teNVIDIA_VISIBLE_DEVICES=all"},
+           {"-e", "NVIDIA_VISIBLE_DEVICES"},
+           {"-e", "NVIDIA_*"},
+           {"-e", "CUDA_VISIBLE_DEVICES=0"},
+           {"-v", "/dev:/dev"},
+           {"-v/dev/nvidia0:/dev/nvidia0"},
+           {"--volume=/:/host"},
+           {"-v", "/sys/bus/pci:/x"},
+           {"-v", "/var/run/docker.sock:/var/run/docker.sock"},
+           {"-v", "/dev/../etc:/x"},
+           {"--mount=type=bind,src=/dev/dri,dst=/dev/dri"},
+           {"--mount", "type=bind,source=/proc,target=/p"},
+           {"--mount=type=devpts,dst=/x"},
+           // The engines read --mount as one CSV record, keys in any case (Docker).
+           {"--mount=type=bind,\"src=/dev\",dst=/d"},
+           {"--mount=type=bind,SRC=/dev,dst=/d"},
+           {"--mount=Type=Bind,Source=/sys,dst=/s"},
+           {"--mount=type=DEVPTS,dst=/x"},
+           {"--mount=type=bind,\"src=/dev\"\",dst=/d"},
+           {"--mount=type=bind,src=/d\"ev,dst=/d"},
+           {"--mount=type=bind,\"src=/srv,dst=/d"}}) {
     auto e = check_engine_args(bad, steering);
     ASSERT_TRUE(e) << testing::PrintToString(bad);
     EXPECT_EQ(e->kind, ErrorKind::bad_input);
     EXPECT_NE(e->message.find("--engine-arg"), std::string::npos) << e->message;
   }
   EXPECT_FALSE(check_engine_args(
-      {"-e", "HF_HOME=/data/hf", "-v", "/srv/data:/data:ro", "--mount=type=tmpfs,dst=/scratch"},
+      {"-e", "HF_HOME=/data/hf", "-v", "/srv/data:/data:ro", "--mount=type=tmpfs,dst=/scratch",
+       "--mount=type=bind,\"src=/srv/a,b\",dst=/ab,ro",
+       "--mount=type=bind,\"src=/srv/q\"\"q\",dst=/q"},
       steering));
 }
 
