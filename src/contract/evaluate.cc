@@ -9,10 +9,10 @@
 #include <set>
 
 #include "registry/vendor_names.h"
+#include "registry/wheel_data.h"
 #include "util/strings.h"
 #include "util/version.h"
 #include "wheel/framework_check.h"
-#include "wheel/wheel_data.h"
 
 namespace anygpu {
 

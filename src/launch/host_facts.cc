@@ -5,8 +5,8 @@
 #include <fstream>
 
 #include "cdi/cdi.h"
-#include "contract/python_env.h"
 #include "launch/container_plan.h"
+#include "pyenv/python_env.h"
 #include "util/strings.h"
 
 namespace anygpu {

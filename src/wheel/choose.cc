@@ -5,11 +5,11 @@
 #include <functional>
 #include <set>
 
-#include "contract/pep440.h"
 #include "model/arch.h"
 #include "probe/runtimes.h"
 #include "registry/registry.h"
 #include "select/select.h"
+#include "util/pep440.h"
 #include "util/strings.h"
 
 namespace anygpu {

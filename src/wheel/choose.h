@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "model/inventory.h"
+#include "registry/wheel_data.h"
 #include "select/select.h"
 #include "util/result.h"
-#include "wheel/wheel_data.h"
 
 namespace anygpu {
 

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cctype>
 
-#include "contract/spec.h"
 #include "probe/runtimes.h"
 #include "registry/registry.h"
 #include "registry/vendor_names.h"
 #include "select/select.h"
+#include "util/pep440.h"
 #include "util/strings.h"
 #include "wheel/choose.h"
 

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "contract/python_env.h"
-#include "doctor/finding.h"
 #include "host/host_root.h"
+#include "model/finding.h"
 #include "model/inventory.h"
-#include "wheel/wheel_data.h"
+#include "pyenv/python_env.h"
+#include "registry/wheel_data.h"
 
 namespace anygpu {
 

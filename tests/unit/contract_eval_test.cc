@@ -9,8 +9,8 @@
 
 #include "contract/check.h"
 #include "contract/evaluate.h"
-#include "contract/python_env.h"
 #include "contract/spec.h"
+#include "pyenv/python_env.h"
 #include "test_support.h"
 #include "wheel/framework_check.h"
 
