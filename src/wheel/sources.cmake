@@ -3,6 +3,7 @@
 set(ANYGPU_WHEEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/choose.cc
   ${CMAKE_CURRENT_LIST_DIR}/framework_check.cc
+  ${CMAKE_CURRENT_LIST_DIR}/recommend.cc
 )
 set(ANYGPU_WHEEL_CLI_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../cli/wheel_cmd.cc
