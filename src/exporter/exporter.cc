@@ -33,25 +33,25 @@ std::chrono::milliseconds millis(double seconds) {
 }
 
 // What every background task reads: one host tree, one discovery, never changed once made.
-struct Snapshot {
+struct Discovery {
   std::shared_ptr<const HostRoot> host;
   std::shared_ptr<const Inventory> inventory;
 };
 
 // `anygpu health` on every call (kernel-log records within the window).
-std::unique_ptr<HealthMonitor> start_health(const Snapshot& snap, const ExporterConfig& c,
+std::unique_ptr<HealthMonitor> start_health(const Discovery& d, const ExporterConfig& c,
                                             std::chrono::seconds window) {
   HealthMonitorOptions o;
   o.interval = millis(c.health_interval_s);
   o.window = window;
   return std::make_unique<HealthMonitor>(
-      [snap](double since) {
+      [d](double since) {
         health::HealthOptions ho;
         ho.since_seconds = since;
         // A worker, deadline-bound.
-        auto library = worker::read_library_health(*snap.host, *snap.inventory);
+        auto library = worker::read_library_health(*d.host, *d.inventory);
         ho.library = &library;
-        return health::evaluate_health(*snap.host, *snap.inventory, ho);
+        return health::evaluate_health(*d.host, *d.inventory, ho);
       },
       o);
 }
@@ -59,12 +59,12 @@ std::unique_ptr<HealthMonitor> start_health(const Snapshot& snap, const Exporter
 // A /proc scan (and NVML's process list, in a worker) on every call, and the pods' names from
 // the kubelet when a process is in one: all in the scan's thread, never on a scrape. A
 // pod-resources failure is logged when it first differs from the last one.
-std::unique_ptr<ProcessMonitor> start_processes(const Snapshot& snap, const ExporterConfig& c) {
+std::unique_ptr<ProcessMonitor> start_processes(const Discovery& d, const ExporterConfig& c) {
   return std::make_unique<ProcessMonitor>(
       // Called from the monitor's one thread: the lambda owns the last error it logged.
-      [snap, socket = c.pod_resources, last_error = std::optional<std::string>()]() mutable {
-        const auto& host = *snap.host;
-        const auto& inventory = *snap.inventory;
+      [d, socket = c.pod_resources, last_error = std::optional<std::string>()]() mutable {
+        const auto& host = *d.host;
+        const auto& inventory = *d.inventory;
         auto scan = ps::scan_processes(host, inventory);
         auto library = worker::read_library_health(host, inventory);
         ps::add_library_processes(host, library, scan);
@@ -120,14 +120,14 @@ class Background {
 
   Result<bool> start(const ExporterConfig& c, std::chrono::seconds window) {
     auto host = std::make_shared<const HostRoot>(c.host);
-    Snapshot snap{host, std::make_shared<const Inventory>(probe(*host))};
+    Discovery d{host, std::make_shared<const Inventory>(probe(*host))};
     CollectorOptions co;
     co.interval = millis(c.interval_s);
     co.call_timeout = c.host.library_timeout;
-    auto collector = start_collector(*snap.host, *snap.inventory, co);
+    auto collector = start_collector(*d.host, *d.inventory, co);
     if (!collector) return collector.error();
-    if (c.health) health_ = start_health(snap, c, window);
-    if (c.processes) processes_ = start_processes(snap, c);
+    if (c.health) health_ = start_health(d, c, window);
+    if (c.processes) processes_ = start_processes(d, c);
     collector_ = std::move(*collector);  // last: the page serves once every series is there
     return true;
   }

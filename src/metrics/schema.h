@@ -36,8 +36,8 @@ struct DeviceMetric {
   std::map<std::string, double> DeviceSample::*labelled = nullptr;
   std::string_view label = {};  // labelled: the Prometheus label that names the key ("clock")
   double min = 0, max = 0;      // the valid range: a worker value outside it is a protocol error
-  // CSV columns are only ever appended: a scalar of generation 0 is in the first column set,
-  // one of generation N follows every column of generation N-1.
+  // CSV columns are only ever appended: the row's columns of generation 0 are in the first
+  // column set (0.1), those of generation N follow every column of generation N-1.
   int csv_generation = 0;
   std::span<const CsvLabel> csv_labels = {};  // labelled: the labels that have a column
   // Rows of one group come from one source: a library that only fills what the kernel left
