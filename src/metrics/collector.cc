@@ -203,10 +203,9 @@ class Collector final : public MetricsCollector {
   std::vector<std::thread> workers_;
 };
 
-Result<std::vector<std::shared_ptr<MetricsBackend>>> discover(const HostOptions& options) {
+std::vector<std::shared_ptr<MetricsBackend>> discover(const HostOptions& options) {
   HostRoot host(options);
-  Inventory inventory = probe(host);
-  return make_backends(host, inventory, Registry::builtin());
+  return make_backends(host, probe(host), Registry::builtin());
 }
 
 Result<bool> check(const CollectorOptions& o) {
@@ -231,19 +230,22 @@ MetricsSnapshot sample_once(const std::vector<std::shared_ptr<MetricsBackend>>& 
   return compose(slots);
 }
 
+Result<std::unique_ptr<MetricsCollector>> start_collector(const HostRoot& host,
+                                                          const Inventory& inventory,
+                                                          CollectorOptions options) {
+  if (auto ok = check(options); !ok) return ok.error();
+  return start_collector(make_backends(host, inventory, Registry::builtin()), options);
+}
+
 Result<std::unique_ptr<MetricsCollector>> start_collector(HostOptions host,
                                                           CollectorOptions options) {
   if (auto ok = check(options); !ok) return ok.error();
-  auto backends = discover(host);
-  if (!backends) return backends.error();
-  return start_collector(std::move(*backends), options);
+  return start_collector(discover(host), options);
 }
 
 Result<MetricsSnapshot> sample_once(HostOptions host, CollectorOptions options) {
   if (auto ok = check(options); !ok) return ok.error();
-  auto backends = discover(host);
-  if (!backends) return backends.error();
-  return sample_once(*backends, options);
+  return sample_once(discover(host), options);
 }
 
 }  // namespace anygpu
