@@ -3,6 +3,7 @@
 list(APPEND ANYGPU_UNIT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../unit/gather_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/gather_bundle_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/gather_redact_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/gather_replay_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/gather_test_support.cc
 )
