@@ -68,24 +68,7 @@ Result<Reached> Copier::walk(const std::string& path, std::vector<std::string>& 
     // `cur` has no links left in it, so this is the entry `next` itself beneath the root.
     if (::lstat(host_.outside(next).c_str(), &st) != 0) return Reached();  // gone
     if (S_ISLNK(st.st_mode)) {
-      auto target = host_.read_link(next);
-      if (!target) {
-        record_.not_copied.emplace(next, reason(target.error(), next));
-        return Reached();
-      }
-      if (auto made = link(next, *target); !made) return made.error();
-      bool loop = std::find(chain.begin(), chain.end(), next) != chain.end();
-      if (loop || chain.size() >= kMaxSymlinkDepth) {
-        record_.not_followed.emplace(next,
-                                     loop ? "a symbolic link loop: copied as a link"
-                                          : "more than 40 nested symbolic links: copied as a link");
-        return Reached();
-      }
-      std::string resolved =
-          (*target)[0] == '/' ? normalize(*target) : normalize(cat({cur, "/", *target}));
-      chain.push_back(next);
-      auto r = walk(resolved, chain);
-      chain.pop_back();
+      auto r = follow(next, cur, chain);
       if (!r || !*r) return r;
       cur = **r;
       continue;
@@ -101,6 +84,28 @@ Result<Reached> Copier::walk(const std::string& path, std::vector<std::string>& 
     cur = next;
   }
   return Reached(cur.empty() ? std::string("/") : cur);
+}
+
+// Copies the link at `at` (in directory `dir`, which has no links left in it), then its target,
+// unless following it would loop or nest deeper than the kernel would.
+Result<Reached> Copier::follow(const std::string& at, const std::string& dir,
+                               std::vector<std::string>& chain) {
+  auto target = host_.read_link(at);
+  if (!target) {
+    record_.not_copied.emplace(at, reason(target.error(), at));
+    return Reached();
+  }
+  if (auto made = link(at, *target); !made) return made.error();
+  bool loop = std::find(chain.begin(), chain.end(), at) != chain.end();
+  if (loop || chain.size() >= kMaxSymlinkDepth) {
+    record_.not_followed.emplace(at, loop ? "a symbolic link loop: copied as a link"
+                                          : "more than 40 nested symbolic links: copied as a link");
+    return Reached();
+  }
+  chain.push_back(at);
+  auto r = walk((*target)[0] == '/' ? *target : cat({dir, "/", *target}), chain);
+  chain.pop_back();
+  return r;
 }
 
 Result<bool> Copier::materialize_entry(const std::string& path) {

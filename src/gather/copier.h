@@ -62,7 +62,9 @@ class Copier {
   const CopyRecord& record() const { return record_; }
 
  private:
-  Result<std::optional<std::string>> walk(const std::string& path, std::vector<std::string>& chain);
+  Result<Reached> walk(const std::string& path, std::vector<std::string>& chain);
+  Result<Reached> follow(const std::string& at, const std::string& dir,
+                         std::vector<std::string>& chain);
   Result<bool> link(const std::string& at, const std::string& target);
   Result<bool> copy(const std::string& path, const struct stat& st);
   Result<bool> copy_kernel_log(const std::string& path, unsigned mode);

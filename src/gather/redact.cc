@@ -6,6 +6,7 @@
 #include "doctor/host_paths.h"
 #include "gather/kernel_log_filter.h"
 #include "gather/pci_config.h"
+#include "host/paths.h"
 #include "util/strings.h"
 
 namespace anygpu::gather {
@@ -22,6 +23,12 @@ std::string_view base_name(std::string_view path) {
 
 bool is_kfd_properties(std::string_view path) {
   return base_name(path) == "properties" && path.find("/kfd/") != std::string_view::npos;
+}
+
+bool is_os_release(std::string_view path) {
+  for (auto p : paths::kOsReleaseFiles)
+    if (path == p) return true;
+  return false;
 }
 
 bool is_pci_config(std::string_view path) {
@@ -101,7 +108,10 @@ std::string Redactor::text(const std::string& path, std::string content) {
   size_t uuids = 0, macs = 0, names = 0;
   content = replace_uuids(content, pseudonyms_, uuids);
   content = replace_macs(content, pseudonyms_, macs);
-  content = replace_words(content, context_.hostnames, kRedactedHostname, names);
+  // A default host name ("ubuntu", "debian") is the distribution's own word in os-release,
+  // which names no host: replacing it there would change what detect reports.
+  if (!is_os_release(path))
+    content = replace_words(content, context_.hostnames, kRedactedHostname, names);
   if (uuids) note(Identifying::device_id, path);
   if (macs) note(Identifying::mac_address, path);
   if (names) note(Identifying::host_name, path);

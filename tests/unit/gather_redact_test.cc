@@ -143,6 +143,18 @@ TEST(GatherKernelLog, KeepsTheAcceleratorsRecordsWithTheirDictionaries) {
   EXPECT_EQ(keep_gpu_records(" KEY=orphan dictionary line\n\n", {}).records, 0u);
 }
 
+// Cloud images are named after their distribution: os-release keeps its own words.
+TEST(GatherRedactor, ADefaultHostNameLeavesOsReleaseAlone) {
+  RedactContext c;
+  c.hostnames = hostname_forms({"ubuntu"});
+  Redactor r(c, true);
+  std::string os = "NAME=\"Ubuntu\"\nID=ubuntu\nHOME_URL=\"https://www.ubuntu.com/\"\n";
+  EXPECT_EQ(r.file("/etc/os-release", os), os);
+  EXPECT_EQ(r.file("/proc/sys/kernel/hostname", "ubuntu\n"), "redacted-host\n");
+  EXPECT_EQ(r.found().at(Identifying::host_name),
+            std::vector<std::string>{"/proc/sys/kernel/hostname"});
+}
+
 TEST(GatherRedactor, GroupsKeepNamesAndIdsOnly) {
   auto r = redactor(true);
   auto out = r.file("/etc/group",
