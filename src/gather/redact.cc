@@ -74,10 +74,11 @@ std::string Redactor::file(const std::string& path, std::string content) {
   std::string redacted;
   if (path == doctor_paths::kEtcGroup) {
     redacted = groups(path, content);
-  } else if (is_pci_config(path)) {
+  } else if (is_pci_config(path)) {  // binary: the serial is all it identifies
     size_t cleared = 0;
     redacted = clear_dsn_serials(content, cleared);
     if (cleared) note(Identifying::device_id, path);
+    return apply_ ? redacted : content;
   } else if (content.find('\0') != std::string::npos) {
     return content;  // binary (ld.so.cache): no text identifiers to find
   } else if (base_name(path) == "unique_id") {
