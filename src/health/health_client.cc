@@ -86,7 +86,7 @@ health::LibraryHealth read_library_health(const HostRoot& host, const Inventory&
       if (!answers_health(spec.api)) continue;
       auto req = library_request(*v, spec);
       if (!host.options().load_libraries) {
-        missing = outcome(req.api, "disabled", "vendor libraries are not loaded (--no-libs)");
+        missing = outcome(req.api, "disabled", "--no-libs");
         break;
       }
       if (auto m = missing_without_loading(host, req)) {  // not on this host
