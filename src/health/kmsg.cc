@@ -96,7 +96,7 @@ std::optional<uint64_t> take_time(std::string_view& s) {
   return *secs * 1000000 + *micros;
 }
 
-// "[  T123]" or "[ C4]": the caller id CONFIG_PRINTK_CALLER prints.
+// "[  T123]" or "[    C4]": the caller id CONFIG_PRINTK_CALLER prints right after the time.
 bool take_caller(std::string_view& s) {
   if (!s.starts_with('[')) return false;
   auto close = s.find(']');
