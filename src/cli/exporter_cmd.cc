@@ -146,7 +146,7 @@ int serve(const GlobalOptions& g, const ExporterFlags& f) {
   CollectorOptions co;
   co.interval = std::chrono::milliseconds(std::llround(f.interval_s * 1000));
   co.call_timeout = host->library_timeout;
-  auto started = start_collector(*host, co);
+  auto started = start_collector(discover_backends(g, *host), co);
   if (!started) return fail(started.error());
   if (f.health) health_monitor = start_health(*host, f, window);
   if (f.processes) process_monitor = start_processes(*host, f);

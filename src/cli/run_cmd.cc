@@ -13,7 +13,6 @@
 #include "launch/plan_json.h"
 #include "launch/shell_quote.h"
 #include "launch/slurm_map.h"
-#include "render/json_text.h"
 #include "select/select.h"
 #include "util/strings.h"
 
@@ -79,6 +78,15 @@ Result<LaunchOptions> launch_options(const RunFlags& f) {
   return o;
 }
 
+// The planner's notes into the invocation's channel: its "warning: " ones (a CDI spec not used
+// because it grants more, …) as warnings, the rest (why) as notes for -v.
+void report_notes(const GlobalOptions& g, const std::vector<std::string>& notes) {
+  constexpr std::string_view kWarning = "warning: ";
+  for (const auto& n : notes)
+    report(g, n.starts_with(kWarning) ? Diagnostic::warning({}, n.substr(kWarning.size()))
+                                      : Diagnostic::note(n));
+}
+
 // Contracts to check: the one accelerator-config names, then --spec (or ./runtime-spec.yaml
 // when present), each once.
 int run(const RunFlags& f, const GlobalOptions& g) {
@@ -126,7 +134,9 @@ int run(const RunFlags& f, const GlobalOptions& g) {
   LaunchPlan plan;
   {
     HostRoot host(*host_options);
-    auto outcome = select_on_host(host, request);
+    Diagnostics found;
+    auto outcome = select_on_host(host, request, found);
+    report(g, found);
     if (!outcome) return run_failed(outcome.error().message);
     if (const auto* failed = outcome->failed_contract()) {
       std::fputs(render_check_text(failed->path, failed->verdict).c_str(), stderr);
@@ -148,13 +158,10 @@ int run(const RunFlags& f, const GlobalOptions& g) {
     plan = std::move(*planned);
   }
   plan.notes.insert(plan.notes.begin(), notes.begin(), notes.end());
-  // Warnings (a CDI spec not used because it grants more, …) are shown unless -q.
-  for (const auto& n : plan.notes)
-    if (talk || (!g.quiet && n.starts_with("warning: ")))
-      std::fprintf(stderr, "anygpu: %s\n", escape_control(n).c_str());
+  report_notes(g, plan.notes);
 
   if (f.dry_run) {
-    print(g.json ? dump_json(plan_to_json(plan)) : plan_to_shell(plan));
+    g.json ? print_json(g, plan_to_json(plan)) : print(plan_to_shell(plan));
     return kExitOk;
   }
   return execute_plan(plan, environment);

@@ -4,7 +4,6 @@
 #include <memory>
 
 #include "cli/command.h"
-#include "render/json_text.h"
 #include "select/render.h"
 #include "select/select.h"
 
@@ -45,7 +44,9 @@ Command select_command() {
               if (f->nproc > 0) req.processes_per_node = f->nproc;
               req.python = f->python;
               req.caller_env = process_environment();
-              auto out = select_on_host(host, req);
+              Diagnostics found;
+              auto out = select_on_host(host, req, found);
+              report(g, found);
               if (!out) return fail(out.error());
               if (const auto* failed = out->failed_contract()) {
                 const auto& v = failed->verdict;
@@ -71,7 +72,7 @@ Command select_command() {
               }
               auto format = g.json ? std::string("json") : f->format;
               if (format == "json") {
-                print(dump_json(selection_to_json(s)));
+                print_json(g, selection_to_json(s));
               } else if (format == "dotenv") {
                 print(selection_to_dotenv(s));
               } else {

@@ -221,7 +221,7 @@ Command top_command() {
               opts.interval = interval;
               opts.call_timeout = std::min(host->library_timeout, interval);
               install_handlers();
-              auto collector = start_collector(*host, opts);
+              auto collector = start_collector(discover_backends(g, *host), opts);
               if (!collector) return fail(collector.error());
               // Discovery once for the pane; the scan itself runs on every frame.
               std::optional<HostRoot> root;

@@ -4,9 +4,7 @@
 #include <memory>
 
 #include "cli/command.h"
-#include "probe/probe.h"
 #include "registry/registry.h"
-#include "render/json_text.h"
 #include "util/strings.h"
 #include "wheel/choose.h"
 
@@ -108,10 +106,10 @@ Command wheel_command() {
           auto opts = g.host_options();
           if (!opts) return fail(opts.error());
           HostRoot host(*opts);
-          auto inv = probe(host);
+          auto inv = discover(g, host);
           auto choice = choose_wheel(*data, inv, *req);
           if (!choice) return fail(choice.error());
-          g.json ? print(dump_json(to_json(*choice))) : print_text(to_text(*choice));
+          g.json ? print_json(g, to_json(*choice)) : print_text(to_text(*choice));
           return kExitOk;
         };
       }};

@@ -106,7 +106,10 @@ struct SelectOutcome {
 
 inline constexpr const char* kDefaultAcceleratorConfig = "accelerator-config.yaml";
 
+// Discovery's diagnostics go to `diagnostics`, also when the selection then fails (a device left
+// out for a malformed file may be why none fits).
 Result<SelectOutcome> select_on_host(const HostRoot& host, const SelectRequest& request,
+                                     Diagnostics& diagnostics,
                                      const Registry& registry = Registry::builtin());
 
 }  // namespace anygpu
