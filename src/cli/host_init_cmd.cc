@@ -66,6 +66,7 @@ Command host_init_command() {
               HostRoot host(*opts);
               auto inv = discover(g, host);
               auto plan = plan_host_init(host, inv);
+              report(g, plan.diagnostics);
               int rc = kExitOk;
               if (*apply) {
                 auto r = apply_host_init(host, plan);
