@@ -97,7 +97,6 @@ int run(const RunFlags& f, const GlobalOptions& g) {
   auto host_options = g.host_options();
   if (!host_options) return run_failed(host_options.error().message);
   Environment environment = current_environment();
-  bool talk = g.verbose && !g.quiet;
 
   std::optional<SlurmContext> slurm;
   if (environment.count("SLURM_JOB_ID")) {
@@ -143,13 +142,10 @@ int run(const RunFlags& f, const GlobalOptions& g) {
       return run_failed(
           cat({"runtime contract ", failed->path, " failed: not starting the command"}));
     }
-    if (talk)
-      for (const auto& c : outcome->contracts)
-        std::fprintf(stderr, "anygpu: runtime contract %s: passed\n", c.path.c_str());
+    for (const auto& c : outcome->contracts)
+      report(g, Diagnostic::note(cat({"runtime contract ", c.path, ": passed"})));
     const auto& selection = outcome->selection;
-    if (talk)
-      for (const auto& r : selection->reasons)
-        std::fprintf(stderr, "anygpu: %s\n", escape_control(r).c_str());
+    for (const auto& r : selection->reasons) report(g, Diagnostic::note(r));
     HostFacts facts = gather_host_facts(host, *selection, *options, environment, notes);
     auto planned = plan_launch(*selection, *options, facts, environment, slurm);
     // A value that cannot reach the engine safely is run's own failure like any other (125):

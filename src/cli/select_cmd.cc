@@ -6,6 +6,7 @@
 #include "cli/command.h"
 #include "select/render.h"
 #include "select/select.h"
+#include "util/strings.h"
 
 namespace anygpu::cli {
 
@@ -62,14 +63,13 @@ Command select_command() {
                 return kExitCheckFailed;
               }
               const auto& s = *out->selection;
-              if (g.verbose && !g.quiet) {
-                for (const auto& c : out->contracts)
-                  std::fprintf(stderr, "anygpu: runtime contract %s: passed\n", c.path.c_str());
-                std::fprintf(
-                    stderr, "anygpu: config: %s\n",
-                    out->config.file.empty() ? "(none; backend auto)" : out->config.file.c_str());
-                for (const auto& r : s.reasons) std::fprintf(stderr, "anygpu: %s\n", r.c_str());
-              }
+              // Why, for -v.
+              for (const auto& c : out->contracts)
+                report(g, Diagnostic::note(cat({"runtime contract ", c.path, ": passed"})));
+              report(g, Diagnostic::note(
+                            cat({"config: ", out->config.file.empty() ? "(none; backend auto)"
+                                                                      : out->config.file})));
+              for (const auto& r : s.reasons) report(g, Diagnostic::note(r));
               auto format = g.json ? std::string("json") : f->format;
               if (format == "json") {
                 print_json(g, selection_to_json(s));
