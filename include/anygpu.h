@@ -2,8 +2,10 @@
  *
  * Every function returning char* returns a NUL-terminated UTF-8 JSON document allocated by
  * the library; release it with anygpu_free(). On failure the document is
- *   {"schema": "anygpu.error/v1", "error": "<message>", "exit_code": <n>}
+ *   {"schema": "anygpu.error/v1", "error": "<message>", "exit_code": <n>, "warnings": [...]}
  * so callers always get a message, never NULL (except when memory is exhausted).
+ * Every document has "warnings": strings "WHERE: MESSAGE" naming what discovery went on without
+ * (a malformed sysfs value, a vendor library that failed); the library never prints them.
  */
 #ifndef ANYGPU_H
 #define ANYGPU_H

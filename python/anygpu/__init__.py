@@ -3,6 +3,9 @@
     import anygpu
     anygpu.detect()           # the anygpu.inventory/v1 document, as a dict
     anygpu.select()           # the anygpu.selection/v1 document (or the one `anygpu run` made)
+
+Every document has "warnings": what discovery went on without (a malformed sysfs file, a vendor
+library that failed), each naming where. An AnygpuError carries them as `.warnings`.
     import anygpu.torch       # device(), autocast(), Accelerator, ... (imports torch)
 
 Binds libanygpu.so through ctypes. Importing this package never imports torch.

@@ -76,4 +76,6 @@ def selection_from_environment(environ=None):
         "dist_backend": dist,
         **({"num_workers": workers} if workers is not None else {}),
         "source": "environment",
+        # Discovery's warnings were reported when `anygpu run` or `anygpu select` made it.
+        "warnings": [],
     }

@@ -10,11 +10,15 @@ class InvalidEnvironmentError(ValueError):
 
 
 class AnygpuError(RuntimeError):
-    """The native library answered with an anygpu.error/v1 document."""
+    """The native library answered with an anygpu.error/v1 document.
 
-    def __init__(self, message: str, exit_code: int):
+    `warnings` holds what discovery went on without before the call failed (a malformed sysfs
+    file, a library that crashed), often the reason it failed."""
+
+    def __init__(self, message: str, exit_code: int, warnings=()):
         super().__init__(message)
         self.exit_code = exit_code
+        self.warnings = list(warnings)
 
 
 class BadInputError(AnygpuError, ValueError):
@@ -29,9 +33,9 @@ class ContractError(AnygpuError):
     """The runtime contract (runtime-spec.yaml) does not hold on this host (1)."""
 
 
-def error_for(message: str, exit_code: int) -> AnygpuError:
+def error_for(message: str, exit_code: int, warnings=()) -> AnygpuError:
     cls = {1: ContractError, 2: BadInputError, 3: HostError}.get(exit_code, AnygpuError)
-    return cls(message, exit_code)
+    return cls(message, exit_code, warnings)
 
 
 # Tracebacks name the public module, where users import these from.

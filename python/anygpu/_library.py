@@ -88,5 +88,6 @@ class Library:
             self._lib.anygpu_free(raw)
         doc = json.loads(text)
         if doc.get("schema") == "anygpu.error/v1":
-            raise error_for(doc.get("error", "unknown error"), int(doc.get("exit_code", 1)))
+            raise error_for(doc.get("error", "unknown error"), int(doc.get("exit_code", 1)),
+                            doc.get("warnings", ()))
         return doc

@@ -35,7 +35,7 @@ std::optional<int> local_world_size(const std::map<std::string, std::string>& en
 }  // namespace
 
 Result<SelectOutcome> select_on_host(const HostRoot& host, const SelectRequest& request,
-                                     const Registry& registry) {
+                                     Diagnostics& diagnostics, const Registry& registry) {
   SelectOutcome out;
   auto path = request.config_path.value_or(kDefaultAcceleratorConfig);
   auto cfg = load_accelerator_config(path, request.config_path.has_value(), registry);
@@ -44,6 +44,7 @@ Result<SelectOutcome> select_on_host(const HostRoot& host, const SelectRequest& 
   if (request.adjust_config)
     if (auto adjusted = request.adjust_config(out.config); !adjusted) return adjusted.error();
   auto inv = probe(host, registry);
+  diagnostics.add(inv.diagnostics);
   if (request.check_contracts) {
     for (const auto& contract : contract_paths(out.config, request.extra_contracts)) {
       CheckOptions options;

@@ -28,10 +28,17 @@ char* dup(const std::string& s) {
   return p;
 }
 
-char* error_document(const std::string& message, int exit_code) {
-  nlohmann::ordered_json j{
-      {"schema", "anygpu.error/v1"}, {"error", message}, {"exit_code", exit_code}};
+// Every document carries "warnings", as the CLI's do: what discovery went on without may be
+// why a call failed.
+char* document(nlohmann::ordered_json j, const anygpu::Diagnostics& diagnostics) {
+  j["warnings"] = diagnostics.warnings();
   return dup(anygpu::dump_json(j, false));
+}
+
+char* error_document(const std::string& message, int exit_code,
+                     const anygpu::Diagnostics& diagnostics = {}) {
+  return document({{"schema", "anygpu.error/v1"}, {"error", message}, {"exit_code", exit_code}},
+                  diagnostics);
 }
 
 // Options from the JSON argument, validated exactly as the CLI validates its flags (one
@@ -75,7 +82,8 @@ extern "C" char* anygpu_detect_json(const char* options_json) {
     if (!opts)
       return error_document(opts.error().message, anygpu::exit_code_for(opts.error().kind));
     anygpu::HostRoot host(*opts);
-    return dup(anygpu::dump_json(anygpu::inventory_to_json(anygpu::probe(host)), false));
+    auto inventory = anygpu::probe(host);
+    return document(anygpu::inventory_to_json(inventory), inventory.diagnostics);
   } catch (const std::exception& e) {
     return error_document(e.what(), anygpu::kExitCheckFailed);
   }
@@ -101,10 +109,10 @@ extern "C" char* anygpu_select_json(const char* options_json) {
       return error_document(opts.error().message, anygpu::exit_code_for(opts.error().kind));
     req.caller_env = anygpu::process_environment();
     anygpu::HostRoot host(*opts);
-    auto out = anygpu::select_on_host(host, req);
-    if (!out) {
-      return error_document(out.error().message, anygpu::exit_code_for(out.error().kind));
-    }
+    anygpu::Diagnostics found;
+    auto out = anygpu::select_on_host(host, req, found);
+    if (!out)
+      return error_document(out.error().message, anygpu::exit_code_for(out.error().kind), found);
     if (const auto* failed = out->failed_contract()) {
       std::string msg = "runtime contract " + failed->path + " failed:";
       for (const auto& c : failed->verdict.checks) {
@@ -114,9 +122,9 @@ extern "C" char* anygpu_select_json(const char* options_json) {
         msg += ";";
       }
       if (msg.back() == ';') msg.pop_back();
-      return error_document(msg, anygpu::kExitCheckFailed);
+      return error_document(msg, anygpu::kExitCheckFailed, found);
     }
-    return dup(anygpu::dump_json(anygpu::selection_to_json(*out->selection), false));
+    return document(anygpu::selection_to_json(*out->selection), found);
   } catch (const std::exception& e) {
     return error_document(e.what(), anygpu::kExitCheckFailed);
   }

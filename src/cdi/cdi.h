@@ -12,6 +12,7 @@
 #include "host/host_root.h"
 #include "model/inventory.h"
 #include "registry/registry.h"
+#include "util/diagnostics.h"
 #include "util/result.h"
 
 namespace anygpu {
@@ -86,7 +87,7 @@ struct CdiGenerateOptions {
   // anygpu binary the spec's hooks run (default: this one).
   DriverSourceOptions driver = {};
   // Where the edits' warnings go (what was found on the host but left out, and why).
-  std::vector<std::string>* warnings = nullptr;
+  Diagnostics* diagnostics = nullptr;
 };
 
 // The vendor's CDI kind from the registry, else "anygpu.dev/<vendor id>".

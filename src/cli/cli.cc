@@ -13,7 +13,9 @@
 #include "host/deadline.h"
 #include "host/host_options.h"
 #include "launch/executor.h"
+#include "probe/probe.h"
 #include "registry/registry_override.h"
+#include "render/json_text.h"
 #include "util/strings.h"
 #include "util/suggest.h"
 #include "util/terminal_text.h"
@@ -54,6 +56,34 @@ void print(const std::string& text) {
 
 void print_text(const std::string& text) {
   print(terminal_text(text));
+}
+
+void print_json(const GlobalOptions& g, nlohmann::ordered_json document, bool pretty) {
+  document["warnings"] = g.diagnostics.warnings();
+  print(dump_json(document, pretty));
+}
+
+void report(const GlobalOptions& g, Diagnostic found) {
+  bool warning = found.severity == Diagnostic::Severity::warning;
+  bool shown = warning ? !g.quiet : g.verbose && !g.quiet;
+  // One line each: a host string cannot break it (escaped) nor reach the terminal raw.
+  auto line = terminal_text(escape_control(found.text()));
+  if (g.diagnostics.add(std::move(found)) && shown)
+    std::fprintf(stderr, "anygpu: %s%s\n", warning ? "warning: " : "", line.c_str());
+}
+
+void report(const GlobalOptions& g, const Diagnostics& found) {
+  for (const auto& d : found.all()) report(g, d);
+}
+
+void report_warnings(const GlobalOptions& g, const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) report(g, Diagnostic::warning({}, w));
+}
+
+Inventory discover(const GlobalOptions& g, const HostRoot& host) {
+  auto inventory = probe(host);
+  report(g, inventory.diagnostics);
+  return inventory;
 }
 
 CLI::Validator seconds_in(double lo, double hi) {

@@ -5,8 +5,6 @@
 #include "cli/command.h"
 #include "cluster/gres.h"
 #include "host/confined_writer.h"
-#include "probe/probe.h"
-#include "render/json_text.h"
 #include "util/strings.h"
 
 namespace anygpu::cli {
@@ -21,7 +19,7 @@ int run_gres(const GlobalOptions& g, const GresFlags& f) {
   auto opts = g.host_options();
   if (!opts) return fail(opts.error());
   HostRoot host(*opts);
-  auto inv = probe(host);
+  auto inv = discover(g, host);
   auto core_map = read_core_map(host);
   std::string note;
   if (!core_map)
@@ -51,7 +49,7 @@ int run_gres(const GlobalOptions& g, const GresFlags& f) {
       arr.push_back(j);
     }
     if (!note.empty()) out["note"] = note;
-    print(dump_json(out));
+    print_json(g, out);
     return kExitOk;
   }
   auto text = gres_conf(lines, hostname, note);

@@ -68,7 +68,7 @@ HostStep toolkit_step(const HostRoot& host, const std::string& vendor) {
 }
 
 HostStep cdi_step(const HostRoot& host, const Result<ConfinedDir>& root, const Inventory& inv,
-                  const std::string& vendor) {
+                  const std::string& vendor, Diagnostics& diagnostics) {
   HostStep s{"cdi", "CDI spec for the devices", "", "", StepState::not_needed, "", ""};
   const auto* v = Registry::builtin().vendor(vendor);
   if (vendor == "none" || !v || v->cdi_kind.empty()) {
@@ -88,7 +88,8 @@ HostStep cdi_step(const HostRoot& host, const Result<ConfinedDir>& root, const I
         s.path = spec.file;
         return s;
       }
-  auto spec = generate_cdi_spec(host, inv, vendor, {.host_view = true});
+  auto spec =
+      generate_cdi_spec(host, inv, vendor, {.host_view = true, .diagnostics = &diagnostics});
   if (!spec) {
     s.state = StepState::blocked;
     s.hint = cat({"cannot generate the spec yet: ", spec.error().message});
@@ -177,7 +178,7 @@ HostPlan plan_host_init(const HostRoot& host, const Inventory& inv) {
   plan.steps.push_back(std::move(legacy));
 
   plan.steps.push_back(toolkit_step(host, plan.vendor));
-  plan.steps.push_back(cdi_step(host, root, inv, plan.vendor));
+  plan.steps.push_back(cdi_step(host, root, inv, plan.vendor, plan.diagnostics));
 
   HostStep limits{"ulimit",        "open-files limit 65536", "", std::string(kLimitsPath),
                   StepState::todo, std::string(kLimits),     ""};

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/library_status.h"
+#include "util/diagnostics.h"
 
 namespace anygpu {
 
@@ -108,7 +109,9 @@ struct Inventory {
   std::vector<Device> devices;
   std::vector<RuntimeComponent> runtimes;
   std::vector<LibraryReport> libraries;
-  std::vector<std::string> warnings;
+  // What discovery went on without (a malformed file, a failed library), each naming where.
+  // A command hands these on to its own channel; anygpu.inventory/v1 carries them as "warnings".
+  Diagnostics diagnostics;
 
   std::vector<const Device*> of_vendor(std::string_view vendor) const;
 };

@@ -91,7 +91,7 @@ json inventory_to_json(const Inventory& inv) {
     put(lj, "message", l.message);
     j["libraries"].push_back(lj);
   }
-  j["warnings"] = inv.warnings;
+  j["warnings"] = inv.diagnostics.warnings();
   return j;
 }
 

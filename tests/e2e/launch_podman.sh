@@ -181,7 +181,7 @@ for n in nvidia1 mem; do
   if grep -qx "$n" "$tmp/wide"; then echo "FAIL: $n granted"; fail=1; else echo "ok   $n not granted"; fi
 done
 "$bin" --root "$tmp/host" cdi list >"$tmp/list" 2>&1
-grep -qF "warning: top-level containerEdits give every nvidia.com/gpu device" "$tmp/list" &&
+grep -qF "warning: /etc/cdi/wide.yaml: top-level containerEdits give every nvidia.com/gpu device" "$tmp/list" &&
   echo "ok   cdi list marks the spec" || { echo "FAIL: cdi list:"; cat "$tmp/list"; fail=1; }
 rm -f "$tmp/host/etc/cdi/wide.yaml"
 

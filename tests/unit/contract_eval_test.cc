@@ -11,6 +11,7 @@
 #include "contract/evaluate.h"
 #include "contract/spec.h"
 #include "pyenv/python_env.h"
+#include "render/json_text.h"
 #include "test_support.h"
 #include "wheel/framework_check.h"
 
@@ -579,7 +580,7 @@ TEST(ContractPython, CheckContractFileEndToEnd) {
   auto v = check_contract_file(spec, host("h100-8x"), o);
   ASSERT_TRUE(v.ok()) << v.error().message;
   EXPECT_TRUE(v->passed()) << render_check_text(spec, *v);
-  auto j = nlohmann::json::parse(render_check_json(*v));
+  auto j = nlohmann::json::parse(dump_json(render_check_json(*v)));
   EXPECT_EQ(j["schema"], "anygpu.check/v1");
   EXPECT_EQ(j["passed"], true);
   ASSERT_EQ(j["checks"].size(), 4u);

@@ -16,7 +16,7 @@ class AscendBackend final : public VendorBackend {
         if (id && *id < 1024)
           dev.minor = static_cast<int>(*id);
         else
-          ctx.warn(cat({path, ": invalid NPU id '", *text, "'"}));
+          ctx.warn(path, cat({"invalid NPU id '", *text, "'"}));
       }
       // Without dev_id, the driver numbers NPUs in probe order, which is PCI order.
       if (!dev.minor) dev.minor = dev.index;

@@ -16,7 +16,7 @@ class NvidiaBackend final : public VendorBackend {
       if (!text) continue;  // driver not loaded, or nouveau
       auto info = parse_nvidia_information(*text);
       if (!info) {
-        ctx.warn(cat({path, ": ", info.error().message}));
+        ctx.warn(path, info.error().message);
         continue;
       }
       if (info->model) dev.name = info->model;
