@@ -14,6 +14,7 @@
 
 #include "host/dynamic_library.h"
 #include "util/result.h"
+#include "util/unique_fd.h"
 
 namespace anygpu {
 
@@ -96,11 +97,11 @@ class HostRoot {
   void note(std::string_view path) const;
   // Opens a host path. Under a root, symlinks (absolute ones included) and ".." resolve as if
   // the root were "/" (openat2 RESOLVE_IN_ROOT), so nothing beneath the root can reach out.
-  int open_at_root(std::string_view path, int flags) const;
+  UniqueFd open_at_root(std::string_view path, int flags) const;
 
   HostOptions options_;
-  std::string prefix_;                  // "" for "/", else the canonical root
-  std::shared_ptr<const int> root_fd_;  // O_PATH descriptor of the root; shared by copies
+  std::string prefix_;                       // "" for "/", else the canonical root
+  std::shared_ptr<const UniqueFd> root_fd_;  // O_PATH descriptor of the root; shared by copies
   AccessLog* log_ = nullptr;
 };
 

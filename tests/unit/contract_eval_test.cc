@@ -1,6 +1,8 @@
 // `anygpu check` semantics against the fixture hosts and fake Python environments.
+#include <signal.h>
 #include <sys/stat.h>
 
+#include <fstream>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +14,7 @@
 #include "contract/spec.h"
 #include "pyenv/python_env.h"
 #include "render/json_text.h"
+#include "host/process_tree.h"
 #include "test_support.h"
 #include "wheel/framework_check.h"
 
@@ -566,6 +569,31 @@ TEST(ContractPython, FakeInterpreterAndTimeout) {
   test::write_file(failing, "#!/bin/sh\nexit 3\n");
   ::chmod(failing.c_str(), 0755);
   EXPECT_FALSE(query_sys_path(failing, std::chrono::seconds(5)).ok());
+}
+
+TEST(ContractPython, AnInterpreterThatNeverAnswersEndsWithEverythingItStarted) {
+  // A wrapper that starts two helpers, one in a session of its own, and never answers.
+  test::TempDir dir;
+  auto script = dir / "python";
+  test::write_file(script, "#!/bin/sh\nsleep 300 &\necho $! > " + dir / "a.pid" +
+                               "\nsetsid sleep 300 &\necho $! > " + dir / "b.pid" +
+                               "\nsleep 300\n");
+  ::chmod(script.c_str(), 0755);
+  auto r = query_sys_path(script, std::chrono::milliseconds(1000));
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(has(r.error().message, "no answer within 1000 ms")) << r.error().message;
+  for (const char* name : {"a.pid", "b.pid"}) {
+    std::ifstream in(dir / name);
+    long pid = 0;
+    ASSERT_TRUE(in >> pid) << name;
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    auto st = parse_proc_stat(line);
+    // Right when the query returns, not eventually.
+    EXPECT_TRUE(!st || st->state == 'Z') << name << " " << pid << " outlived the query: " << line;
+    if (st && st->state != 'Z') ::kill(static_cast<pid_t>(pid), SIGKILL);
+  }
 }
 
 TEST(ContractPython, CheckContractFileEndToEnd) {
