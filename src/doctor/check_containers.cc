@@ -190,9 +190,14 @@ std::string cdi_regenerate(std::string_view kind, const std::string& file) {
   if (!v)
     return cat({"rewrite ", file, " with the tool that wrote it (", kind,
                 " is no kind of anygpu's registry), or remove it"});
-  auto ours = cat({"sudo ", cdi_generate_command(v->id, file)});
-  if (v->container.toolkit.cdi_generate.empty()) return ours;
-  return cat({ours, "   (or sudo ", v->container.toolkit.cdi_generate, file, " for its own spec)"});
+  // anygpu writes one file per vendor: a spec elsewhere is replaced by that file, not
+  // rewritten where it is (two files would define the same names).
+  auto ours = cdi_spec_path(v->id);
+  auto fix = cat({"sudo ", cdi_generate_command(v->id, ours)});
+  if (file != ours) fix += cat({" && sudo rm -- ", file});
+  if (v->container.toolkit.cdi_generate.empty()) return fix;
+  return cat({fix, "   (or, to keep the vendor tool's own spec: sudo ",
+              v->container.toolkit.cdi_generate, file, ")"});
 }
 
 std::vector<Finding> check_containers(const DoctorContext& ctx) {

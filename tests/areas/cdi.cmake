@@ -1,5 +1,6 @@
 # Container Device Interface (`anygpu cdi`): generation, reading, version rules, names.
-list(APPEND ANYGPU_UNIT_TEST_SOURCES ${CMAKE_CURRENT_LIST_DIR}/../unit/cdi_spec_test.cc)
+list(APPEND ANYGPU_UNIT_TEST_SOURCES ${CMAKE_CURRENT_LIST_DIR}/../unit/cdi_spec_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/cdi_judge_test.cc)
 # Podman with the generated spec: `anygpu run --container` passes CDI names and the container
 # sees exactly the selected devices' nodes (needs root: mknod, /etc/cdi).
 add_test(NAME cdi_podman_e2e
