@@ -397,8 +397,6 @@ class RegistryParser {
     for (size_t i = 0; i < c.drm.size(); ++i)
       if (c.drm[i] != "card" && c.drm[i] != "render")
         r.fail(n["drm"][i], cat({"drm: \"", c.drm[i], "\" is not card or render"}));
-    if (!c.drm.empty() && !v.drm_nodes)
-      r.fail(n["drm"], "drm nodes for a vendor whose device_nodes.drm is false");
     c.withhold = list(r, n["withhold"], "withhold");
     for (size_t i = 0; i < c.withhold.size(); ++i)
       if (std::find(v.shared_nodes.begin(), v.shared_nodes.end(), c.withhold[i]) ==

@@ -195,7 +195,8 @@ TEST(CdiChoose, ABrokenSpecIsNotUsedAndTheWarningSaysWhy) {
   ASSERT_TRUE(edits);
   auto spec = parse_cdi_spec(
       "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: \"0\"\n  containerEdits:\n"
-      "    deviceNodes:\n    - path: /dev/nvidia0\ncontainerEdits:\n  deviceNodes:\n"
+      "    deviceNodes:\n    - path: /dev/nvidia0\n    - path: /dev/dri/card1\n"
+      "    - path: /dev/dri/renderD128\ncontainerEdits:\n  deviceNodes:\n"
       "  - path: /dev/nvidiactl\n  - path: /dev/nvidia-uvm\n  - path: /dev/nvidia-uvm-tools\n",
       "/etc/cdi/s.yaml");
   ASSERT_TRUE(spec) << spec.error().message;

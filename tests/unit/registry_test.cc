@@ -120,6 +120,27 @@ TEST(Registry, VendorFactsTheCodeOnceHeld) {
   EXPECT_EQ(r.vendor("ascend")->kmsg_starts[0], "[ascend]");
 }
 
+// Containers get the render node of each device for every vendor whose compute or graphics
+// stack opens it: the DRM-computing vendors (ROCm, Level Zero, MUSA, MACA: device_nodes.drm),
+// and NVIDIA, whose EGL and Vulkan open the GPU's card and render nodes (nvidia-ctk gives both).
+TEST(Registry, RenderNodeForEveryStackThatOpensIt) {
+  auto has = [](Strings list, std::string_view x) {
+    return std::find(list.begin(), list.end(), x) != list.end();
+  };
+  for (const auto& v : Registry::builtin().vendors()) {
+    if (v.drm_nodes) {
+      EXPECT_TRUE(has(v.container.drm, "render")) << v.id;
+      // Only the host's video/render groups open DRM nodes for a non-root container user.
+      EXPECT_TRUE(has(v.container.groups, "render")) << v.id;
+    }
+  }
+  const auto& nv = Registry::builtin().vendor("nvidia")->container;
+  EXPECT_TRUE(has(nv.drm, "card"));
+  EXPECT_TRUE(has(nv.drm, "render"));
+  EXPECT_TRUE(has(nv.groups, "video"));
+  EXPECT_TRUE(has(nv.groups, "render"));
+}
+
 TEST(Registry, DeviceTableCoversTheRequiredModels) {
   const auto& r = Registry::builtin();
   struct Want {
