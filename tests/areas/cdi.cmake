@@ -7,3 +7,11 @@ add_test(NAME cdi_podman_e2e
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/cdi_podman_test.sh $<TARGET_FILE:anygpu>
                  ${CMAKE_CURRENT_LIST_DIR}/../hosts)
 set_tests_properties(cdi_podman_e2e PROPERTIES LABELS system RESOURCE_LOCK podman TIMEOUT 300)
+# Podman and anygpu agree on specs (in a private mount namespace with its own /etc/cdi and
+# /var/run/cdi): a broken file is skipped, a name defined twice in one directory refused, one in
+# /var/run/cdi wins; doctor says each, and `run --container` passes explicit nodes rather than a
+# refused name (needs root: unshare, mount, mknod).
+add_test(NAME cdi_resolve_podman_e2e
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/cdi_resolve_podman_test.sh $<TARGET_FILE:anygpu>
+                 ${CMAKE_CURRENT_LIST_DIR}/../hosts)
+set_tests_properties(cdi_resolve_podman_e2e PROPERTIES LABELS system RESOURCE_LOCK podman TIMEOUT 300)
