@@ -25,8 +25,6 @@ bool any_exists(const HostRoot& host, std::span<const std::string_view> paths) {
   return false;
 }
 
-// A stale spec is rewritten by whoever wrote its kind: the vendor's toolkit when it writes
-// CDI specs itself (nvidia-ctk), else anygpu.
 // A spec of the vendor's kind that lacks a node the vendor's devices need now (a driver update
 // added /dev/nvidia-uvm, a GPU was added): containers asking for "all" miss it.
 void check_outdated(const DoctorContext& ctx, const std::string& vendor,
