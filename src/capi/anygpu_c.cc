@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "anygpu.h"
+#include "app/on_host.h"
 #include "host/host_options.h"
 #include "host/host_root.h"
 #include "probe/probe.h"
@@ -13,7 +14,6 @@
 #include "render/inventory_json.h"
 #include "render/json_text.h"
 #include "select/render.h"
-#include "select/select.h"
 #include "util/exit_codes.h"
 
 #ifndef ANYGPU_VERSION

@@ -19,12 +19,12 @@
 #include "exporter/routes.h"
 #include "exporter/server.h"
 #include "health/health.h"
+#include "health/health_client.h"
 #include "metrics/collector.h"
 #include "metrics/prometheus.h"
 #include "probe/probe.h"
 #include "ps/pod_resources.h"
 #include "ps/processes.h"
-#include "worker/health_client.h"
 
 namespace anygpu::cli {
 

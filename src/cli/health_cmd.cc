@@ -1,11 +1,11 @@
 // `anygpu health`: device findings from PCIe, RAS, thermal and kernel-log evidence.
 #include "cli/command.h"
 #include "health/health.h"
+#include "health/health_client.h"
 #include "health/render.h"
 #include "probe/probe.h"
 #include "render/json_text.h"
 #include "util/strings.h"
-#include "worker/health_client.h"
 
 namespace anygpu::cli {
 

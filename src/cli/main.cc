@@ -1,8 +1,8 @@
 #include <string_view>
 
 #include "cli/cli.h"
+#include "cli/worker_serve.h"
 #include "worker/locate.h"
-#include "worker/serve.h"
 
 int main(int argc, char** argv) {
   // The vendor-library worker is this same binary, re-executed by the parent before anything

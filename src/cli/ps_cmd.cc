@@ -5,12 +5,12 @@
 #include <thread>
 
 #include "cli/command.h"
+#include "health/health_client.h"
 #include "probe/probe.h"
 #include "ps/pod_resources.h"
 #include "ps/processes.h"
 #include "ps/render.h"
 #include "render/json_text.h"
-#include "worker/health_client.h"
 
 namespace anygpu::cli {
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "app/on_host.h"
 #include "cli/command.h"
 #include "contract/check.h"
 #include "launch/command_line.h"
@@ -14,7 +15,6 @@
 #include "launch/shell_quote.h"
 #include "launch/slurm_map.h"
 #include "render/json_text.h"
-#include "select/select.h"
 #include "util/strings.h"
 
 namespace anygpu::cli {

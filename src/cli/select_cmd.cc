@@ -3,10 +3,10 @@
 #include <cstdio>
 #include <memory>
 
+#include "app/on_host.h"
 #include "cli/command.h"
 #include "render/json_text.h"
 #include "select/render.h"
-#include "select/select.h"
 
 namespace anygpu::cli {
 

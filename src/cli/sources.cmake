@@ -4,4 +4,5 @@ set(ANYGPU_CLI_CLI_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/main.cc
   ${CMAKE_CURRENT_LIST_DIR}/cli.cc
   ${CMAKE_CURRENT_LIST_DIR}/help_dump.cc
+  ${CMAKE_CURRENT_LIST_DIR}/worker_serve.cc
 )

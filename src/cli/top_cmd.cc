@@ -20,13 +20,13 @@
 
 #include "cli/command.h"
 #include "cli/seconds.h"
+#include "health/health_client.h"
 #include "metrics/collector.h"
 #include "metrics/render.h"
 #include "metrics/top_view.h"
 #include "probe/probe.h"
 #include "ps/processes.h"
 #include "util/terminal_text.h"
-#include "worker/health_client.h"
 
 namespace anygpu::cli {
 

@@ -9,6 +9,7 @@
 #include "render/json_text.h"
 #include "util/strings.h"
 #include "wheel/choose.h"
+#include "wheel/recommend.h"
 
 namespace anygpu::cli {
 
@@ -35,7 +36,8 @@ Result<WheelRequest> parse_spec(const std::string& spec) {
   return req;
 }
 
-nlohmann::ordered_json to_json(const WheelChoice& c) {
+nlohmann::ordered_json to_json(const Recommendation& r) {
+  const auto& c = r.now;
   nlohmann::ordered_json j;
   j["schema"] = "anygpu.wheel/v1";
   j["package"] = c.package;
@@ -59,10 +61,22 @@ nlohmann::ordered_json to_json(const WheelChoice& c) {
     alts.push_back(std::move(x));
   }
   j["alternatives"] = std::move(alts);
+  j["runs_now"] = !r.pin_cannot_run;
+  nlohmann::ordered_json later;
+  if (const auto& u = r.after_upgrade) {
+    later["version"] = u->version;
+    later["variant"] = u->variant;
+    later["index_url"] = or_null(u->index_url);
+    later["pip"] = or_null(u->pip);
+    later["uv"] = or_null(u->uv);
+    later["needs"] = u->needs;
+  }
+  j["after_upgrade"] = std::move(later);
   return j;
 }
 
-std::string to_text(const WheelChoice& c) {
+std::string to_text(const Recommendation& r) {
+  const auto& c = r.now;
   std::string s = cat({c.package, c.version.empty() ? "" : " ", c.version, " for this host (",
                        c.vendor, "): ", c.variant, "\n"});
   if (!c.pip.empty())
@@ -70,6 +84,11 @@ std::string to_text(const WheelChoice& c) {
   else
     s += "  no public package index known for this build\n";
   s += cat({"  why: ", c.reason, "\n"});
+  if (const auto& u = r.after_upgrade) {
+    s += cat({"  after an upgrade: ", u->package, " ", u->version, " ", u->variant,
+              ", once the host has ", u->needs, "\n"});
+    if (!u->pip.empty()) s += cat({"    pip: ", u->pip, "\n"});
+  }
   for (const auto& a : c.alternatives)
     s += cat({"  ", a.fits ? "alternative " : "not        ", a.variant.empty() ? "" : a.variant,
               a.variant.empty() ? "" : ": ", a.note, "\n"});
@@ -109,9 +128,14 @@ Command wheel_command() {
           if (!opts) return fail(opts.error());
           HostRoot host(*opts);
           auto inv = probe(host);
-          auto choice = choose_wheel(*data, inv, *req);
-          if (!choice) return fail(choice.error());
-          g.json ? print(dump_json(to_json(*choice))) : print_text(to_text(*choice));
+          auto rec = recommend_build(*data, inv, *req);
+          if (!rec) return fail(rec.error());
+          g.json ? print(dump_json(to_json(*rec))) : print_text(to_text(*rec));
+          if (rec->pin_cannot_run)
+            return fail(
+                host_error(cat({rec->now.package, " ", *req->version,
+                                ": no build of this release runs on this host's devices "
+                                "now (anygpu wheel without a version names one that does)"})));
           return kExitOk;
         };
       }};

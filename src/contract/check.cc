@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "contract/evaluate.h"
-#include "contract/python_env.h"
 #include "contract/spec.h"
+#include "pyenv/python_env.h"
 #include "render/json_text.h"
 #include "util/strings.h"
 

@@ -9,10 +9,11 @@
 #include <set>
 
 #include "registry/vendor_names.h"
+#include "registry/wheel_data.h"
 #include "util/strings.h"
 #include "util/version.h"
 #include "wheel/framework_check.h"
-#include "wheel/wheel_data.h"
+#include "wheel/recommend.h"
 
 namespace anygpu {
 
@@ -384,6 +385,25 @@ std::optional<std::string> installed_version(const PythonEnv& env, const Depende
   return std::nullopt;
 }
 
+// The contract's range for torch, if it bounds torch.
+std::optional<pep440::SpecifierSet> torch_range(const ContractSpec& spec) {
+  for (const auto& d : spec.dependencies)
+    if (d.is_torch() && d.version_range) return d.version_range;
+  return std::nullopt;
+}
+
+// What to install for a dependency outside its range: for torch, the one recommendation (the
+// build these devices run, inside the range); for the rest, pip with the range.
+std::string install_in_range(const Context& c, const Dependency& d, const std::string& range) {
+  if (d.is_torch()) {
+    const auto* installed = c.py.env && c.py.env->torch ? &c.py.env->torch->version : nullptr;
+    auto choice = recommend_replacement(builtin_wheel_data(), c.inv, installed ? *installed : "",
+                                        c.vendor.empty() ? "none" : c.vendor, d.version_range);
+    if (choice) return choice->pip;
+  }
+  return cat({"pip install '", pip_name(d), range, "'"});
+}
+
 std::string python_suggestion(const PythonFacts& py) {
   return cat({"pass --python with the interpreter the experiment runs (now: ", py.python, ")"});
 }
@@ -403,8 +423,8 @@ CheckResult check_dep_version(const Context& c, const Dependency& d) {
              cat({std::to_string(c.py.env->sys_path.size()),
                   c.py.env->sys_path.size() == 1 ? " sys.path entry" : " sys.path entries"}),
              ")"}),
-        cat({"pip install '", pip_name(d), range,
-             "', or pass --python with the "
+        cat({install_in_range(c, d, range),
+             ", or pass --python with the "
              "interpreter that has it"}));
   if (!d.version_range) return pass(name, *v, required, "installed");
   if (d.version_range->contains(*v)) return pass(name, *v, required, "matches " + range);
@@ -412,7 +432,7 @@ CheckResult check_dep_version(const Context& c, const Dependency& d) {
   return make(name, CheckStatus::fail, *v, required,
               parsable ? cat({*v, " does not match ", range})
                        : cat({"'", *v, "' is not a PEP 440 version; cannot match ", range}),
-              cat({"install a matching version: pip install '", pip_name(d), range, "'"}));
+              cat({"install a matching version: ", install_in_range(c, d, range)}));
 }
 
 std::optional<int> cuda_major(const std::string& cuda) {
@@ -430,7 +450,8 @@ CheckResult check_wheel(const Context& c) {
   if (!c.py.env || !c.py.env->torch)
     return make(name, CheckStatus::skip, "", "", "torch is not installed (see PyTorch version)");
   const auto& b = *c.py.env->torch;
-  auto j = judge_torch_build(*c.py.env, c.inv, builtin_wheel_data(), c.vendor, c.devices);
+  auto j = judge_torch_build(*c.py.env, c.inv, builtin_wheel_data(), c.vendor, c.devices,
+                             torch_range(c.spec));
   auto observed = cat({b.version.empty() ? std::string("torch") : b.version, " (",
                        torch_build_words(b), ")", j.with.empty() ? "" : " + ", j.with});
   const Vendor* v = c.reg.vendor(c.vendor);

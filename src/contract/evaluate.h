@@ -6,9 +6,9 @@
 #include <string>
 
 #include "contract/check.h"
-#include "contract/python_env.h"
 #include "contract/spec.h"
 #include "model/inventory.h"
+#include "pyenv/python_env.h"
 #include "registry/registry.h"
 
 namespace anygpu {

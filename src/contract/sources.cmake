@@ -1,8 +1,6 @@
 # `anygpu check`: the runtime contract (included into the anygpu_core target).
 set(ANYGPU_CONTRACT_SOURCES
-  ${CMAKE_CURRENT_LIST_DIR}/pep440.cc
   ${CMAKE_CURRENT_LIST_DIR}/spec.cc
-  ${CMAKE_CURRENT_LIST_DIR}/python_env.cc
   ${CMAKE_CURRENT_LIST_DIR}/evaluate.cc
   ${CMAKE_CURRENT_LIST_DIR}/check.cc)
 set(ANYGPU_CONTRACT_CLI_SOURCES

@@ -288,22 +288,6 @@ std::string ArchRequirement::describe() const {
   return text;
 }
 
-std::string normalize_dist_name(std::string_view name) {
-  std::string out;
-  bool sep = false;
-  for (char c : trim(name)) {
-    if (c == '-' || c == '_' || c == '.') {
-      sep = true;
-      continue;
-    }
-    if (sep && !out.empty()) out += '-';
-    sep = false;
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  if (out == "pytorch") return "torch";
-  return out;
-}
-
 Result<ContractSpec> parse_contract(std::string_view text, const std::string& file) {
   YamlReader reader(file);
   auto root = reader.parse(text);

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "contract/pep440.h"
+#include "util/pep440.h"
 #include "util/result.h"
 
 namespace anygpu {
@@ -35,8 +35,8 @@ struct ArchRequirement {
 };
 
 struct Dependency {
-  std::string name;        // as written ("pytorch")
-  std::string dist;        // normalised distribution name ("torch")
+  std::string name;  // as written ("pytorch")
+  std::string dist;  // normalised distribution name ("torch")
   std::optional<pep440::SpecifierSet> version_range;
   bool vendor_agnostic_wheel = false;
   bool full_distribution = false;
@@ -64,9 +64,5 @@ struct ContractSpec {
 Result<ContractSpec> parse_contract(std::string_view text, const std::string& file);
 // Reads and parses a contract file (missing or unreadable files are bad_input too).
 Result<ContractSpec> load_contract(const std::string& path);
-
-// PEP 503 normalisation: lower case, runs of -_. become "-"; "pytorch" is torch's alias.
-std::string normalize_dist_name(std::string_view name);
-
 
 }  // namespace anygpu

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "doctor/finding.h"
 #include "doctor/loader.h"
 #include "host/host_root.h"
+#include "model/finding.h"
 #include "model/inventory.h"
 #include "registry/registry.h"
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "contract/python_env.h"
+#include "pyenv/python_env.h"
 #include "util/strings.h"
 #include "wheel/framework_check.h"
 

@@ -14,6 +14,8 @@ set(ANYGPU_HEALTH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/kmsg_checks.cc
   ${CMAKE_CURRENT_LIST_DIR}/library_checks.cc
   ${CMAKE_CURRENT_LIST_DIR}/health.cc
+  ${CMAKE_CURRENT_LIST_DIR}/health_client.cc
+  ${CMAKE_CURRENT_LIST_DIR}/health_protocol.cc
   ${CMAKE_CURRENT_LIST_DIR}/render.cc
   ${CMAKE_CURRENT_LIST_DIR}/window.cc
   ${CMAKE_BINARY_DIR}/generated/health_data.cc

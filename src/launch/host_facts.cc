@@ -6,8 +6,8 @@
 
 #include "cdi/cdi.h"
 #include "cdi/cdi_defects.h"
-#include "contract/python_env.h"
 #include "launch/container_plan.h"
+#include "pyenv/python_env.h"
 #include "util/strings.h"
 
 namespace anygpu {

@@ -13,9 +13,9 @@
 
 #include "host/host_root.h"
 #include "metrics/backend.h"
+#include "metrics/remote_sampler.h"
 #include "probe/libs/library_probe.h"
 #include "registry/registry.h"
-#include "worker/remote_sampler.h"
 
 namespace anygpu {
 

@@ -8,7 +8,10 @@ set(ANYGPU_METRICS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/nvml_sampler.cc
   ${CMAKE_CURRENT_LIST_DIR}/prometheus.cc
   ${CMAKE_CURRENT_LIST_DIR}/remote_library.cc
+  ${CMAKE_CURRENT_LIST_DIR}/remote_sampler.cc
   ${CMAKE_CURRENT_LIST_DIR}/render.cc
+  ${CMAKE_CURRENT_LIST_DIR}/sample_protocol.cc
+  ${CMAKE_CURRENT_LIST_DIR}/sample_serve.cc
   ${CMAKE_CURRENT_LIST_DIR}/sysfs_sampler.cc
   ${CMAKE_CURRENT_LIST_DIR}/top_view.cc
   ${CMAKE_CURRENT_LIST_DIR}/ze_api.cc

@@ -67,6 +67,7 @@ struct Device {
   std::optional<std::string> card_node;
   std::optional<int> minor;  // vendor device minor (/dev/nvidiaN, /dev/accel/accelN)
   DeviceStatus status = DeviceStatus::ok;
+  bool integrated = false;  // the registry knows it as graphics in the CPU package (iGPU, APU)
   std::vector<std::string> sources;  // "sysfs", "registry", "nvml", …
 
   void add_source(std::string_view source);
@@ -76,6 +77,9 @@ struct Device {
   // May be selected and handed to a process: bound and awake. A missing management library
   // costs only detail, so library-missing devices are usable.
   bool usable() const;
+  // May be selected: usable, or runtime-suspended (its driver wakes it on first use; discovery
+  // itself never does).
+  bool selectable() const;
 };
 
 struct HostInfo {

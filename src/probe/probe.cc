@@ -6,11 +6,11 @@
 #include "probe/host_info.h"
 #include "probe/libraries_may_load.h"
 #include "probe/libs/library_probe.h"
+#include "probe/libs/probe_client.h"
 #include "probe/pci.h"
 #include "probe/runtimes.h"
 #include "probe/vendors/backend.h"
 #include "util/strings.h"
-#include "worker/probe_client.h"
 
 namespace anygpu {
 

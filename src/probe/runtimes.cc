@@ -3,8 +3,8 @@
 #include <set>
 
 #include "probe/sysfs_parse.h"
+#include "registry/wheel_data.h"
 #include "util/strings.h"
-#include "wheel/wheel_data.h"
 
 namespace anygpu {
 

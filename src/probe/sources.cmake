@@ -13,6 +13,8 @@ set(ANYGPU_PROBE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/vendors/amd.cc
   ${CMAKE_CURRENT_LIST_DIR}/vendors/ascend.cc
   ${CMAKE_CURRENT_LIST_DIR}/libs/library_probe.cc
+  ${CMAKE_CURRENT_LIST_DIR}/libs/probe_client.cc
+  ${CMAKE_CURRENT_LIST_DIR}/libs/probe_protocol.cc
   ${CMAKE_CURRENT_LIST_DIR}/libs/nvml.cc
   ${CMAKE_CURRENT_LIST_DIR}/libs/nvml_health.cc
   ${CMAKE_CURRENT_LIST_DIR}/libs/rocm_smi.cc

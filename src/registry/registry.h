@@ -165,6 +165,7 @@ struct DeviceSpec {
   std::string_view arch;
   std::optional<double> memory_gib;
   std::optional<double> memory_bandwidth_gbps;
+  bool integrated = false;  // graphics in the CPU package, on system memory (iGPU, APU)
   std::string_view source;
   Strings unverified;
 };

@@ -180,6 +180,7 @@ class Emitter {
                 ", .name = ", quote(d.name), ", .arch = ", quote(d.arch),
                 ", .memory_gib = ", number(d.memory_gib),
                 ", .memory_bandwidth_gbps = ", number(d.memory_bandwidth_gbps),
+                ", .integrated = ", d.integrated ? "true" : "false",
                 ", .source = ", quote(d.source), ", .unverified = ", strings(d.unverified), "}"});
   }
 

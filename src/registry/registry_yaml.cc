@@ -561,9 +561,9 @@ class RegistryParser {
 
   DeviceSpec device(const YAML::Node& n) {
     const auto& r = dr_;
-    static constexpr std::string_view keys[] = {"vendor", "device_id",  "name",
-                                                "arch",   "memory_gib", "memory_bandwidth_gbps",
-                                                "source", "unverified"};
+    static constexpr std::string_view keys[] = {"vendor",     "device_id",  "name",
+                                                "arch",       "memory_gib", "memory_bandwidth_gbps",
+                                                "integrated", "source",     "unverified"};
     static constexpr std::string_view required[] = {"vendor", "device_id", "name", "arch",
                                                     "source"};
     r.expect_map(n, "device");
@@ -579,6 +579,9 @@ class RegistryParser {
     if (n["memory_gib"]) d.memory_gib = r.number(n["memory_gib"], "memory_gib");
     if (n["memory_bandwidth_gbps"])
       d.memory_bandwidth_gbps = r.number(n["memory_bandwidth_gbps"], "memory_bandwidth_gbps");
+    if (n["integrated"]) d.integrated = r.boolean(n["integrated"], "integrated");
+    if (d.integrated && (d.memory_gib || d.memory_bandwidth_gbps))
+      r.fail(n["integrated"], "an integrated GPU uses system memory: no memory_gib or bandwidth");
     d.source = str(r, n, "source");
     if (d.source.rfind("https://", 0) != 0) r.fail(n["source"], "source must be an https URL");
     d.unverified = n["unverified"] ? list(r, n["unverified"], "unverified") : Strings();

@@ -14,7 +14,15 @@ add_custom_command(
   COMMAND registry_compile ${ANYGPU_REGISTRY_DATA} ${ANYGPU_REGISTRY_CC}
   DEPENDS registry_compile ${ANYGPU_REGISTRY_DATA}
   COMMENT "Compiling the vendor registry")
-set(ANYGPU_REGISTRY_SOURCES ${ANYGPU_REGISTRY_CC} ${CMAKE_CURRENT_LIST_DIR}/registry_override.cc)
+# data/wheels.yaml, the framework build table, is embedded as text (parsed on first use, ~1 ms);
+# editing it re-runs the configure step, so the binary always carries the file in the tree.
+set(ANYGPU_WHEELS_YAML_FILE ${CMAKE_CURRENT_LIST_DIR}/../../data/wheels.yaml)
+file(READ ${ANYGPU_WHEELS_YAML_FILE} ANYGPU_WHEELS_YAML)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/wheels_data.cc.in
+               ${CMAKE_BINARY_DIR}/generated/wheels_data.cc @ONLY)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${ANYGPU_WHEELS_YAML_FILE})
+set(ANYGPU_REGISTRY_SOURCES ${ANYGPU_REGISTRY_CC} ${CMAKE_CURRENT_LIST_DIR}/registry_override.cc
+    ${CMAKE_CURRENT_LIST_DIR}/wheel_data.cc ${CMAKE_BINARY_DIR}/generated/wheels_data.cc)
 set(ANYGPU_REGISTRY_CLI_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../cli/vendors_cmd.cc
 )

@@ -53,6 +53,7 @@ json device_json(const Device& d) {
   put(j, "arch", d.arch);
   put(j, "memory_total_bytes", d.memory_total_bytes);
   put(j, "memory_bandwidth_gbps", d.memory_bandwidth_gbps);
+  if (d.integrated) j["integrated"] = true;
   put(j, "uuid", d.uuid);
   j["device_nodes"] = d.device_nodes;
   put(j, "render_node", d.render_node);
@@ -174,6 +175,7 @@ json registry_to_json(const Registry& registry) {
             {"arch", std::string(d.arch)}};
     put(dj, "memory_gib", d.memory_gib);
     put(dj, "memory_bandwidth_gbps", d.memory_bandwidth_gbps);
+    if (d.integrated) dj["integrated"] = true;
     dj["source"] = std::string(d.source);
     if (!d.unverified.empty()) dj["unverified"] = strings(d.unverified);
     j["devices"].push_back(dj);

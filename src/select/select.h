@@ -10,7 +10,6 @@
 #include <utility>
 #include <vector>
 
-#include "contract/check.h"
 #include "host/host_root.h"
 #include "model/inventory.h"
 #include "registry/registry.h"
@@ -68,45 +67,7 @@ std::string primary_vendor(const Inventory& inventory,
 // CPUs this process may run on, from sched_getaffinity; empty when that fails.
 std::vector<int> current_affinity();
 
-// One path from a request to a selection — load the accelerator config, probe the host, check
-// the runtime contracts, select — for `select`, `run` and the C ABI (so Python) alike.
-struct SelectRequest {
-  std::optional<std::string> config_path;  // absent: ./accelerator-config.yaml, may be missing
-  std::optional<int> processes_per_node;   // absent: caller_env's LOCAL_WORLD_SIZE, else one
-                                           // per device
-  std::string python = "python3";          // for the runtime contract's package checks
-  std::map<std::string, std::string> caller_env;  // see SelectInputs::caller_env
-  // Contracts checked after the config's own runtime_contract (`run`: --spec, or
-  // ./runtime-spec.yaml); a file named twice is checked once.
-  std::vector<std::string> extra_contracts;
-  bool check_contracts = true;  // false: `run --no-check`
-  // Applied to the loaded config before selecting (a Slurm allocation's GPU list).
-  std::function<Result<bool>(AcceleratorConfig&)> adjust_config;
-  bool allocation_governs = false;  // see SelectInputs::allocation_governs
-  std::string selection_context;    // prefixed to a selection error, e.g. "Slurm allocation (…)"
-};
-
-// This process's environment, for SelectRequest::caller_env.
+// This process's environment, for SelectInputs::caller_env.
 std::map<std::string, std::string> process_environment();
-
-struct ContractOutcome {
-  std::string path;
-  Verdict verdict;
-};
-
-struct SelectOutcome {
-  AcceleratorConfig config;
-  std::vector<ContractOutcome> contracts;  // checked, in order, up to the first that failed
-  std::optional<Selection> selection;      // absent when a contract failed
-
-  const ContractOutcome* failed_contract() const {
-    return !contracts.empty() && !contracts.back().verdict.passed() ? &contracts.back() : nullptr;
-  }
-};
-
-inline constexpr const char* kDefaultAcceleratorConfig = "accelerator-config.yaml";
-
-Result<SelectOutcome> select_on_host(const HostRoot& host, const SelectRequest& request,
-                                     const Registry& registry = Registry::builtin());
 
 }  // namespace anygpu

@@ -5,11 +5,11 @@
 #include <functional>
 #include <set>
 
-#include "contract/pep440.h"
 #include "model/arch.h"
 #include "probe/runtimes.h"
 #include "registry/registry.h"
 #include "select/select.h"
+#include "util/pep440.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -57,10 +57,12 @@ struct Ctx {
   const TorchRelease& rel;
   std::string pin;  // "2.9.1"
   std::vector<const Device*> devices;
+  const WheelRequest& request;
 };
 
 void finish(const Ctx& c, WheelChoice& out, const std::string& variant) {
   out.variant = variant;
+  out.accelerated = variant != "cpu";
   out.index_url = c.data.index_for(variant);
   auto pkgs = cat({c.pkg.name, "==", c.pin});
   out.pip = pip_line(pkgs, out.index_url);
@@ -110,10 +112,13 @@ void choose_cuda(const Ctx& c, WheelChoice& out) {
       }
     return true;
   };
-  auto driver_ok = [&](const WheelVariant& v) {
+  auto host_driver_ok = [&](const WheelVariant& v) {
     if (!driver) return true;  // cannot tell: decided by arch alone, said in the reason
     auto floor = c.data.family_driver_min(v.cuda);
     return floor && compare_versions(*driver, *floor).value_or(-1) >= 0;
+  };
+  auto driver_ok = [&](const WheelVariant& v) {
+    return c.request.assume_driver_upgrade || host_driver_ok(v);
   };
   std::vector<const WheelVariant*> cuda;
   for (const auto& v : c.rel.variants)
@@ -167,6 +172,10 @@ void choose_cuda(const Ctx& c, WheelChoice& out) {
     return;
   }
   finish(c, out, chosen->name);
+  if (!host_driver_ok(*chosen))
+    out.needs =
+        cat({"NVIDIA driver >= ", *c.data.family_driver_min(chosen->cuda), " (CUDA ",
+             chosen->cuda.substr(0, chosen->cuda.find('.')), ".x); the host has ", *driver});
   std::set<std::string> arches;
   for (const auto* d : c.devices)
     if (d->arch) arches.insert(*d->arch);
@@ -218,11 +227,14 @@ void choose_rocm(const Ctx& c, WheelChoice& out) {
     if (!module && d->driver && d->driver->name == "amdgpu" && d->driver->version)
       module = &*d->driver->version;
   const AmdgpuDriver* kmd = module ? c.data.amdgpu_driver(*module) : nullptr;
-  auto driver_supports = [&](const WheelVariant& v) {
+  auto host_driver_supports = [&](const WheelVariant& v) {
     if (!kmd) return true;
     auto parts = split(v.rocm, '.');
     auto major_minor = cat({parts[0], ".", parts.size() > 1 ? parts[1] : "0"});
     return std::find(kmd->rocm.begin(), kmd->rocm.end(), major_minor) != kmd->rocm.end();
+  };
+  auto driver_supports = [&](const WheelVariant& v) {
+    return c.request.assume_driver_upgrade || host_driver_supports(v);
   };
   const WheelVariant* chosen = nullptr;
   for (const auto* v : rocm)
@@ -230,10 +242,12 @@ void choose_rocm(const Ctx& c, WheelChoice& out) {
   if (!chosen)
     for (const auto* v : rocm)
       if (!chosen && covers(*v) && driver_supports(*v)) chosen = v;
-  bool driver_refuses = false;
+  // Builds that cover the GPUs but that the kernel driver refuses: none is chosen (it would not
+  // run), the reason says which driver to upgrade to.
+  const WheelVariant* refused = nullptr;
   if (!chosen)
     for (const auto* v : rocm)
-      if (!chosen && covers(*v)) chosen = v, driver_refuses = kmd != nullptr;
+      if (!refused && covers(*v)) refused = v;
   auto driver_note = [&](const WheelVariant& v) {
     return cat({"the host's amdgpu kernel driver ", *module, " (ROCm ", kmd->kmd,
                 ") supports ROCm user space ", join(kmd->rocm, ", "), ", not ", v.rocm});
@@ -248,6 +262,23 @@ void choose_rocm(const Ctx& c, WheelChoice& out) {
     out.alternatives.push_back(std::move(a));
   }
   auto targets = join(std::vector<std::string>(gfx.begin(), gfx.end()), ", ");
+  if (!chosen && refused) {
+    auto newest = *std::max_element(kmd->rocm.begin(), kmd->rocm.end(), [](auto& x, auto& y) {
+      return compare_versions(x, y).value_or(0) < 0;
+    });
+    auto runs = [&](const WheelVariant& v) {
+      return v.kind == "rocm" && covers(v) && host_driver_supports(v);
+    };
+    bool driver_too_old = compare_versions(refused->rocm, newest).value_or(0) > 0;
+    cpu_fallback(c, out,
+                 cat({"no ROCm build of ", c.pkg.name, " ", c.rel.version, " for ", targets,
+                      " runs on this kernel driver: ", driver_note(*refused),
+                      driver_too_old ? cat({": upgrade the amdgpu kernel driver first",
+                                            older_release_hint(c, runs)})
+                                     : newer_release_hint(c, runs),
+                      "; the CPU build runs meanwhile"}));
+    return;
+  }
   if (!chosen) {
     cpu_fallback(c, out,
                  cat({"no ROCm build of ", c.pkg.name, " ", c.rel.version, " targets ",
@@ -272,22 +303,10 @@ void choose_rocm(const Ctx& c, WheelChoice& out) {
                 " (no covering build is older; the wheel brings its own user space)"});
   else
     why += cat({", not newer than the host's ROCm ", *host_rocm});
-  if (driver_refuses) {
-    auto newest = *std::max_element(kmd->rocm.begin(), kmd->rocm.end(), [](auto& a, auto& b) {
-      return compare_versions(a, b).value_or(0) < 0;
-    });
-    bool too_old = compare_versions(chosen->rocm, newest).value_or(0) > 0;
-    why += cat({"; ", driver_note(*chosen),
-                too_old ? cat({": upgrade the amdgpu kernel driver first",
-                               older_release_hint(c,
-                                                  [&](const WheelVariant& v) {
-                                                    return v.kind == "rocm" && covers(v) &&
-                                                           driver_supports(v);
-                                                  })})
-                        : cat({": no ROCm build of this release is supported by it",
-                               newer_release_hint(c, [&](const WheelVariant& v) {
-                                 return v.kind == "rocm" && covers(v) && driver_supports(v);
-                               })})});
+  if (!host_driver_supports(*chosen)) {
+    out.needs = cat({"an amdgpu kernel driver that supports ROCm ", chosen->rocm, " (the host's ",
+                     *module, " supports ", join(kmd->rocm, ", "), ")"});
+    why += cat({"; ", driver_note(*chosen), ": upgrade the amdgpu kernel driver first"});
   } else if (kmd) {
     why +=
         cat({"; the host's amdgpu kernel driver ", *module, " (ROCm ", kmd->kmd, ") supports it"});
@@ -330,7 +349,8 @@ void choose_plugin(const Ctx& c, const VendorPlugin& p, WheelChoice& out, bool v
   const PluginPair* best = nullptr;
   auto same_release = [&](const PluginPair& pr) { return c.pkg.release(pr.torch) == &c.rel; };
   for (const auto& pr : p.pairs) {
-    bool rel_ok = !version_given || same_release(pr);
+    bool rel_ok = (!version_given || same_release(pr)) &&
+                  (!c.request.range || c.request.range->contains(pr.torch));
     bool cann_ok = !cann || pr.cann.empty() || pr.cann == *cann;
     if (!rel_ok || !cann_ok) continue;
     if (!best || compare_versions(pr.torch, best->torch).value_or(0) > 0 ||
@@ -341,6 +361,7 @@ void choose_plugin(const Ctx& c, const VendorPlugin& p, WheelChoice& out, bool v
     // The vendor's own builds (Hygon DTK, CoreX, MACA…) follow its SDK releases, not the
     // upstream torch table: name no upstream version the user did not ask for.
     if (!version_given) out.version.clear();
+    out.accelerated = true;
     out.reason = cat({p.note.empty() ? cat({p.package, " comes from the vendor"}) : p.note,
                       p.source.empty() ? std::string() : cat({" (", p.source, ")"})});
     return;
@@ -357,6 +378,7 @@ void choose_plugin(const Ctx& c, const VendorPlugin& p, WheelChoice& out, bool v
     return;
   }
   out.version = best->torch;
+  out.accelerated = true;
   out.index_url = p.index_url;
   auto pkgs = cat({c.pkg.name, "==", best->torch, " ", p.package, "==", best->plugin});
   out.pip = pip_line(pkgs, p.index_url);
@@ -408,6 +430,19 @@ std::string variant_of_build(const std::string& version, const std::optional<std
   return "cpu";
 }
 
+std::optional<std::string> pin_in_range(const TorchRelease& release,
+                                        const pep440::SpecifierSet& range) {
+  // The table keeps a release's newest patch only; the patches before it exist on the index.
+  if (range.contains(release.latest)) return release.latest;
+  auto parts = split(release.latest, '.');
+  auto patch = parts.size() == 3 ? parse_uint(parts[2]) : std::nullopt;
+  for (uint64_t p = patch.value_or(0); patch && p-- > 0;) {
+    auto version = cat({parts[0], ".", parts[1], ".", std::to_string(p)});
+    if (range.contains(version)) return version;
+  }
+  return std::nullopt;
+}
+
 Result<WheelChoice> choose_wheel(const WheelData& data, const Inventory& inventory,
                                  const WheelRequest& request) {
   std::string pkg_name = to_lower(request.package);
@@ -434,12 +469,19 @@ Result<WheelChoice> choose_wheel(const WheelData& data, const Inventory& invento
       return bad_input(cat({pkg->name, " ", *request.version, ": unknown version; known: ",
                             pkg->known_versions(), " (a newer table: --data FILE)"}));
     pin = parts.size() == 3 ? v : rel->latest;
+  } else if (request.range) {
+    rel = nullptr;
+    for (const auto& r : pkg->releases)
+      if (auto p = pin_in_range(r, *request.range)) rel = &r, pin = *p;
+    if (!rel)
+      return bad_input(cat({"no release of ", pkg->name, " in ", data.file, " matches ",
+                            request.range->str(), " (known: ", pkg->known_versions(), ")"}));
   }
   WheelChoice out;
   out.package = pkg->name;
   out.version = pin;
   out.vendor = request.vendor ? *request.vendor : primary_vendor(inventory);
-  Ctx c{data, inventory, *pkg, *rel, pin, inventory.of_vendor(out.vendor)};
+  Ctx c{data, inventory, *pkg, *rel, pin, inventory.of_vendor(out.vendor), request};
   if (request.vendor && out.vendor != "none" && c.devices.empty())
     return host_error(cat({"no ", out.vendor, " device on this host"}));
 
@@ -477,19 +519,6 @@ Result<WheelChoice> choose_wheel(const WheelData& data, const Inventory& invento
     out.alternatives.push_back(
         {"cpu", data.index_for("cpu"), true, "runs anywhere, without acceleration"});
   return out;
-}
-
-std::optional<WheelChoice> choose_replacement(const WheelData& data, const Inventory& inventory,
-                                              std::string_view installed,
-                                              std::optional<std::string> vendor) {
-  WheelRequest request;
-  request.vendor = std::move(vendor);
-  auto base = std::string(installed.substr(0, installed.find('+')));
-  const auto* pkg = data.package(request.package);
-  if (pkg && !base.empty() && pkg->release(base)) request.version = base;
-  auto choice = choose_wheel(data, inventory, request);
-  if (!choice || choice->pip.empty()) return std::nullopt;
-  return std::move(*choice);
 }
 
 }  // namespace anygpu

@@ -9,9 +9,10 @@
 #include <vector>
 
 #include "model/inventory.h"
+#include "registry/wheel_data.h"
 #include "select/select.h"
+#include "util/pep440.h"
 #include "util/result.h"
-#include "wheel/wheel_data.h"
 
 namespace anygpu {
 
@@ -19,6 +20,12 @@ struct WheelRequest {
   std::string package = "torch";
   std::optional<std::string> version;  // "2.9", "2.9.1"; absent = newest known release
   std::optional<std::string> vendor;   // decide for this vendor's devices (mixed hosts)
+  // A contract's range (`check`): a plugin pairing outside it is not chosen, and without a pin
+  // the newest release inside it is.
+  std::optional<pep440::SpecifierSet> range;
+  // Decide as if the kernel driver ran every build: what an upgrade would open up. A choice the
+  // real driver refuses then says what it `needs`.
+  bool assume_driver_upgrade = false;
 };
 
 struct WheelAlternative {
@@ -37,19 +44,19 @@ struct WheelChoice {
   std::string pip, uv;    // empty when no public index is known
   std::string reason;
   std::vector<WheelAlternative> alternatives;
+  bool accelerated = false;  // the build drives the devices (false: the CPU build)
+  std::string needs;         // under assume_driver_upgrade: the upgrade this build waits for
 };
+
+// The newest patch of `release` inside `range` ("2.1.0" of 2.1 for ">=2.1.0,<2.1.1"); nothing
+// when no patch up to the table's newest is inside it.
+std::optional<std::string> pin_in_range(const TorchRelease& release,
+                                        const pep440::SpecifierSet& range);
 
 // Errors: unknown package or version (bad_input, listing the known ones); a requested vendor
 // without devices on the host (host).
 Result<WheelChoice> choose_wheel(const WheelData& data, const Inventory& inventory,
                                  const WheelRequest& request);
-
-// What `anygpu wheel` installs in place of the installed torch `installed` ("2.5.1+cu121"):
-// that release when the table knows it, else the newest; for `vendor`'s devices when given.
-// Nothing when the choice fails or no public index serves it. Shared by `check` and doctor.
-std::optional<WheelChoice> choose_replacement(const WheelData& data, const Inventory& inventory,
-                                              std::string_view installed,
-                                              std::optional<std::string> vendor = {});
 
 // The vendor whose devices the decision is for: primary_vendor() (select/select.h), the rule
 // select, k8s and host-init share.

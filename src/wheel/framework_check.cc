@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <cctype>
 
-#include "contract/spec.h"
 #include "probe/runtimes.h"
 #include "registry/registry.h"
 #include "registry/vendor_names.h"
 #include "select/select.h"
+#include "util/pep440.h"
 #include "util/strings.h"
 #include "wheel/choose.h"
+#include "wheel/recommend.h"
 
 namespace anygpu {
 
@@ -63,11 +64,12 @@ std::string device_name(const Device& d) {
 // "install the ROCm (+rocm…) build: pip install …", or, where the wheel table has no such build
 // for these devices, its reason and what it picks instead.
 std::string install_advice(const WheelData& data, const Inventory& inv, const TorchBuild& t,
-                           const std::string& vendor, std::string_view need) {
+                           const std::string& vendor, std::string_view need,
+                           const std::optional<pep440::SpecifierSet>& range) {
   const auto* k = build_kind(need);
   std::string words =
       k ? cat({"the ", k->words, " build"}) : std::string("a build for these devices");
-  auto choice = choose_replacement(data, inv, t.version, vendor);
+  auto choice = recommend_replacement(data, inv, t.version, vendor, range);
   if (!choice) return cat({"install ", words, " (see `anygpu wheel`)"});
   const auto* pkg = data.package("torch");
   const auto* rel = pkg ? pkg->release(choice->version) : nullptr;
@@ -163,12 +165,13 @@ Finding cpu_build(const TorchBuild& t, const std::string& vendor, std::string fi
 
 // A CPU torch and the vendor's plugin (torch_npu, torch_musa, habana-torch-plugin …).
 void judge_plugin(const PythonEnv& env, const Inventory& inv, const WheelData& data,
-                  const std::string& vendor, TorchBuildJudgement& j) {
+                  const std::string& vendor, const std::optional<pep440::SpecifierSet>& range,
+                  TorchBuildJudgement& j) {
   const auto& t = *env.torch;
   const auto* p = data.plugin(vendor);
   std::string package = p ? p->package : std::string("its plugin");
   j.need = "plugin";
-  auto choice = choose_replacement(data, inv, t.version, vendor);
+  auto choice = recommend_replacement(data, inv, t.version, vendor, range);
   auto pip = choice ? ": " + choice->pip : std::string(" (see `anygpu wheel`)");
   if (t.kind() != "cpu") {
     j.findings.push_back(
@@ -234,7 +237,8 @@ const Finding* TorchBuildJudgement::worst() const {
 
 TorchBuildJudgement judge_torch_build(const PythonEnv& env, const Inventory& inventory,
                                       const WheelData& data, const std::string& vendor,
-                                      const std::vector<const Device*>& devices) {
+                                      const std::vector<const Device*>& devices,
+                                      const std::optional<pep440::SpecifierSet>& range) {
   TorchBuildJudgement j;
   const auto& t = *env.torch;
   auto kind = t.kind();
@@ -252,7 +256,7 @@ TorchBuildJudgement judge_torch_build(const PythonEnv& env, const Inventory& inv
   const Vendor* v = Registry::builtin().vendor(vendor);
   auto build = v ? v->torch_build() : VendorTorchBuild{};
   if (build.kind == "plugin") {
-    judge_plugin(env, inventory, data, vendor, j);
+    judge_plugin(env, inventory, data, vendor, range, j);
     return j;
   }
   if (!build.pytorch_index) {
@@ -260,7 +264,7 @@ TorchBuildJudgement judge_torch_build(const PythonEnv& env, const Inventory& inv
     return j;
   }
   j.need = std::string(build.kind);
-  auto advice = install_advice(data, inventory, t, vendor, build.kind);
+  auto advice = install_advice(data, inventory, t, vendor, build.kind, range);
   if (kind == "cpu") {
     // An extension that gives a CPU torch the devices (Intel's IPEX before torch's xpu builds).
     j.with = installed_plugin(env, data, vendor);

@@ -7,11 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "contract/python_env.h"
-#include "doctor/finding.h"
 #include "host/host_root.h"
+#include "model/finding.h"
 #include "model/inventory.h"
-#include "wheel/wheel_data.h"
+#include "pyenv/python_env.h"
+#include "registry/wheel_data.h"
+#include "util/pep440.h"
 
 namespace anygpu {
 
@@ -29,10 +30,12 @@ struct TorchBuildJudgement {
 };
 
 // The installed torch `env.torch` (required) for `vendor`'s `devices` ("" or "none": a host
-// without accelerators); the advice is `anygpu wheel`'s choice for that vendor.
+// without accelerators); the advice is the one recommendation (wheel/recommend.h) for that
+// vendor, inside `range` when a contract bounds torch.
 TorchBuildJudgement judge_torch_build(const PythonEnv& env, const Inventory& inventory,
                                       const WheelData& data, const std::string& vendor,
-                                      const std::vector<const Device*>& devices);
+                                      const std::vector<const Device*>& devices,
+                                      const std::optional<pep440::SpecifierSet>& range = {});
 
 // The vendor doctor judges the build for: the first on the host that the build serves (its
 // kind, or its plugin installed), else the primary vendor; "" without accelerators.

@@ -153,4 +153,9 @@ std::string at(const Record& r, std::string_view what) {
   return cat({"line ", std::to_string(r.line), ": ", what});
 }
 
+bool ends_with_end_line(std::string_view buffer) {
+  if (!buffer.ends_with(kEndLine)) return false;
+  return buffer.size() == kEndLine.size() || buffer[buffer.size() - kEndLine.size() - 1] == '\n';
+}
+
 }  // namespace anygpu::worker

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -61,5 +62,17 @@ std::optional<std::string> header_error(const Records& records);
 
 // "line N: " + what, for errors found while interpreting records.
 std::string at(const Record& r, std::string_view what);
+
+// What a library wrote to fd 1/2 while the worker was in one of its calls.
+struct StrayOutput {
+  uint64_t bytes = 0;
+  std::string excerpt;  // the first bytes, as written
+};
+
+// Every reply of every mode ends with this line.
+inline constexpr std::string_view kEndLine = "end\n";
+
+// True when `buffer` holds a whole reply: its last line is kEndLine.
+bool ends_with_end_line(std::string_view buffer);
 
 }  // namespace anygpu::worker

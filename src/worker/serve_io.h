@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "worker/probe_protocol.h"
+#include "worker/message.h"
 
 namespace anygpu::worker::io {
 

@@ -2,7 +2,8 @@
 list(APPEND ANYGPU_UNIT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../unit/wheel_data_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/wheel_choose_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/../unit/wheel_framework_test.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/wheel_framework_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/wheel_recommend_test.cc)
 add_test(NAME e2e_wheel COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/wheel_cli_test.sh
          $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts)
 # scripts/refresh_wheels.py over stored copies of PyTorch's release matrix.

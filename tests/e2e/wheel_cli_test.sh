@@ -22,7 +22,8 @@ expect_field() {  # expect_field NAME FILE KEY VALUE
 [ -x "$py" ] || { echo "FAIL: $py is required"; exit 1; }
 
 # Newest release (2.13): a 550 driver meets CUDA 12's floor, and cu126 is its only 12.x build.
-for case in "h100-8x cu126" "mi300x-8x rocm7.2" "intel-max-arc xpu" "cloud-vm-none cpu" \
+# MI300X's amdgpu 6.8.5 refuses 2.13's ROCm 7.1 and 7.2: the newest build it runs is 2.10's 7.0.
+for case in "h100-8x cu126" "mi300x-8x rocm7.0" "intel-max-arc xpu" "cloud-vm-none cpu" \
             "workstation-mixed cu126"; do
   set -- $case
   "$bin" --root "$hosts/$1" --no-libs wheel --json >"$tmp/$1.json" 2>"$tmp/$1.err"
@@ -39,7 +40,8 @@ expect_field "mi300x pip" "$tmp/mi.json" pip \
 cp -a "$hosts/mi300x-8x" "$tmp/oldkmd" && echo 6.3.6 >"$tmp/oldkmd/sys/module/amdgpu/version"
 "$bin" --root "$tmp/oldkmd" --no-libs wheel torch==2.5 --json >"$tmp/oldkmd.json"
 expect_field "amdgpu 6.3.6 torch 2.5" "$tmp/oldkmd.json" variant rocm6.2
-"$bin" --root "$tmp/oldkmd" --no-libs wheel torch==2.9 >"$tmp/oldkmd.txt"
+"$bin" --root "$tmp/oldkmd" --no-libs wheel torch==2.9 >"$tmp/oldkmd.txt" 2>/dev/null
+check "amdgpu 6.3.6 torch 2.9: a pinned release the driver cannot run" 3 $?
 grep -q "upgrade the amdgpu kernel driver first (torch 2.7 rocm6.2.4 is the newest" "$tmp/oldkmd.txt" \
   && echo "ok   amdgpu 6.3.6 torch 2.9: upgrade first" \
   || { echo "FAIL amdgpu 6.3.6 torch 2.9"; cat "$tmp/oldkmd.txt"; fail=1; }
@@ -94,7 +96,23 @@ new = ('\n      - version: "2.14"\n        latest: "2.14.0"\n        variants:\n
 assert anchor in s
 open(p, "w").write(s.replace(anchor, new + anchor, 1))
 PYEOF
-"$bin" --root "$hosts/h100-8x" --no-libs wheel torch==2.14 --data "$tmp/new.yaml" --json >"$tmp/new.json"
-check "updated --data" 0 $?
+"$bin" --root "$hosts/h100-8x" --no-libs wheel torch==2.14 --data "$tmp/new.yaml" --json \
+  >"$tmp/new.json" 2>"$tmp/new.err"
+# A pinned release none of whose builds the driver runs: the document says so, the exit is 3.
+check "updated --data: pinned release the driver cannot run" 3 $?
 expect_field "updated table: driver 550 cannot run cu134" "$tmp/new.json" variant cpu
+expect_field "updated table: runs_now false" "$tmp/new.json" runs_now False
+grep -q "torch 2.14: no build of this release runs on this host's devices now" "$tmp/new.err" &&
+  echo "ok   pinned release refused on stderr" ||
+  { echo "FAIL pinned release: stderr was: $(cat "$tmp/new.err")"; fail=1; }
+# Unpinned, the newer table's 2.14 waits for a driver upgrade: the headline is a release the
+# driver runs, and 2.14 is the second, labelled line.
+"$bin" --root "$hosts/h100-8x" --no-libs wheel --data "$tmp/new.yaml" --json >"$tmp/unpinned.json"
+check "updated --data unpinned" 0 $?
+expect_field "unpinned: runs now" "$tmp/unpinned.json" runs_now True
+"$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); u=d["after_upgrade"]
+assert d["variant"].startswith("cu") and d["version"] != "2.14.0", d
+assert u["version"] == "2.14.0" and u["variant"] == "cu134" and "580" in u["needs"], u' \
+  "$tmp/unpinned.json" && echo "ok   unpinned: 2.14 cu134 apart, after an upgrade" ||
+  { echo "FAIL unpinned after_upgrade"; fail=1; }
 exit $fail

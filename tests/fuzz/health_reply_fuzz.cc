@@ -5,7 +5,7 @@
 #include <string>
 
 #include "fuzz_check.h"
-#include "worker/health_protocol.h"
+#include "health/health_protocol.h"
 #include "worker/message.h"
 
 using namespace anygpu;

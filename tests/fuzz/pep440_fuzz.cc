@@ -1,7 +1,7 @@
 // PEP 440: versions and specifier sets. Parsing never crashes; a parsed version's normal form
 // parses to an equal version; comparison is antisymmetric.
-#include "contract/pep440.h"
 #include "fuzz_check.h"
+#include "util/pep440.h"
 #include "util/strings.h"
 
 using namespace anygpu;

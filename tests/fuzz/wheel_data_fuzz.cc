@@ -3,8 +3,8 @@
 // it on a host without accelerators is the CPU build.
 #include "fuzz_check.h"
 #include "model/inventory.h"
+#include "registry/wheel_data.h"
 #include "wheel/choose.h"
-#include "wheel/wheel_data.h"
 
 using namespace anygpu;
 

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "fuzz_check.h"
+#include "probe/libs/probe_protocol.h"
 #include "worker/message.h"
-#include "worker/probe_protocol.h"
 
 using namespace anygpu::worker;
 

@@ -1,4 +1,4 @@
-// The metrics worker's messages (src/worker/sample_protocol.h): its readiness line and its
+// The metrics worker's messages (src/metrics/sample_protocol.h): its readiness line and its
 // sample blocks, read by the parent from a process that hosts a vendor library (which may
 // write anything to any descriptor), and the setup the worker reads. Parsing never crashes;
 // an error names what is wrong and leaves no samples; a block that parses re-encodes to one
@@ -7,8 +7,8 @@
 #include <string>
 
 #include "fuzz_check.h"
+#include "metrics/sample_protocol.h"
 #include "worker/message.h"
-#include "worker/sample_protocol.h"
 
 using namespace anygpu;
 using namespace anygpu::worker;

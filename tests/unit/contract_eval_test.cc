@@ -9,8 +9,8 @@
 
 #include "contract/check.h"
 #include "contract/evaluate.h"
-#include "contract/python_env.h"
 #include "contract/spec.h"
+#include "pyenv/python_env.h"
 #include "test_support.h"
 #include "wheel/framework_check.h"
 
@@ -300,10 +300,19 @@ TEST(ContractPython, Cu121OnNvidia) {
   const auto& advice = find(a, "PyTorch build").suggestion;
   EXPECT_TRUE(has(advice, "no ROCm build of torch 2.1 targets gfx942")) << advice;
   EXPECT_TRUE(has(advice, "pip install torch==2.1.0 --index-url")) << advice;
+  // The spec's range holds the advice: a torch outside <2.2.0 is never suggested, even where a
+  // newer release has the ROCm build these GPUs need.
   FakeSite newer;
   newer.torch("2.5.1+cu121", "'12.1'", "None");
-  auto on_amd = eval(kTorchSpec, host("mi300x-8x"), newer.facts());
-  const auto& rocm = find(on_amd, "PyTorch build");
+  auto bounded = find(eval(kTorchSpec, host("mi300x-8x"), newer.facts()), "PyTorch build");
+  EXPECT_TRUE(has(bounded.suggestion,
+                  "pip install torch==2.1.2 --index-url https://download.pytorch.org/whl/cpu"))
+      << bounded.suggestion;
+  EXPECT_FALSE(has(bounded.suggestion, "2.5.1")) << bounded.suggestion;
+  // Without an upper bound the installed release is kept, in the build the devices need.
+  std::string open_spec = kTorchSpec;
+  open_spec.replace(open_spec.find(",<2.2.0"), 7, "");
+  auto rocm = find(eval(open_spec, host("mi300x-8x"), newer.facts()), "PyTorch build");
   EXPECT_TRUE(has(rocm.suggestion,
                   "install the ROCm (+rocm…) build: pip install torch==2.5.1 "
                   "--index-url https://download.pytorch.org/whl/rocm"))
@@ -317,7 +326,10 @@ TEST(ContractPython, VersionBoundaries) {
                 s.facts());
   EXPECT_FALSE(v.passed());
   EXPECT_EQ(find(v, "PyTorch version").message, "2.1.1+cu121 does not match <2.1.1");
-  EXPECT_TRUE(has(find(v, "PyTorch version").suggestion, "pip install 'torch<2.1.1'"));
+  // The one recommendation inside the range: the newest patch below 2.1.1, in the CUDA build.
+  EXPECT_TRUE(has(find(v, "PyTorch version").suggestion,
+                  "pip install torch==2.1.0 --index-url https://download.pytorch.org/whl/cu121"))
+      << find(v, "PyTorch version").suggestion;
   FakeSite t;
   t.torch("2.1.0+cu121", "'12.1'", "None");
   EXPECT_TRUE(eval("dependencies:\n  - name: torch\n    version_range: '<2.1.1'\n", host("h100-8x"),

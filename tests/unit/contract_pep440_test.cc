@@ -1,8 +1,8 @@
 // PEP 440 versions and specifier sets, checked against what `packaging` answers.
 #include <gtest/gtest.h>
 
-#include "contract/pep440.h"
 #include "contract/spec.h"
+#include "util/pep440.h"
 #include "util/version.h"
 
 namespace anygpu::pep440 {
@@ -19,13 +19,24 @@ TEST(Pep440, Normalisation) {
     const char* in;
     const char* out;
   } cases[] = {
-      {"1.0", "1.0"},         {"v1.0", "1.0"},           {"1.0-RC1", "1.0rc1"},
-      {"1.0alpha2", "1.0a2"}, {"1.0.beta", "1.0b0"},     {"1.0c1", "1.0rc1"},
-      {"1.0preview3", "1.0rc3"}, {"1.0-1", "1.0.post1"}, {"1.0.rev2", "1.0.post2"},
-      {"1.0-r", "1.0.post0"}, {"1.0.dev", "1.0.dev0"},   {"1!2.0", "1!2.0"},
-      {"2.1.0+cu121", "2.1.0+cu121"}, {"2.1.0+CU121", "2.1.0+cu121"},
-      {"1.0+ubuntu-1_2", "1.0+ubuntu.1.2"}, {" 2.3.0 ", "2.3.0"},
-      {"1.13.0a0+gitunknown", "1.13.0a0+gitunknown"}, {"007.08", "7.8"},
+      {"1.0", "1.0"},
+      {"v1.0", "1.0"},
+      {"1.0-RC1", "1.0rc1"},
+      {"1.0alpha2", "1.0a2"},
+      {"1.0.beta", "1.0b0"},
+      {"1.0c1", "1.0rc1"},
+      {"1.0preview3", "1.0rc3"},
+      {"1.0-1", "1.0.post1"},
+      {"1.0.rev2", "1.0.post2"},
+      {"1.0-r", "1.0.post0"},
+      {"1.0.dev", "1.0.dev0"},
+      {"1!2.0", "1!2.0"},
+      {"2.1.0+cu121", "2.1.0+cu121"},
+      {"2.1.0+CU121", "2.1.0+cu121"},
+      {"1.0+ubuntu-1_2", "1.0+ubuntu.1.2"},
+      {" 2.3.0 ", "2.3.0"},
+      {"1.13.0a0+gitunknown", "1.13.0a0+gitunknown"},
+      {"007.08", "7.8"},
   };
   for (const auto& c : cases) {
     auto v = Version::parse(c.in);
@@ -38,9 +49,10 @@ TEST(Pep440, Normalisation) {
 }
 
 TEST(Pep440, Ordering) {
-  const char* ordered[] = {"1.0.dev0", "1.0a1.dev1", "1.0a1", "1.0a2", "1.0b1", "1.0rc1",
-                           "1.0",      "1.0+abc",    "1.0+abc.5", "1.0+5", "1.0.post1.dev0",
-                           "1.0.post1", "1.0.1",     "1.1.dev1", "2.0",   "1!0.1"};
+  const char* ordered[] = {"1.0.dev0",       "1.0a1.dev1", "1.0a1",   "1.0a2",     "1.0b1",
+                           "1.0rc1",         "1.0",        "1.0+abc", "1.0+abc.5", "1.0+5",
+                           "1.0.post1.dev0", "1.0.post1",  "1.0.1",   "1.1.dev1",  "2.0",
+                           "1!0.1"};
   for (size_t i = 0; i + 1 < std::size(ordered); ++i) {
     auto a = Version::parse(ordered[i]), b = Version::parse(ordered[i + 1]);
     ASSERT_TRUE(a && b) << ordered[i] << " " << ordered[i + 1];

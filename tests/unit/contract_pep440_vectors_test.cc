@@ -13,8 +13,8 @@
 #include <random>
 #include <sstream>
 
-#include "contract/pep440.h"
 #include "test_support.h"
+#include "util/pep440.h"
 #include "util/strings.h"
 
 namespace anygpu::pep440 {

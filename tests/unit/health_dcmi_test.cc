@@ -9,11 +9,11 @@
 
 #include "health/checks.h"
 #include "health/health.h"
+#include "health/health_client.h"
 #include "health_test_support.h"
 #include "probe/probe.h"
 #include "ps/processes.h"
 #include "test_support.h"
-#include "worker/health_client.h"
 
 namespace anygpu {
 namespace {

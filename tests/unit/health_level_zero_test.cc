@@ -10,11 +10,11 @@
 
 #include "health/checks.h"
 #include "health/health.h"
+#include "health/health_client.h"
 #include "health_test_support.h"
 #include "probe/libs/level_zero_types.h"
 #include "probe/probe.h"
 #include "test_support.h"
-#include "worker/health_client.h"
 
 #if __has_include(<level_zero/zes_api.h>)
 #define ANYGPU_HEALTH_HAVE_ZES_H 1

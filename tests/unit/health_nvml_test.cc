@@ -13,13 +13,13 @@
 
 #include "health/checks.h"
 #include "health/health.h"
+#include "health/health_client.h"
+#include "health/health_protocol.h"
 #include "health_test_support.h"
 #include "probe/libs/nvml_health_types.h"
 #include "probe/probe.h"
 #include "ps/processes.h"
 #include "test_support.h"
-#include "worker/health_client.h"
-#include "worker/health_protocol.h"
 
 namespace anygpu {
 namespace {

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "health/health.h"
+#include "health/health_client.h"
 #include "probe/probe.h"
 #include "test_support.h"
-#include "worker/health_client.h"
 
 namespace anygpu::test {
 

@@ -17,17 +17,17 @@
 
 #include "anygpu.h"
 #include "cdi/cdi.h"
-#include "contract/python_env.h"
 #include "contract/spec.h"
 #include "host/host_options.h"
+#include "pyenv/python_env.h"
 #include "registry/registry_yaml.h"
+#include "registry/wheel_data.h"
 #include "select/accelerator_config.h"
 #include "select/render.h"
 #include "select/select.h"
 #include "test_support.h"
 #include "util/regular_file.h"
 #include "util/strings.h"
-#include "wheel/wheel_data.h"
 
 namespace anygpu {
 

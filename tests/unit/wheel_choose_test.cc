@@ -164,12 +164,25 @@ TEST(WheelChoose, Mi300xRocmWithinWhatTheKernelDriverSupports) {
     if (a.variant == "rocm7.1") {
       EXPECT_FALSE(a.fits) << a.note;
     }
-  // 2.13 has only rocm7.1 and rocm7.2: upgrade the driver first, and what fits meanwhile.
+  // 2.13 has only rocm7.1 and rocm7.2, which this driver refuses: the choice is the CPU build,
+  // never a ROCm build that would not run, and the reason names the upgrade and what runs now.
   auto up = choose(inv, "2.13");
-  EXPECT_NE(up.reason.find("not 7.2: upgrade the amdgpu kernel driver first"), std::string::npos)
+  EXPECT_EQ(up.variant, "cpu");
+  EXPECT_FALSE(up.accelerated);
+  EXPECT_NE(up.reason.find("not 7.2: upgrade the amdgpu kernel driver"), std::string::npos)
       << up.reason;
-  EXPECT_NE(up.reason.find("torch 2.10 rocm7.0"), std::string::npos) << up.reason;
-  EXPECT_NE(up.reason.find("newer than the host's ROCm 6.2.4"), std::string::npos) << up.reason;
+  EXPECT_NE(up.reason.find("torch 2.10 rocm7.0 is the newest build it supports"), std::string::npos)
+      << up.reason;
+  // Assuming the upgrade, the ROCm build, saying what it needs.
+  WheelRequest later;
+  later.version = "2.13";
+  later.assume_driver_upgrade = true;
+  auto after = choose_wheel(data(), inv, later);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->variant, "rocm7.2");
+  EXPECT_NE(after->needs.find("supports ROCm 7.2 (the host's 6.8.5 supports"), std::string::npos)
+      << after->needs;
+  EXPECT_TRUE(ok.needs.empty()) << ok.needs;
 }
 
 TEST(WheelChoose, OldAmdgpuDriverLimitsTheRocmBuild) {
@@ -178,9 +191,9 @@ TEST(WheelChoose, OldAmdgpuDriverLimitsTheRocmBuild) {
   auto c = choose(inv, "2.5");                          // rocm6.1, rocm6.2
   EXPECT_EQ(c.variant, "rocm6.2");
   auto up = choose(inv, "2.9");  // rocm6.3, rocm6.4: neither
-  EXPECT_EQ(up.variant, "rocm6.4");
+  EXPECT_EQ(up.variant, "cpu");
   EXPECT_NE(up.reason.find("6.3.6 (ROCm 6.0) supports ROCm user space 5.6, 5.7, 6.0, 6.1, 6.2, "
-                           "not 6.4: upgrade the amdgpu kernel driver first"),
+                           "not 6.4: upgrade the amdgpu kernel driver"),
             std::string::npos)
       << up.reason;
   EXPECT_NE(up.reason.find("torch 2.7 rocm6.2.4 is the newest build it supports"),

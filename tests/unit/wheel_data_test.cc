@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "registry/wheel_data.h"
 #include "test_support.h"
-#include "wheel/wheel_data.h"
 
 namespace anygpu {
 namespace {

@@ -1,10 +1,10 @@
-// The worker message format (src/worker/message.h, probe_protocol.h): fields round-trip any
+// The worker message format (src/worker/message.h, src/probe/libs/probe_protocol.h): fields round-trip any
 // byte string, malformed streams are errors naming the line, and a stream cut short says which
 // library the worker was in.
 #include <gtest/gtest.h>
 
+#include "probe/libs/probe_protocol.h"
 #include "worker/message.h"
-#include "worker/probe_protocol.h"
 
 namespace anygpu::worker {
 namespace {

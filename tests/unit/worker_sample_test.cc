@@ -1,4 +1,4 @@
-// The metrics worker's messages (src/worker/sample_protocol.h) and the parent's RemoteSampler
+// The metrics worker's messages (src/metrics/sample_protocol.h) and the parent's RemoteSampler
 // against stand-in workers that answer wrongly: garbage, devices out of order, NaN, oversize,
 // silence. Each is a protocol error or a timeout with the worker killed and reaped, never a
 // crash of the parent; restarts wait out the backoff.
@@ -13,10 +13,10 @@
 #include <fstream>
 #include <string>
 
+#include "metrics/remote_sampler.h"
+#include "metrics/sample_protocol.h"
 #include "test_support.h"
 #include "worker/message.h"
-#include "worker/remote_sampler.h"
-#include "worker/sample_protocol.h"
 
 namespace anygpu::worker {
 namespace {

@@ -1,4 +1,4 @@
-#include "worker/remote_sampler.h"
+#include "metrics/remote_sampler.h"
 
 #include <signal.h>
 

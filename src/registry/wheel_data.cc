@@ -1,4 +1,4 @@
-#include "wheel/wheel_data.h"
+#include "registry/wheel_data.h"
 
 #include <sys/stat.h>
 
@@ -8,9 +8,9 @@
 #include <fstream>
 #include <set>
 
-#include "util/version.h"
 #include "util/regular_file.h"
 #include "util/strings.h"
+#include "util/version.h"
 #include "util/yaml_reader.h"
 
 namespace anygpu {

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "metrics/sample.h"
+#include "metrics/sample_protocol.h"
 #include "worker/process.h"
-#include "worker/sample_protocol.h"
 
 namespace anygpu::worker {
 

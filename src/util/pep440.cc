@@ -1,4 +1,4 @@
-#include "contract/pep440.h"
+#include "util/pep440.h"
 
 #include <algorithm>
 #include <array>
@@ -417,3 +417,23 @@ std::string SpecifierSet::str() const {
 }
 
 }  // namespace anygpu::pep440
+
+namespace anygpu {
+
+std::string normalize_dist_name(std::string_view name) {
+  std::string out;
+  bool sep = false;
+  for (char c : trim(name)) {
+    if (c == '-' || c == '_' || c == '.') {
+      sep = true;
+      continue;
+    }
+    if (sep && !out.empty()) out += '-';
+    sep = false;
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (out == "pytorch") return "torch";
+  return out;
+}
+
+}  // namespace anygpu

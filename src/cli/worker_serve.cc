@@ -1,4 +1,4 @@
-#include "worker/serve.h"
+#include "cli/worker_serve.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -11,16 +11,16 @@
 #include <set>
 #include <string_view>
 
+#include "health/health_protocol.h"
 #include "host/host_root.h"
 #include "metrics/dcmi_health.h"
+#include "metrics/sample_serve.h"
 #include "metrics/ze_health.h"
 #include "probe/libs/library_probe.h"
 #include "probe/libs/nvml_health.h"
+#include "probe/libs/probe_protocol.h"
 #include "util/strings.h"
-#include "worker/health_protocol.h"
 #include "worker/message.h"
-#include "worker/probe_protocol.h"
-#include "worker/sample_serve.h"
 #include "worker/serve_io.h"
 
 namespace anygpu::worker {

@@ -19,12 +19,12 @@ struct InstalledDist {
 };
 
 struct TorchBuild {
-  std::string version;              // __version__, e.g. "2.3.0+cu121"
-  std::optional<std::string> cuda;  // "12.1"
-  std::optional<std::string> hip;   // "6.1.40091-a8dbc0c19"
-  std::optional<std::string> xpu;   // "20240100" (torch >= 2.5 xpu builds)
-  std::string dir;                  // the torch package directory
-  bool has_distributed = false;     // torch/distributed/ exists
+  std::string version;                       // __version__, e.g. "2.3.0+cu121"
+  std::optional<std::string> cuda;           // "12.1"
+  std::optional<std::string> hip;            // "6.1.40091-a8dbc0c19"
+  std::optional<std::string> xpu;            // "20240100" (torch >= 2.5 xpu builds)
+  std::string dir;                           // the torch package directory
+  bool has_distributed = false;              // torch/distributed/ exists
   std::vector<std::string> collective_libs;  // libnccl*/librccl*/libccl* found for it
 
   // cuda | rocm | xpu | cpu, from version.py, else from the local label (+cu121, +rocm6.1).

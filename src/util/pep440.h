@@ -76,3 +76,10 @@ class SpecifierSet {
 };
 
 }  // namespace anygpu::pep440
+
+namespace anygpu {
+
+// PEP 503 normalisation: lower case, runs of -_. become "-"; "pytorch" is torch's alias.
+std::string normalize_dist_name(std::string_view name);
+
+}  // namespace anygpu

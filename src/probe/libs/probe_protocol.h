@@ -26,6 +26,7 @@
 
 #include "probe/libs/library_probe.h"
 #include "util/result.h"
+#include "worker/message.h"
 
 namespace anygpu::worker {
 
@@ -37,15 +38,8 @@ struct ProbeRequest {
 std::string encode_probe_request(const ProbeRequest& request);
 Result<ProbeRequest> decode_probe_request(std::string_view text);
 
-// What the library wrote to fd 1/2 while it was being probed.
-struct StrayOutput {
-  uint64_t bytes = 0;
-  std::string excerpt;  // the first bytes, as written
-};
-
 std::string encode_begin(std::string_view vendor, std::string_view api);
 std::string encode_library(const LibraryResult& result, const StrayOutput& output);
-inline constexpr std::string_view kEndLine = "end\n";
 
 struct ProbedLibrary {
   LibraryResult result;

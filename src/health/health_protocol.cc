@@ -1,4 +1,4 @@
-#include "worker/health_protocol.h"
+#include "health/health_protocol.h"
 
 #include "model/inventory.h"
 #include "util/strings.h"

@@ -1,13 +1,13 @@
-#include "worker/probe_client.h"
+#include "probe/libs/probe_client.h"
 
 #include <signal.h>
 
 #include <optional>
 
+#include "probe/libs/probe_protocol.h"
 #include "util/strings.h"
 #include "worker/locate.h"
 #include "worker/message.h"
-#include "worker/probe_protocol.h"
 
 namespace anygpu::worker {
 
@@ -74,10 +74,7 @@ struct ProbeSession::State {
   // True when libraries remain that a fresh worker should try.
   bool collect(Clock::time_point deadline, std::vector<std::string>& warnings) {
     std::string buffer;
-    auto end = process->read_until(buffer, deadline, [](std::string_view b) {
-      return b.size() >= kEndLine.size() && b.substr(b.size() - kEndLine.size()) == kEndLine &&
-             (b.size() == kEndLine.size() || b[b.size() - kEndLine.size() - 1] == '\n');
-    });
+    auto end = process->read_until(buffer, deadline, ends_with_end_line);
     auto reply = decode_probe_reply(buffer);
     for (auto& lib : reply.libraries) {
       size_t i = position_of(lib.result.report.vendor, lib.result.report.api);

@@ -4,9 +4,9 @@
 // facts it had not sent yet; what went wrong is a warning.
 #pragma once
 
-#include "model/library_facts.h"
 #include "host/host_root.h"
 #include "model/inventory.h"
+#include "model/library_facts.h"
 #include "registry/registry.h"
 
 namespace anygpu::worker {

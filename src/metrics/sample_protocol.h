@@ -30,8 +30,8 @@
 
 #include "metrics/library_sampler.h"
 #include "metrics/sample.h"
+#include "probe/libs/probe_protocol.h"
 #include "util/result.h"
-#include "worker/probe_protocol.h"
 
 namespace anygpu::worker {
 
@@ -71,8 +71,5 @@ struct SampleReply {
 };
 // One `sample` … `end` block, which must list exactly `targets`, in order.
 SampleReply decode_samples(std::string_view block, const std::vector<SampleTarget>& targets);
-
-// True when `buffer` ends with a complete line `end`.
-bool ends_with_end_line(std::string_view buffer);
 
 }  // namespace anygpu::worker

@@ -1,4 +1,4 @@
-#include "contract/python_env.h"
+#include "pyenv/python_env.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -16,7 +16,7 @@
 #include <map>
 #include <set>
 
-#include "contract/spec.h"
+#include "util/pep440.h"
 #include "util/regular_file.h"
 #include "util/strings.h"
 
@@ -50,7 +50,8 @@ bool starts_with(std::string_view s, std::string_view prefix) {
 // A Python literal on the right of '=': a quoted string, or None (absent).
 std::optional<std::string> python_literal(std::string_view v) {
   v = trim(v);
-  if (auto hash = v.find('#'); hash != std::string_view::npos && (v.empty() || (v[0] != '\'' && v[0] != '"')))
+  if (auto hash = v.find('#');
+      hash != std::string_view::npos && (v.empty() || (v[0] != '\'' && v[0] != '"')))
     v = trim(v.substr(0, hash));
   if (v.size() >= 2 && (v.front() == '\'' || v.front() == '"')) {
     char q = v.front();
@@ -130,8 +131,7 @@ Result<std::vector<std::string>> query_sys_path(const std::string& python,
                                                 std::chrono::milliseconds timeout) {
   if (python.empty()) return bad_input("--python: empty interpreter name");
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0)
-    return internal_error(cat({"pipe: ", std::strerror(errno)}));
+  if (::pipe2(fds, O_CLOEXEC) != 0) return internal_error(cat({"pipe: ", std::strerror(errno)}));
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -185,15 +185,15 @@ Result<std::vector<std::string>> query_sys_path(const std::string& python,
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (timed_out)
-    return internal_error(cat({"--python ", python, ": no answer within ",
-                               std::to_string(timeout.count()), " ms"}));
+    return internal_error(
+        cat({"--python ", python, ": no answer within ", std::to_string(timeout.count()), " ms"}));
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
       return bad_input(cat({"--python ", python, ": not found"}));
-    return internal_error(cat({"--python ", python, ": exited with status ",
-                               std::to_string(WIFEXITED(status) ? WEXITSTATUS(status)
-                                                                 : 128 + WTERMSIG(status)),
-                               " when asked for sys.path"}));
+    return internal_error(
+        cat({"--python ", python, ": exited with status ",
+             std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)),
+             " when asked for sys.path"}));
   }
   std::vector<std::string> paths;
   for (auto line : split_lines(out)) {

@@ -1,23 +1,18 @@
-#include "worker/health_client.h"
+#include "health/health_client.h"
 
 #include <set>
 
+#include "health/health_protocol.h"
 #include "probe/libs/library_probe.h"
+#include "probe/libs/probe_protocol.h"
 #include "util/strings.h"
-#include "worker/health_protocol.h"
 #include "worker/locate.h"
 #include "worker/message.h"
-#include "worker/probe_protocol.h"
 #include "worker/process.h"
 
 namespace anygpu::worker {
 
 namespace {
-
-bool ends_with_end_line(std::string_view b) {
-  return b.size() >= kEndLine.size() && b.substr(b.size() - kEndLine.size()) == kEndLine &&
-         (b.size() == kEndLine.size() || b[b.size() - kEndLine.size() - 1] == '\n');
-}
 
 void ask(const HostRoot& host, const std::string& vendor, std::vector<LibraryRequest> libs,
          health::LibraryHealth& out) {

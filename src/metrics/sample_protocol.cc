@@ -1,4 +1,4 @@
-#include "worker/sample_protocol.h"
+#include "metrics/sample_protocol.h"
 
 #include <charconv>
 #include <cmath>
@@ -43,12 +43,6 @@ constexpr ValueLine kValues[] = {
 };
 
 }  // namespace
-
-bool ends_with_end_line(std::string_view b) {
-  constexpr std::string_view kEnd = "end\n";
-  if (b.size() < kEnd.size() || b.substr(b.size() - kEnd.size()) != kEnd) return false;
-  return b.size() == kEnd.size() || b[b.size() - kEnd.size() - 1] == '\n';
-}
 
 bool readiness_complete(std::string_view b) {
   auto first = b.find('\n');

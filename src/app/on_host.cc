@@ -1,8 +1,8 @@
 // select_on_host(): the I/O around select_devices(), shared by `select`, `run` and the C ABI.
 #include <filesystem>
 
+#include "app/on_host.h"
 #include "probe/probe.h"
-#include "select/select.h"
 #include "util/strings.h"
 
 namespace anygpu {

@@ -6,8 +6,8 @@
 
 #include "host/host_root.h"
 #include "metrics/library_sampler.h"
-#include "worker/sample_protocol.h"
-#include "worker/sample_serve.h"
+#include "metrics/sample_protocol.h"
+#include "metrics/sample_serve.h"
 #include "worker/serve_io.h"
 
 namespace anygpu::worker {

@@ -1,4 +1,4 @@
-#include "worker/probe_protocol.h"
+#include "probe/libs/probe_protocol.h"
 
 #include "util/strings.h"
 #include "worker/message.h"

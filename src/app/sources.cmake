@@ -1,0 +1,5 @@
+# Compositions above the areas they join: select_on_host() loads the accelerator config, probes,
+# checks the runtime contracts and selects, for `select`, `run` and the C ABI.
+set(ANYGPU_APP_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/on_host.cc
+)
