@@ -75,7 +75,7 @@ HostStep cdi_step(const HostRoot& host, const Result<ConfinedDir>& root, const I
     s.why = vendor == "none" ? "no accelerator" : "the registry has no CDI kind for this vendor";
     return s;
   }
-  s.path = cat({"/etc/cdi/anygpu-", vendor, ".yaml"});
+  s.path = cdi_spec_path(vendor);
   s.why = cat({"containers get exactly the selected devices by name (--device ", v->cdi_kind,
                "=0), without --privileged or a vendor hook"});
   // Two specs naming the same devices of one kind make runtimes refuse both: a vendor's own

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "cdi/cdi.h"
+#include "cdi/cdi_defects.h"
 #include "launch/container_plan.h"
 #include "pyenv/python_env.h"
 #include "util/strings.h"
@@ -80,7 +81,11 @@ HostFacts gather_host_facts(const HostRoot& host, const Selection& selection,
       notes.push_back(cat(
           {"warning: CDI specs unreadable (", specs.error().message, "): passing device nodes"}));
     } else {
-      auto choice = choose_cdi_names(*specs, f.edits, registry);
+      // A spec doctor reports as broken here (nodes or mounts gone, another driver version)
+      // is not used: the container gets the nodes explicitly, with a warning naming why.
+      CdiSpecJudge judge(host, loaded_driver_of(selection.devices), registry);
+      auto defects = [&](const CdiSpec& s) { return judge.defects(s).reasons(); };
+      auto choice = choose_cdi_names(*specs, f.edits, registry, defects);
       f.cdi_names = std::move(choice.names);
       for (auto& w : choice.warnings) notes.push_back(cat({"warning: ", w}));
     }

@@ -137,7 +137,8 @@ class Emitter {
       << ", .conflicting_env = " << strings(v.conflicting_env)
       << ", .backend_names = " << strings(v.backend_names) << ", .cdi_kind = " << quote(v.cdi_kind)
       << ", .k8s_resource = " << quote(v.k8s_resource) << ", .container = " << container
-      << ", .access = " << access << ", .kmsg_starts = " << strings(v.kmsg_starts)
+      << ", .access = " << access << ", .slurm = {" << strings(v.slurm.gres_flags) << "}"
+      << ", .kmsg_starts = " << strings(v.kmsg_starts)
       << ", .kmsg_contains = " << strings(v.kmsg_contains) << ", .sources = " << named(v.sources)
       << ", .unverified = " << strings(v.unverified) << "}";
     return o.str();
