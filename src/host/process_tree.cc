@@ -232,15 +232,16 @@ std::vector<ProcStat> process_tree(pid_t root, pid_t pgid) {
 }
 
 void end_process_tree(pid_t root, pid_t pgid, std::chrono::milliseconds grace) {
+  // Everything found and stopped first: a parent that died of the SIGTERM before the scan
+  // would hand its children to init, out of the tree. Pinned by pidfds, they stay targets.
   Sweep sweep(root, pgid);
-  if (grace.count() > 0) {
-    sweep.signal_group(SIGTERM);
-    sweep.refresh();
-    sweep.signal_all(SIGTERM);
-    sweep.signal_all(SIGCONT);
-    sweep.wait(Clock::now() + grace, SIGTERM);
-  }
   sweep.freeze();
+  if (grace.count() > 0) {
+    sweep.signal_all(SIGTERM);
+    sweep.signal_all(SIGCONT);  // stopped, none could act on it
+    sweep.wait(Clock::now() + grace, SIGTERM);
+    sweep.freeze();
+  }
   sweep.signal_all(SIGKILL);
   sweep.wait(Clock::now() + std::chrono::seconds(1), SIGKILL);
 }

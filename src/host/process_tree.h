@@ -33,11 +33,11 @@ std::optional<ProcStat> parse_proc_stat(std::string_view text);
 std::vector<ProcStat> process_tree(pid_t root, pid_t pgid);
 
 // Ends `root`, the group `pgid` and every descendant. `root` is the caller itself (whose
-// descendants end, not it) or its child not yet reaped, whose pid therefore cannot be reused:
-// SIGTERM (and SIGCONT, so a stopped one can act on it), up to `grace` for them to exit, then every
-// survivor is stopped (so none can fork past the sweep) and killed. Returns once all have exited,
-// or a second after the kill (a process stuck in the kernel). Reaps nothing: the caller waits for
-// its own children.
+// descendants end, not it) or its child not yet reaped, whose pid therefore cannot be reused.
+// All are found and stopped first (SIGSTOP: none can fork, or die and orphan its children,
+// while the tree is read), then get SIGTERM and SIGCONT and up to `grace` to exit; survivors
+// are stopped again and killed. Returns once all have exited, or a second after the kill (a
+// process stuck in the kernel). Reaps nothing: the caller waits for its own children.
 void end_process_tree(pid_t root, pid_t pgid, std::chrono::milliseconds grace);
 
 }  // namespace anygpu

@@ -161,8 +161,8 @@ TEST(CdiHooks, AnLdconfigThatHangsIsKilledWithItsHelperAndNamed) {
   ASSERT_EQ(::mkdir(root.c_str(), 0755), 0);
   auto fake = tmp / "ldconfig";
   auto pidfile = tmp / "helper.pid";
-  test::write_file(fake, "#!/bin/sh\nsetsid sleep 300 &\necho $! > " + pidfile +
-                             "\nexec sleep 300\n");
+  test::write_file(fake,
+                   "#!/bin/sh\nsetsid sleep 300 &\necho $! > " + pidfile + "\nexec sleep 300\n");
   ::chmod(fake.c_str(), 0755);
   auto start = std::chrono::steady_clock::now();
   auto r = update_container_ldcache(root, {"/usr/lib"}, fake, std::chrono::milliseconds(1000));
@@ -178,9 +178,10 @@ TEST(CdiHooks, AnLdconfigThatHangsIsKilledWithItsHelperAndNamed) {
   test::write_file(fake, "#!/bin/sh\necho 'ldconfig: cannot open \\033[31m' >&2\nexit 1\n");
   auto failed = update_container_ldcache(root, {"/usr/lib"}, fake);
   ASSERT_FALSE(failed);
-  EXPECT_NE(failed.error().message.find(
-                fake + " -r " + root + " failed (exited with code 1): ldconfig: cannot open \\x1b[31m"),
-            std::string::npos)
+  EXPECT_NE(
+      failed.error().message.find(fake + " -r " + root +
+                                  " failed (exited with code 1): ldconfig: cannot open \\x1b[31m"),
+      std::string::npos)
       << failed.error().message;
 }
 
