@@ -110,20 +110,22 @@ ANYGPU_CHILD_CODE int child_main(void* arg) {
   }
   place_descriptors(p);
   ::sigprocmask(SIG_SETMASK, &p.mask, nullptr);
-  int denied = 0, denied_at = -1;
+  // As execvp searches: a file not there, the next directory; one there but not executable
+  // is remembered (a later one may be); any other failure ends the search.
+  int err = ENOENT, at = -1;
   for (size_t i = 0; i < p.n_candidates; ++i) {
     ::execve(p.candidates[i], p.argv, p.envp);
     int e = errno;
     if (e == ENOENT || e == ENOTDIR) continue;
-    if (e == EACCES || e == EPERM || e == ENOEXEC || e == EISDIR) {
-      if (!denied) denied = e, denied_at = static_cast<int>(i);
-      continue;
+    bool denied = e == EACCES || e == EPERM || e == ENOEXEC || e == EISDIR;
+    if (at < 0 || !denied) {
+      err = e;
+      at = static_cast<int>(i);
     }
-    denied = e, denied_at = static_cast<int>(i);
-    break;
+    if (!denied) break;
   }
-  p.err = denied ? denied : ENOENT;
-  p.failed_at = denied_at;
+  p.err = err;
+  p.failed_at = at;
   p.stage = "exec";
   ::_exit(127);
 }
@@ -149,6 +151,13 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   for (auto& s : strings) out.push_back(s.data());
   out.push_back(nullptr);
   return out;
+}
+
+// EMFILE and the like, told as what they are.
+Error setup_error(std::string_view what, int err) {
+  Error e = internal_error(cat({"spawn: ", what, ": ", std::strerror(err)}));
+  e.sys_errno = err;
+  return e;
 }
 
 bool is_open(int fd) {
@@ -190,8 +199,7 @@ Result<bool> plan_descriptors(const SpawnSpec& spec, Descriptors& d) {
         break;
       case ChildFd::Kind::capture: {
         int p[2];
-        if (::pipe2(p, O_CLOEXEC) != 0)
-          return internal_error(cat({"pipe: ", std::strerror(errno)}));
+        if (::pipe2(p, O_CLOEXEC) != 0) return setup_error("pipe", errno);
         ::fcntl(p[0], F_SETFL, O_NONBLOCK);
         d.captures.emplace_back(target, UniqueFd(p[0]));
         d.held.emplace_back(p[1]);
@@ -199,12 +207,8 @@ Result<bool> plan_descriptors(const SpawnSpec& spec, Descriptors& d) {
         break;
       }
     }
-    if (from < 0 && source.kind != ChildFd::Kind::inherit) {
-      Error e = internal_error(
-          cat({"spawn: descriptor for ", std::to_string(target), ": ", std::strerror(errno)}));
-      e.sys_errno = errno;
-      return e;
-    }
+    if (from < 0 && source.kind != ChildFd::Kind::inherit)
+      return setup_error(cat({"descriptor ", std::to_string(target)}), errno);
     if (from < 0) continue;  // inherit of a closed descriptor: closed in the child as well
     d.from.push_back(from);
     d.to.push_back(target);
@@ -216,27 +220,28 @@ Result<bool> plan_descriptors(const SpawnSpec& spec, Descriptors& d) {
   return true;
 }
 
-}  // namespace
-
-Result<Child> Child::spawn(const SpawnSpec& spec) {
-  if (spec.argv.empty() || spec.argv.front().empty()) return bad_input("spawn: empty command");
-  reap_parked_children();
-  Descriptors d;
-  if (auto planned = plan_descriptors(spec, d); !planned) return planned.error();
-  std::vector<std::string> args = spec.argv;
-  std::vector<std::string> env_strings;
-  if (spec.env) env_strings = *spec.env;
-  auto argv = pointers(args);
-  auto envp = pointers(env_strings);
-  auto candidates = exec_candidates(spec);
+// Strings of the spec the child reads, kept alive by the parent until the child has executed.
+struct Strings {
+  std::vector<std::string> args, env, candidates;
+  std::vector<char*> argv, envp;
   std::vector<const char*> candidate_ptrs;
-  for (const auto& c : candidates) candidate_ptrs.push_back(c.c_str());
 
+  explicit Strings(const SpawnSpec& spec)
+      : args(spec.argv),
+        env(spec.env.value_or(std::vector<std::string>{})),
+        candidates(exec_candidates(spec)),
+        argv(pointers(args)),
+        envp(pointers(env)) {
+    for (const auto& c : candidates) candidate_ptrs.push_back(c.c_str());
+  }
+};
+
+ChildPlan make_plan(const SpawnSpec& spec, Strings& str, Descriptors& d) {
   ChildPlan plan;
-  plan.argv = argv.data();
-  plan.envp = spec.env ? envp.data() : environ;
-  plan.candidates = candidate_ptrs.data();
-  plan.n_candidates = candidate_ptrs.size();
+  plan.argv = str.argv.data();
+  plan.envp = spec.env ? str.envp.data() : environ;
+  plan.candidates = str.candidate_ptrs.data();
+  plan.n_candidates = str.candidate_ptrs.size();
   plan.from = d.from.data();
   plan.to = d.to.data();
   plan.high = d.high.data();
@@ -254,36 +259,61 @@ Result<Child> Child::spawn(const SpawnSpec& spec) {
     plan.mask = *spec.signal_mask;
   else
     sigemptyset(&plan.mask);
+  return plan;
+}
 
+// Runs the child on a stack of its own; returns once it has executed or exited.
+pid_t clone_child(ChildPlan& plan, int& clone_errno) {
   void* stack = ::mmap(nullptr, kChildStack, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
-  if (stack == MAP_FAILED) return internal_error(cat({"spawn: stack: ", std::strerror(errno)}));
+  if (stack == MAP_FAILED) {
+    clone_errno = errno;
+    return -1;
+  }
+  // Blocked until the child has reset its handlers: none of the parent's may run in it.
   sigset_t all, old;
   sigfillset(&all);
   ::pthread_sigmask(SIG_SETMASK, &all, &old);
   pid_t pid = ::clone(child_main, static_cast<char*>(stack) + kChildStack,
                       CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
-  int clone_errno = errno;
+  clone_errno = errno;
   ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
   ::munmap(stack, kChildStack);
+  return pid;
+}
+
+Error child_error(const ChildPlan& plan, const Strings& str) {
+  const bool exec = plan.stage && std::strcmp(plan.stage, "exec") == 0;
+  const std::string& what = exec && plan.failed_at >= 0
+                                ? str.candidates[static_cast<size_t>(plan.failed_at)]
+                                : str.args.front();
+  Error e = internal_error(
+      exec ? cat({what, ": ", std::strerror(plan.err)})
+           : cat({what, ": ", plan.stage ? plan.stage : "setup", ": ", std::strerror(plan.err)}));
+  e.sys_errno = plan.err;
+  return e;
+}
+
+}  // namespace
+
+Result<Child> Child::spawn(const SpawnSpec& spec) {
+  if (spec.argv.empty() || spec.argv.front().empty()) return bad_input("spawn: empty command");
+  reap_parked_children();
+  Descriptors d;
+  if (auto planned = plan_descriptors(spec, d); !planned) return planned.error();
+  Strings str(spec);
+  ChildPlan plan = make_plan(spec, str, d);
+  int clone_errno = 0;
+  pid_t pid = clone_child(plan, clone_errno);
   d.held.clear();  // the child has its copies (or is gone)
-  if (pid < 0)
-    return internal_error(
-        cat({"cannot start ", spec.argv.front(), ": ", std::strerror(clone_errno)}));
+  if (pid < 0) return setup_error(cat({"clone for ", spec.argv.front()}), clone_errno);
 
   Child child;
   child.pid_ = pid;
   child.reaped_ = false;
-  if (plan.err != 0) {
+  if (plan.err != 0) {  // it exited with 127 before or at execve
     child.reap(Clock::now() + std::chrono::seconds(5));
-    const bool exec = plan.stage && std::strcmp(plan.stage, "exec") == 0;
-    std::string what = exec && plan.failed_at >= 0 ? candidates[static_cast<size_t>(plan.failed_at)]
-                                                   : spec.argv.front();
-    Error e = internal_error(
-        exec ? cat({what, ": ", std::strerror(plan.err)})
-             : cat({what, ": ", plan.stage ? plan.stage : "setup", ": ", std::strerror(plan.err)}));
-    e.sys_errno = plan.err;
-    return e;
+    return child_error(plan, str);
   }
   child.pgid_ = spec.own_group ? pid : 0;
   child.pidfd_ = UniqueFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
