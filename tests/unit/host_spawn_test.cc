@@ -71,7 +71,8 @@ TEST(Spawn, TheEnvironmentIsExactlyTheOneGiven) {
 
 TEST(Spawn, OnlyThePlannedDescriptorsReachTheChild) {
   // A descriptor the caller left inheritable (no FD_CLOEXEC), as a host program might.
-  int leak = ::fcntl(::open("/dev/null", O_RDONLY | O_CLOEXEC), F_DUPFD, 50);
+  UniqueFd null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  int leak = ::fcntl(null.get(), F_DUPFD, 50);
   ASSERT_GE(leak, 50);
   SpawnSpec s;
   s.argv = {"/bin/ls", "-1", "/proc/self/fd"};  // ls holds the listing open as the next number
