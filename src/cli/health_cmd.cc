@@ -38,13 +38,13 @@ Command health_command() {
               // NVML's ECC, row-remapping, retired-page and throttle facts, read in a worker.
               auto library = worker::read_library_health(host, inv);
               ho.library = &library;
-              auto health = health::evaluate_health(host, inv, ho);
-              if (!health) return fail(health.error());
+              auto evaluated = health::evaluate_health(host, inv, ho);
+              if (!evaluated) return fail(evaluated.error());
               // The library's warnings are in the report's already.
-              report_warnings(g, health->warnings);
-              g.json ? print_json(g, health::health_to_json(*health))
-                     : print_text(health::health_to_text(*health));
-              return health->any_critical() ? kExitCheckFailed : kExitOk;
+              report_warnings(g, evaluated->warnings);
+              g.json ? print_json(g, health::health_to_json(*evaluated))
+                     : print_text(health::health_to_text(*evaluated));
+              return evaluated->any_critical() ? kExitCheckFailed : kExitOk;
             };
           }};
 }

@@ -43,10 +43,11 @@ int run_labels(const GlobalOptions& g, const K8sFlags& f) {
   if (labels.empty()) return fail(host_error("no accelerator found; no labels to publish"));
   if (f.health) {
     // The worst device's `anygpu health`: ok, warning or critical (valid label values).
-    auto health = health::evaluate_health(host, inventory, {});
-    if (!health) return fail(health.error());
-    report_warnings(g, health->warnings);
-    labels.push_back({cat({f.prefix, "/health"}), std::string(health::to_string(health->worst()))});
+    auto evaluated = health::evaluate_health(host, inventory, {});
+    if (!evaluated) return fail(evaluated.error());
+    report_warnings(g, evaluated->warnings);
+    labels.push_back(
+        {cat({f.prefix, "/health"}), std::string(health::to_string(evaluated->worst()))});
   }
   if (g.json) {
     nlohmann::ordered_json j = nlohmann::ordered_json::object();
