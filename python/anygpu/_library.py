@@ -1,9 +1,11 @@
 """Finds and binds libanygpu.so through ctypes (no compiled extension module).
 
 Search order: $ANYGPU_LIBRARY (when set, the only candidate: an explicit choice must not fall
-back silently), libanygpu.so beside this package (the wheel puts it there), the build tree of a
-source checkout (build/libanygpu.so), then the system linker path: the versioned soname first
-(installed packages ship only libanygpu.so.0; the unversioned link is a development file).
+back silently), libanygpu.so beside this package (the wheel puts it there), the library of the
+installation this package belongs to (_installed.py, written by `cmake --install`: relative to
+this directory, then beneath the install prefix), the build tree of a source checkout
+(build/libanygpu.so), then the system linker path: the versioned soname first (installed
+packages ship only libanygpu.so.0; the unversioned link is a development file).
 """
 import ctypes
 import os
@@ -23,7 +25,14 @@ def candidates():
         return
     here = os.path.dirname(os.path.abspath(__file__))
     yield os.path.join(here, _SONAME)
-    yield os.path.join(os.path.dirname(os.path.dirname(here)), "build", _SONAME)
+    installed = _installation()
+    if installed is not None:
+        relative = os.path.normpath(os.path.join(here, installed.LIBRARY_RELATIVE))
+        yield relative
+        if installed.LIBRARY != relative:
+            yield installed.LIBRARY
+    else:  # a source checkout: python/anygpu beside build/
+        yield os.path.join(os.path.dirname(os.path.dirname(here)), "build", _SONAME)
     yield _VERSIONED_SONAME  # LD_LIBRARY_PATH, ld.so.cache, the default directories
     yield _SONAME
     import ctypes.util  # only here: it imports shutil and runs ldconfig; plain imports skip it
@@ -31,6 +40,26 @@ def candidates():
     found = ctypes.util.find_library("anygpu")
     if found and found != _SONAME:
         yield found
+
+
+def _installation():
+    """The note `cmake --install` leaves beside the package; None in a source tree or a wheel."""
+    try:
+        from . import _installed
+    except ImportError:
+        return None
+    return _installed
+
+
+def _advice() -> str:
+    installed = _installation()
+    if installed is not None:
+        return (f"This package was installed with prefix {installed.PREFIX}: install the library "
+                "there as well (make install, or the libanygpu0 package), or point "
+                "ANYGPU_LIBRARY at it.")
+    if os.environ.get("ANYGPU_LIBRARY") is not None:
+        return "Point ANYGPU_LIBRARY at libanygpu.so (or unset it to search)."
+    return "Build it (make build), install it, or point ANYGPU_LIBRARY at it."
 
 
 def _bind(lib: ctypes.CDLL) -> ctypes.CDLL:
@@ -66,8 +95,8 @@ def load() -> ctypes.CDLL:
             continue
         return _bind(lib)
     raise LibraryNotFoundError(
-        "anygpu: cannot load libanygpu.so; tried:\n  " + "\n  ".join(tried) +
-        "\nBuild it (make build), or point ANYGPU_LIBRARY at it.", name="libanygpu")
+        "anygpu: cannot load libanygpu.so; tried:\n  " + "\n  ".join(tried) + "\n" + _advice(),
+        name="libanygpu")
 
 
 class Library:

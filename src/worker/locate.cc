@@ -13,6 +13,13 @@
 #ifndef ANYGPU_INSTALL_WORKER
 #define ANYGPU_INSTALL_WORKER ""
 #endif
+// The install layout relative to any prefix (CMAKE_INSTALL_LIBDIR, CMAKE_INSTALL_BINDIR).
+#ifndef ANYGPU_INSTALL_LIBDIR
+#define ANYGPU_INSTALL_LIBDIR ""
+#endif
+#ifndef ANYGPU_INSTALL_BINDIR
+#define ANYGPU_INSTALL_BINDIR ""
+#endif
 
 namespace anygpu::worker {
 
@@ -34,6 +41,16 @@ std::string own_directory() {
   return path.substr(0, slash);
 }
 
+// PREFIX/BINDIR/anygpu when `dir` is PREFIX/LIBDIR: the CLI installed with this library, under
+// whatever prefix it was installed (a venv, a DESTDIR-staged tree), not only the configured one.
+std::string installed_beside(const std::string& dir) {
+  std::string_view libdir = ANYGPU_INSTALL_LIBDIR, bindir = ANYGPU_INSTALL_BINDIR;
+  if (libdir.empty() || bindir.empty() || libdir.front() == '/' || bindir.front() == '/') return {};
+  std::string suffix = cat({"/", libdir});
+  if (dir.size() <= suffix.size() || !dir.ends_with(suffix)) return {};
+  return cat({std::string_view(dir).substr(0, dir.size() - suffix.size()), "/", bindir, "/anygpu"});
+}
+
 }  // namespace
 
 void use_self_as_worker() {
@@ -52,6 +69,10 @@ Result<std::string> worker_executable() {
     std::string beside = dir + "/anygpu";
     if (executable(beside)) return beside;
     tried.push_back(beside);
+    if (std::string installed = installed_beside(dir); !installed.empty()) {
+      if (executable(installed)) return installed;
+      tried.push_back(installed);
+    }
   }
   if (std::string installed = ANYGPU_INSTALL_WORKER; !installed.empty()) {
     if (executable(installed)) return installed;
