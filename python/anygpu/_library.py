@@ -14,7 +14,24 @@ from ._errors import LibraryNotFoundError, error_for
 
 _SONAME = "libanygpu.so"
 _VERSIONED_SONAME = "libanygpu.so.0"  # SOVERSION in cmake/version.cmake
-_SYMBOLS = ("anygpu_detect_json", "anygpu_select_json", "anygpu_free", "anygpu_version")
+# The table's row for ANYGPU_LIBRARY (util/env_vars.cc), applied here because it is read before
+# any library can judge it; tests/python/test_environment.py holds the two equal.
+_LIBRARY_EXPECTED = ("expected a path to libanygpu.so, or a file name the dynamic loader finds "
+                     "(set but blank: an error)")
+_BLANK = " \t\n\r\v\f"  # what the table trims
+
+
+def refused_library(path: str):
+    """The table's refusal of an ANYGPU_LIBRARY value, or None when it is a name to try."""
+    if path.strip(_BLANK):
+        return None
+    shown = "".join({"\n": "\\n", "\t": "\\t"}.get(c) or
+                    (f"\\x{ord(c):02x}" if ord(c) < 0x20 or c == "\x7f" else c) for c in path)
+    return f'ANYGPU_LIBRARY="{shown}": {_LIBRARY_EXPECTED}'
+
+
+_SYMBOLS = ("anygpu_detect_json", "anygpu_select_json", "anygpu_environment_json", "anygpu_free",
+            "anygpu_version")
 
 
 def candidates():
@@ -69,6 +86,8 @@ def _bind(lib: ctypes.CDLL) -> ctypes.CDLL:
         fn.restype = ctypes.c_void_p  # a pointer we own and must hand back to anygpu_free
     lib.anygpu_free.argtypes = [ctypes.c_void_p]
     lib.anygpu_free.restype = None
+    lib.anygpu_environment_json.argtypes = [ctypes.c_char_p]
+    lib.anygpu_environment_json.restype = ctypes.c_void_p
     lib.anygpu_version.argtypes = []
     lib.anygpu_version.restype = ctypes.c_char_p
     return lib
@@ -77,8 +96,9 @@ def _bind(lib: ctypes.CDLL) -> ctypes.CDLL:
 def load() -> ctypes.CDLL:
     tried = []
     for path in candidates():
-        if not path.strip():
-            tried.append(f"ANYGPU_LIBRARY={path!r} (empty)")
+        refused = refused_library(path)
+        if refused is not None:
+            tried.append(refused)
             continue
         is_path = os.sep in path
         if is_path and not os.path.exists(path):
@@ -117,5 +137,6 @@ class Library:
             self._lib.anygpu_free(raw)
         doc = json.loads(text)
         if doc.get("schema") == "anygpu.error/v1":
-            raise error_for(doc.get("error", "unknown error"), int(doc.get("exit_code", 1)))
+            raise error_for(doc.get("error", "unknown error"), int(doc.get("exit_code", 1)),
+                            doc.get("variable"))
         return doc

@@ -9,6 +9,7 @@ set(ANYGPU_UTIL_BOOTSTRAP_SOURCES
 )
 set(ANYGPU_UTIL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cpulist.cc
+  ${CMAKE_CURRENT_LIST_DIR}/env_vars.cc
   ${CMAKE_CURRENT_LIST_DIR}/pep440.cc
   ${CMAKE_CURRENT_LIST_DIR}/version_tokens.cc
   ${CMAKE_CURRENT_LIST_DIR}/terminal_text.cc

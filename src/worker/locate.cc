@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "host/paths.h"
+#include "util/env_vars.h"
 #include "util/strings.h"
 
 #ifndef ANYGPU_INSTALL_WORKER
@@ -60,10 +61,9 @@ void use_self_as_worker() {
 Result<std::string> worker_executable() {
   if (g_self.load()) return std::string(paths::kSelfExe);
   std::vector<std::string> tried;
-  if (const char* env = std::getenv("ANYGPU_WORKER"); env && *env) {
-    if (executable(env)) return std::string(env);
-    return host_error(cat({"ANYGPU_WORKER=", env, " is not an absolute path to an executable"}));
-  }
+  auto env = read_env("ANYGPU_WORKER");  // the table's rule: an absolute path, executable
+  if (!env) return env.error();
+  if (*env) return (*env)->text;
   tried.push_back("$ANYGPU_WORKER (unset)");
   if (auto dir = own_directory(); !dir.empty()) {
     std::string beside = dir + "/anygpu";
