@@ -103,6 +103,13 @@ local)
     || { echo "FAIL: cmake --install"; cat "$tmp/install.log"; exit 1; }
   { read -r site; read -r state; } < <(site_of /usr/bin/python3 /usr/local)
   [ "$state" = on-path ] || bad "/usr/bin/python3 reads no site directory beneath /usr/local ($site)"
+  # The other answers: the distribution's own directory for /usr, a warned-about one elsewhere.
+  [ "$(site_of /usr/bin/python3 /usr | tr '\n' ' ')" = "/usr/lib/python3/dist-packages on-path " ] \
+    || bad "/usr: $(site_of /usr/bin/python3 /usr | tr '\n' ' ')"
+  case "$(site_of /usr/bin/python3 /opt/anygpu | tr '\n' ' ')" in
+    "/opt/anygpu/lib/python3."*"/site-packages off-path ") ;;
+    *) bad "/opt/anygpu: $(site_of /usr/bin/python3 /opt/anygpu | tr '\n' ' ')" ;;
+  esac
   [ -f "$stage$site/anygpu/__init__.py" ] || bad "package not in $site: $(cd "$stage" && find . -name __init__.py -path '*anygpu/__init__.py')"
   outside=$(cd "$stage" && find . ! -type d | grep -v '^\./usr/local/')
   [ -z "$outside" ] || bad "installed outside /usr/local: $outside"

@@ -84,7 +84,7 @@ fi
 
 # Python from the staged dist-packages: the library found through the installation's note
 # (relative to the package), not the loader path.
-out=$(cd "$tmp" && env -u ANYGPU_LIBRARY -u LD_LIBRARY_PATH PYTHONPATH=$stage/usr/lib/python3/dist-packages /usr/bin/python3 -c '
+out=$(cd "$tmp" && env -u ANYGPU_LIBRARY -u LD_LIBRARY_PATH PYTHONPATH="$stage/usr/lib/python3/dist-packages" /usr/bin/python3 -c '
 import sys, anygpu
 inv = anygpu.detect(root=sys.argv[1], no_libs=True)
 print(anygpu.__file__, anygpu.library_path, len(inv["devices"]))' "$fixture" 2>&1) || bad "python: $out"
