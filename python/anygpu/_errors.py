@@ -5,10 +5,6 @@ class LibraryNotFoundError(ImportError):
     """libanygpu.so could not be loaded from any place searched."""
 
 
-class InvalidEnvironmentError(ValueError):
-    """An ANYGPU_* (or torchrun/Slurm) environment variable holds a value anygpu cannot use."""
-
-
 class AnygpuError(RuntimeError):
     """The native library answered with an anygpu.error/v1 document.
 
@@ -25,6 +21,14 @@ class BadInputError(AnygpuError, ValueError):
     """A configuration file or option was malformed (CLI exit code 2)."""
 
 
+class InvalidEnvironmentError(BadInputError):
+    """An ANYGPU_* (or torchrun/Slurm) environment variable holds a value anygpu cannot use; the
+    message is the one the CLI prints (exit code 2)."""
+
+    def __init__(self, message: str, exit_code: int = 2, warnings=()):
+        super().__init__(message, exit_code, warnings)
+
+
 class HostError(AnygpuError):
     """The host lacks what was required, e.g. an explicit backend that matches nothing (3)."""
 
@@ -33,7 +37,9 @@ class ContractError(AnygpuError):
     """The runtime contract (runtime-spec.yaml) does not hold on this host (1)."""
 
 
-def error_for(message: str, exit_code: int, warnings=()) -> AnygpuError:
+def error_for(message: str, exit_code: int, warnings=(), variable=None) -> AnygpuError:
+    if variable is not None:  # the library refused an environment variable
+        return InvalidEnvironmentError(message, exit_code, warnings)
     cls = {1: ContractError, 2: BadInputError, 3: HostError}.get(exit_code, AnygpuError)
     return cls(message, exit_code, warnings)
 

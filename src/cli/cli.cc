@@ -16,6 +16,7 @@
 #include "probe/probe.h"
 #include "registry/registry_override.h"
 #include "render/json_text.h"
+#include "util/env_vars.h"
 #include "util/strings.h"
 #include "util/suggest.h"
 #include "util/terminal_text.h"
@@ -140,8 +141,10 @@ std::vector<Command> commands() {
 }  // namespace
 
 int run(int argc, char** argv) {
-  // Before the command table is built: its help may list the registry's vendors.
+  // Before the command table is built: its help may list the registry's vendors. Then every
+  // variable that steers anygpu, judged as the C ABI judges it (util/env_vars.h).
   if (auto registry = prepare_registry(); !registry) return fail(registry.error());
+  if (auto env = check_steering_env(); !env) return fail(env.error());
   CLI::App app{"anygpu: run machine-learning experiments on any accelerator vendor", "anygpu"};
   const std::string version = version_text();
   app.set_version_flag("--version", version);
@@ -195,8 +198,7 @@ int run(int argc, char** argv) {
   }
   if (app.count("--root") && g.root.empty())
     return fail(bad_input("--root: empty path (give a directory, or omit it for the real host)"));
-  if (const char* log = std::getenv("ANYGPU_LOG"); log && std::string_view(log) == "debug")
-    g.verbose = true;
+  if (auto log = read_env("ANYGPU_LOG"); log && *log) g.verbose = true;  // checked above
   int rc = chosen ? chosen(g) : kExitUsage;
   if (int err = 0; stdout_lost(err)) {
     std::fprintf(stderr, "anygpu: cannot write to standard output: %s\n",

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "util/env_vars.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -64,22 +65,17 @@ std::string normalize_root(std::string root) {
 }  // namespace
 
 Result<HostOptions> HostOptions::from_environment() {
+  // The table's parsers (util/env_vars): the CLI, the C ABI and Python refuse alike.
   HostOptions o;
-  if (const char* r = std::getenv("ANYGPU_ROOT"); r && *r) o.root = r;
-  if (const char* n = std::getenv("ANYGPU_NO_LIBS"); n && *n) {
-    std::string v = to_lower(n);
-    if (v == "1" || v == "true" || v == "yes")
-      o.load_libraries = false;
-    else if (v != "0" && v != "false" && v != "no")
-      return bad_input(cat({"ANYGPU_NO_LIBS: expected 1 or 0, got '", n, "'"}));
-  }
-  if (const char* t = std::getenv("ANYGPU_LIB_TIMEOUT_MS"); t && *t) {
-    auto ms = parse_uint(t);
-    if (!ms || *ms == 0 || *ms > 600000)
-      return bad_input(
-          cat({"ANYGPU_LIB_TIMEOUT_MS: expected milliseconds 1..600000, got '", t, "'"}));
-    o.library_timeout = std::chrono::milliseconds(*ms);
-  }
+  auto root = read_env("ANYGPU_ROOT");
+  if (!root) return root.error();
+  if (*root) o.root = (*root)->text;
+  auto no_libs = read_env("ANYGPU_NO_LIBS");
+  if (!no_libs) return no_libs.error();
+  if (*no_libs) o.load_libraries = !*(*no_libs)->flag;
+  auto timeout = read_env("ANYGPU_LIB_TIMEOUT_MS");
+  if (!timeout) return timeout.error();
+  if (*timeout) o.library_timeout = std::chrono::milliseconds(*(*timeout)->number);
   return o;
 }
 

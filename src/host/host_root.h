@@ -26,7 +26,8 @@ struct HostOptions {
   bool load_libraries = true;                       // `--no-libs` / ANYGPU_NO_LIBS=1 turn this off
   std::chrono::milliseconds library_timeout{1000};  // deadline for all vendor library calls
 
-  // Reads ANYGPU_ROOT, ANYGPU_NO_LIBS and ANYGPU_LIB_TIMEOUT_MS. A malformed value is an error.
+  // Reads ANYGPU_ROOT (a directory), ANYGPU_NO_LIBS and ANYGPU_LIB_TIMEOUT_MS by the table of
+  // environment variables (util/env_vars.h). A malformed value is an error.
   static Result<HostOptions> from_environment();
 };
 

@@ -165,10 +165,10 @@ def test_systemd(binary, deploy, work):
     check(exec_start.split()[1:3] == ["exporter", "--listen"] and "127.0.0.1:" in exec_start,
           f"ExecStart: {exec_start}")
 
-    # verify resolves ExecStart: point it at the binary under test.
+    # The install writes ExecStart beneath its prefix; verify resolves it: the binary under test.
     unit = os.path.join(work, "anygpu-exporter.service")
     with open(src) as f, open(unit, "w") as out:
-        out.write(f.read().replace("/usr/bin/anygpu", os.path.abspath(binary)))
+        out.write(f.read().replace("@ANYGPU_BINDIR@/anygpu", os.path.abspath(binary)))
     out = subprocess.run([analyze, "verify", "--man=no", unit], capture_output=True, text=True)
     check(out.returncode == 0 and "anygpu-exporter.service" not in out.stderr,
           f"systemd-analyze verify:\n{out.stdout}{out.stderr}")

@@ -146,11 +146,11 @@ def test_exported_selection_is_used_without_probing(isolated, tmp_path):
 
 
 @pytest.mark.parametrize("env,named", [
-    ({"ANYGPU_VENDOR": "nvidia", "ANYGPU_TORCH_DEVICE": "hip"}, "ANYGPU_TORCH_DEVICE='hip'"),
+    ({"ANYGPU_VENDOR": "nvidia", "ANYGPU_TORCH_DEVICE": "hip"}, 'ANYGPU_TORCH_DEVICE="hip"'),
     ({"ANYGPU_VENDOR": "nvidia", "ANYGPU_TORCH_DEVICE": "cuda", "ANYGPU_NUM_WORKERS": "abc"},
-     "ANYGPU_NUM_WORKERS='abc'"),
+     'ANYGPU_NUM_WORKERS="abc"'),
     ({"ANYGPU_VENDOR": "nvidia", "ANYGPU_TORCH_DEVICE": "cuda", "ANYGPU_NUM_WORKERS": "-3"},
-     "ANYGPU_NUM_WORKERS='-3'"),
+     'ANYGPU_NUM_WORKERS="-3"'),
     ({"ANYGPU_VENDOR": "nvidia", "ANYGPU_TORCH_DEVICE": "cuda",
       "ANYGPU_NUM_WORKERS": "9" * 400}, "ANYGPU_NUM_WORKERS"),
     ({"ANYGPU_TORCH_DEVICE": "cuda"}, "ANYGPU_VENDOR"),
