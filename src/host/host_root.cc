@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "util/regular_file.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -39,6 +40,8 @@ constexpr std::string_view kStandardLibraryDirs[] = {
 
 Error errno_error(std::string_view path) {
   int e = errno;
+  // Out of descriptors or memory is said as such (exit 3), never as "absent" or "denied".
+  if (is_resource_error(e)) return system_error(path, "cannot read", e);
   Error err = internal_error(cat({path, ": ", std::strerror(e)}));
   err.sys_errno = e;
   return err;
@@ -156,7 +159,7 @@ Result<std::string> HostRoot::read_file(std::string_view path, size_t max_bytes)
   struct stat st {};
   if (::fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
     ::close(fd);
-    return internal_error(cat({path, ": not a regular file"}));
+    return unexpected_file_type(path, st.st_mode);
   }
   std::string out;
   char buf[4096];
@@ -298,6 +301,14 @@ Result<std::string> HostRoot::read_link(std::string_view path) const {
   if (n < 0) return errno_error(path);
   note(path);
   return std::string(buf, static_cast<size_t>(n));
+}
+
+Result<CheckedFile> HostRoot::open_checked(std::string_view path, std::string_view what) const {
+  TrustOptions options;
+  options.root = prefix_.empty() ? "/" : prefix_;
+  auto file = anygpu::open_checked(path, what, options);
+  if (file) note(path);
+  return file;
 }
 
 Result<std::string> HostRoot::resolve(std::string_view path) const {
