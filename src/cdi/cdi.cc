@@ -99,7 +99,8 @@ CdiScan scan_cdi_specs(const HostRoot& host) {
       }
       // Listed and warned about, never chosen for a container (choose_cdi_names): the runtime
       // applies its nodes and hooks as root, and whoever can change the file changes those.
-      if (!text->untrusted.empty()) spec->risks.push_back(cat({"not trusted: ", text->untrusted}));
+      if (!text->untrusted.empty())
+        spec->risks.push_back(cat({"others can change it (", text->untrusted, ")"}));
       spec->file = f;
       spec->priority = priority;
       to_host_view(host, *spec);

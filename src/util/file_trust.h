@@ -48,7 +48,7 @@ Result<CheckedFile> open_checked(std::string_view path, std::string_view what,
 std::string trust_problem(const struct stat& st, std::string_view path, uid_t user);
 
 // The whole file through open_checked, at most `max_bytes`, refused (bad_input) when others can
-// change it: "<what> <path> is not trusted: <why>; …".
+// change it: "<path>: refused (the <what>): <why>; …".
 Result<std::string> read_trusted_file(const std::string& path, size_t max_bytes,
                                       std::string_view what, const TrustOptions& options = {});
 

@@ -5,7 +5,7 @@
   nobody (when run as root) are refused with exit 2 naming the component — by the CLI and by
   the C ABI; the same registry with sane modes is used.
 - CDI: a spec mode 0666 in a 0777 /etc/cdi (a copy of a fixture host) is listed with
-  "not trusted" and `run --container` passes explicit device nodes instead of its CDI names;
+  "others can change it" and `run --container` passes explicit device nodes instead of its CDI names;
   with sane modes the same spec is used.
 - FIFOs where files belong return promptly with a message naming the path: libcuda.so.1 in an
   LD_LIBRARY_PATH directory (doctor), the accelerator config, the registry override, a CDI
@@ -131,13 +131,13 @@ def cdi_cases(binary, h100, work, base_env):
     os.chmod(spec, 0o666)
     shown_dir = cdi_dir
     r = run(common + ["cdi", "list"], base_env, work)
-    check(r.returncode == 0 and "not trusted" in r.stdout and
+    check(r.returncode == 0 and "others can change it" in r.stdout and
           f"{shown_dir}: writable by others (mode 0777)" in r.stdout,
           "cdi list: a spec in a 0777 /etc/cdi is shown with a warning naming the directory",
           r.stdout + r.stderr)
     r = run(plan, base_env, work)
     check(r.returncode == 0 and "nvidia.com/gpu=" not in r.stdout and
-          "/dev/nvidia0:/dev/nvidia0" in r.stdout and "not trusted" in r.stderr,
+          "/dev/nvidia0:/dev/nvidia0" in r.stdout and "others can change it" in r.stderr,
           "cdi: run --container passes explicit nodes instead, and says why",
           r.stdout + r.stderr)
     os.chmod(cdi_dir, 0o755)
