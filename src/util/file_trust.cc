@@ -45,49 +45,25 @@ class Walk {
 
   Result<CheckedFile> run(std::string_view path) {
     if (path.empty()) return bad_input(cat({"an empty path was given for the ", what_}));
-    std::string absolute(path);
-    if (absolute.front() != '/') {
-      if (options_.root != "/")
-        absolute = "/" + absolute;
-      else if (auto cwd = working_directory(); cwd)
-        absolute = child_path(*cwd, absolute);
-      else
-        return cwd.error();
-    }
+    requested_ = options_.root == "/"  ? std::string(path)
+                 : path.front() == '/' ? shown(std::string(path))
+                                       : shown(cat({"/", path}));
+    auto absolute = absolute_path(path);
+    if (!absolute) return absolute.error();
     if (auto started = start(); !started) return started.error();
-    std::deque<std::string> parts;
-    push_parts(parts, absolute);
-    int links = 0;
-    while (!parts.empty()) {
-      std::string name = std::move(parts.front());
-      parts.pop_front();
+    push_parts(parts_, *absolute);
+    while (!parts_.empty()) {
+      std::string name = std::move(parts_.front());
+      parts_.pop_front();
       if (name == "..") {
         if (stack_.size() > 1) stack_.pop_back();
         continue;
       }
-      const std::string here = child_path(stack_.back().path, name);
-      UniqueFd fd(::openat(stack_.back().fd.get(), name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
-      if (!fd) return fail(here, errno);
-      struct stat st {};
-      if (::fstat(fd.get(), &st) != 0) return fail(here, errno);
-      if (S_ISLNK(st.st_mode)) {
-        if (++links > kMaxLinks) return fail(here, ELOOP);
-        note(st, here);
-        auto target = read_link(fd.get(), here);
-        if (!target) return target.error();
-        if (!target->empty() && target->front() == '/') stack_.resize(1);
-        push_parts(parts, *target);
-        continue;
-      }
-      if (!parts.empty()) {
-        if (!S_ISDIR(st.st_mode)) return fail(here, ENOTDIR);
-        note(st, here);
-        stack_.push_back({std::move(fd), here});
-        continue;
-      }
-      return open_last(name, here);
+      auto next = step(name);
+      if (!next) return next.error();
+      if (*next) return std::move(**next);
     }
-    return bad_input(cat({std::string(path), ": names a directory, not a file (the ", what_, ")"}));
+    return bad_input(cat({requested_, ": names a directory, not a file (the ", what_, ")"}));
   }
 
  private:
@@ -101,15 +77,48 @@ class Walk {
     return true;
   }
 
+  // One component: a link is queued for the walk to follow, a directory entered; the last one
+  // is the file, opened (then returned).
+  Result<std::optional<CheckedFile>> step(const std::string& name) {
+    const std::string here = child_path(stack_.back().path, name);
+    UniqueFd fd(::openat(stack_.back().fd.get(), name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd) return fail(here, errno);
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) return fail(here, errno);
+    if (S_ISLNK(st.st_mode)) {
+      if (++links_ > kMaxLinks) return fail(here, ELOOP);
+      note(st, here);
+      auto target = read_link(fd.get(), here);
+      if (!target) return target.error();
+      if (!target->empty() && target->front() == '/') stack_.resize(1);
+      push_parts(parts_, *target);
+      return std::optional<CheckedFile>();
+    }
+    if (parts_.empty()) {
+      auto file = open_last(name, here);
+      if (!file) return file.error();
+      return std::optional<CheckedFile>(std::move(*file));
+    }
+    if (!S_ISDIR(st.st_mode)) return fail(here, ENOTDIR);
+    note(st, here);
+    stack_.push_back({std::move(fd), here});
+    return std::optional<CheckedFile>();
+  }
+
+  Result<std::string> absolute_path(std::string_view path) const {
+    if (path.front() == '/') return std::string(path);
+    if (options_.root != "/") return cat({"/", path});
+    auto cwd = working_directory();
+    if (!cwd) return cwd.error();
+    return child_path(*cwd, path);
+  }
+
+  // Not a link (the walk followed those): O_NOFOLLOW refuses one swapped in since.
   Result<CheckedFile> open_last(const std::string& name, const std::string& here) {
     CheckedFile out;
     auto fd =
         open_regular_at(stack_.back().fd.get(), name, shown(here), what_, O_NOFOLLOW, &out.st);
-    if (!fd) {
-      // A link swapped in after the walk looked: O_NOFOLLOW refuses it rather than follow.
-      if (fd.error().sys_errno == ELOOP) return fail(here, ELOOP);
-      return fd.error();
-    }
+    if (!fd) return fd.error();
     note(out.st, here);
     out.fd = std::move(*fd);
     out.untrusted = std::move(problem_);
@@ -151,7 +160,10 @@ class Walk {
       return e;
     }
     if (err == ENOENT) {
-      Error e = bad_input(cat({shown(here), ": no such file or directory (the ", what_, ")"}));
+      // The file asked for first, then the component that is missing, when another.
+      std::string missing =
+          shown(here) == requested_ ? "" : cat({": ", shown(here), " does not exist"});
+      Error e = bad_input(cat({requested_, ": no such file (the ", what_, ")", missing}));
       e.sys_errno = err;
       return e;
     }
@@ -159,8 +171,11 @@ class Walk {
   }
 
   std::string what_;
+  std::string requested_;  // the path asked for, as the user knows it
   const TrustOptions& options_;
-  std::vector<Dir> stack_;
+  std::vector<Dir> stack_;         // the directories walked into, the root first
+  std::deque<std::string> parts_;  // the components still to walk
+  int links_ = 0;                  // links followed so far
   std::string problem_;
 };
 
