@@ -1,6 +1,8 @@
 #include "util/file_trust.h"
 
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +11,7 @@
 #include <deque>
 #include <vector>
 
+#include "util/fork_safety.h"
 #include "util/regular_file.h"
 #include "util/strings.h"
 
@@ -179,6 +182,25 @@ class Walk {
   std::string problem_;
 };
 
+bool is_private_group(gid_t gid, uid_t user) {
+  // Debian's sshd rule for user private groups (umask 002 on RHEL, Fedora): the user's own
+  // primary group, naming no other member, is the user. NSS takes locks of its own: fork()
+  // waits for the look-up (util/fork_safety.h).
+  ForkGate gate;
+  std::vector<char> buf(16384);
+  struct passwd pw {
+  }, *pwp = nullptr;
+  if (::getpwuid_r(user, &pw, buf.data(), buf.size(), &pwp) != 0 || !pwp || pw.pw_gid != gid)
+    return false;
+  std::string name = pw.pw_name;
+  struct group gr {
+  }, *grp = nullptr;
+  if (::getgrgid_r(gid, &gr, buf.data(), buf.size(), &grp) != 0 || !grp) return false;
+  for (char** m = gr.gr_mem; m && *m; ++m)
+    if (name != *m) return false;
+  return true;
+}
+
 }  // namespace
 
 std::string trust_problem(const struct stat& st, std::string_view path, uid_t user) {
@@ -191,7 +213,7 @@ std::string trust_problem(const struct stat& st, std::string_view path, uid_t us
   bool sticky = S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX);
   if ((st.st_mode & S_IWOTH) && !sticky)
     return cat({path, ": writable by others (mode ", mode_text(st.st_mode), ")"});
-  if ((st.st_mode & S_IWGRP) && st.st_gid != 0 && !sticky)
+  if ((st.st_mode & S_IWGRP) && st.st_gid != 0 && !sticky && !is_private_group(st.st_gid, user))
     return cat({path, ": writable by group ", std::to_string(st.st_gid), " (mode ",
                 mode_text(st.st_mode), ")"});
   return {};

@@ -3,6 +3,8 @@
 #include "util/file_trust.h"
 
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -75,21 +77,46 @@ TEST_F(FileTrust, AStickyDirectoryIsTrustedForItsOwnersEntries) {
   EXPECT_EQ(verdict(dir / "conf/file.yaml"), "");
 }
 
-TEST_F(FileTrust, GroupWriteIsTrustedOnlyForRootsGroup) {
+// Whether `gid` is `user`'s private group as the rule reads it: primary, no other member.
+bool private_group(gid_t gid, uid_t user) {
+  struct passwd* pw = ::getpwuid(user);
+  if (!pw || pw->pw_gid != gid) return false;
+  std::string name = pw->pw_name;
+  struct group* gr = ::getgrgid(gid);
+  if (!gr) return false;
+  for (char** m = gr->gr_mem; m && *m; ++m)
+    if (name != *m) return false;
+  return true;
+}
+
+TEST_F(FileTrust, GroupWriteIsTrustedOnlyForRootsGroupOrTheUsersPrivateGroup) {
   chmod_or_fail(dir / "conf/file.yaml", 0664);
   struct stat st {};
   ASSERT_EQ(::stat((dir / "conf/file.yaml").c_str(), &st), 0);
-  if (st.st_gid == 0) {
+  if (st.st_gid == 0 || private_group(st.st_gid, ::geteuid())) {
     EXPECT_EQ(verdict(dir / "conf/file.yaml"), "");
   } else {
     EXPECT_EQ(verdict(dir / "conf/file.yaml"), dir / "conf/file.yaml" + ": writable by group " +
                                                    std::to_string(st.st_gid) + " (mode 0664)");
   }
-  if (::geteuid() == 0) {  // a group other than root's, which only root can give away
-    ASSERT_EQ(::chown((dir / "conf/file.yaml").c_str(), 0, 4242), 0);
-    EXPECT_EQ(verdict(dir / "conf/file.yaml"),
-              dir / "conf/file.yaml" + ": writable by group 4242 (mode 0664)");
-  }
+  if (::geteuid() != 0) return;
+  // A group other than root's, which only root can give away.
+  ASSERT_EQ(::chown((dir / "conf/file.yaml").c_str(), 0, 4242), 0);
+  EXPECT_EQ(verdict(dir / "conf/file.yaml"),
+            dir / "conf/file.yaml" + ": writable by group 4242 (mode 0664)");
+  // nobody's primary group (user private groups, umask 002): trusted for nobody when it names
+  // no other member, never for root.
+  struct passwd* nobody = ::getpwuid(kNobody);
+  if (!nobody) return;
+  gid_t g = nobody->pw_gid;
+  ASSERT_EQ(::chown((dir / "conf/file.yaml").c_str(), 0, g), 0);
+  TrustOptions as_nobody;
+  as_nobody.user = kNobody;
+  std::string group_write =
+      dir / "conf/file.yaml" + ": writable by group " + std::to_string(g) + " (mode 0664)";
+  EXPECT_EQ(verdict(dir / "conf/file.yaml", as_nobody),
+            private_group(g, kNobody) ? "" : group_write);
+  EXPECT_EQ(verdict(dir / "conf/file.yaml"), g == 0 ? "" : group_write);
 }
 
 TEST_F(FileTrust, AnotherUsersFileIsNot) {
