@@ -108,8 +108,8 @@ static int one_round(void) {
   int failed = 0, hung = reap(pids, kChildren, &failed);
   for (int i = 0; i < kThreads; ++i) pthread_join(threads[i], NULL);
   if (hung || failed) {
-    fprintf(stderr, "%d of %d children never returned within %.0f s, %d failed\n", hung,
-            kChildren, kDeadlineSeconds, failed);
+    fprintf(stderr, "%d of %d children never returned within %.0f s, %d failed\n", hung, kChildren,
+            kDeadlineSeconds, failed);
     return 1;
   }
   return 0;
