@@ -20,6 +20,7 @@
 #include "select/render.h"
 #include "util/env_vars.h"
 #include "util/exit_codes.h"
+#include "util/regular_file.h"
 
 #ifndef ANYGPU_VERSION
 #define ANYGPU_VERSION "0.0.0"
@@ -100,9 +101,21 @@ anygpu::Result<anygpu::HostOptions> parse_options(const char* options_json,
   return anygpu::resolve_host_options(request);
 }
 
+// A read that failed for want of descriptors or memory during the call, even one taken as
+// "absent" below, makes the document incomplete: the call answers with an error instead. The
+// count is per process, so a thread running out at the same time fails its neighbours' calls
+// too (they ran in the same starved process).
+char* unless_starved(uint64_t before, char* document) {
+  if (anygpu::resource_error_count() == before) return document;
+  std::free(document);
+  return error_document(anygpu::resource_error_summary() + "; the answer would be incomplete",
+                        anygpu::kExitHostLacks);
+}
+
 }  // namespace
 
 extern "C" char* anygpu_detect_json(const char* options_json) {
+  uint64_t resource_errors = anygpu::resource_error_count();
   try {
     if (char* refused = refused_setup()) return refused;
     auto opts = parse_options(options_json);
@@ -110,13 +123,15 @@ extern "C" char* anygpu_detect_json(const char* options_json) {
       return error_document(opts.error().message, anygpu::exit_code_for(opts.error().kind));
     anygpu::HostRoot host(*opts);
     auto inventory = anygpu::probe(host);
-    return document(anygpu::inventory_to_json(inventory), inventory.diagnostics);
+    return unless_starved(resource_errors,
+                          document(anygpu::inventory_to_json(inventory), inventory.diagnostics));
   } catch (const std::exception& e) {
     return error_document(e.what(), anygpu::kExitCheckFailed);
   }
 }
 
 extern "C" char* anygpu_select_json(const char* options_json) {
+  uint64_t resource_errors = anygpu::resource_error_count();
   try {
     if (char* refused = refused_setup()) return refused;
     anygpu::SelectRequest req;
@@ -152,7 +167,8 @@ extern "C" char* anygpu_select_json(const char* options_json) {
       if (msg.back() == ';') msg.pop_back();
       return error_document(msg, anygpu::kExitCheckFailed, found);
     }
-    return document(anygpu::selection_to_json(*out->selection), found);
+    return unless_starved(resource_errors,
+                          document(anygpu::selection_to_json(*out->selection), found));
   } catch (const std::exception& e) {
     return error_document(e.what(), anygpu::kExitCheckFailed);
   }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "cdi/cdi_resolve.h"
+#include "util/regular_file.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -58,6 +59,22 @@ void to_host_view(const HostRoot& host, CdiSpec& spec) {
   strip_edits(spec.common_edits);
 }
 
+struct SpecText {
+  std::string text;
+  std::string untrusted;  // who besides root can change it (util/file_trust.h), or ""
+};
+
+Result<SpecText> read_spec(const HostRoot& host, const std::string& f) {
+  auto file = host.open_checked(f, "CDI spec");
+  if (!file) return file.error();
+  auto text = read_open_file(file->fd.get(), host.outside(f), kMaxSpecBytes + 1);
+  if (!text) return text.error();
+  if (text->size() > kMaxSpecBytes)
+    return bad_input(
+        cat({host.outside(f), ": larger than ", std::to_string(kMaxSpecBytes), " bytes"}));
+  return SpecText{std::move(*text), std::move(file->untrusted)};
+}
+
 }  // namespace
 
 CdiScan scan_cdi_specs(const HostRoot& host) {
@@ -68,16 +85,20 @@ CdiScan scan_cdi_specs(const HostRoot& host) {
     collect(host, std::string(dir), files, scan.errors);
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {
-      auto text = host.read_file(f, kMaxSpecBytes);
+      auto text = read_spec(host, f);
       if (!text) {
-        scan.errors.push_back(bad_input(cat({host.outside(f), ": ", text.error().message})));
+        scan.errors.push_back(text.error());
         continue;
       }
-      auto spec = parse_cdi_spec(*text, host.outside(f));
+      auto spec = parse_cdi_spec(text->text, host.outside(f));
       if (!spec) {
         scan.errors.push_back(spec.error());
         continue;
       }
+      // Listed and warned about, never chosen for a container (choose_cdi_names): the runtime
+      // applies its nodes and hooks as root, and whoever can change the file changes those.
+      if (!text->untrusted.empty())
+        spec->risks.push_back(cat({"others can change it (", text->untrusted, ")"}));
       spec->file = f;
       spec->priority = priority;
       to_host_view(host, *spec);

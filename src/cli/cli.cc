@@ -17,6 +17,7 @@
 #include "registry/registry_override.h"
 #include "render/json_text.h"
 #include "util/env_vars.h"
+#include "util/regular_file.h"
 #include "util/strings.h"
 #include "util/suggest.h"
 #include "util/terminal_text.h"
@@ -117,6 +118,31 @@ std::optional<std::string_view> command_word(int argc, char** argv) {
   return std::nullopt;
 }
 
+// A read that failed for want of descriptors or memory, even one its caller took as "absent",
+// makes the answer incomplete: a command that would exit 0 says so and exits 3 instead. `run`
+// keeps its child's status (the child ran) and only says it. A command that failed anyway has
+// said why. A host file that was not a regular file (a FIFO as a sysfs attribute) is named.
+struct ReadCounts {
+  uint64_t resources = resource_error_count();
+  uint64_t unexpected = unexpected_file_count();
+};
+
+int after_reads(const ReadCounts& before, int rc, bool is_run) {
+  if (uint64_t n = unexpected_file_count() - before.unexpected; n > 0)
+    std::fprintf(stderr, "anygpu: warning: %s (read as absent%s)\n",
+                 escape_control(unexpected_file_summary()).c_str(),
+                 n == 1 ? "" : cat({"; ", std::to_string(n - 1), " more such"}).c_str());
+  uint64_t n = resource_error_count() - before.resources;
+  if (n == 0 || (rc != kExitOk && !is_run)) return rc;
+  bool fails = !is_run;
+  std::fprintf(
+      stderr, "anygpu: %s: %s; %llu system call%s failed for it, so %s\n",
+      fails ? "error" : "warning", escape_control(resource_error_summary()).c_str(),
+      static_cast<unsigned long long>(n), n == 1 ? "" : "s",
+      is_run ? "anygpu's own view of the host was incomplete" : "the output is incomplete");
+  return fails ? kExitHostLacks : rc;
+}
+
 // stdout is where the answer goes (and what `eval` reads): losing it is a failure.
 bool stdout_lost(int& err) {
   errno = 0;
@@ -199,7 +225,9 @@ int run(int argc, char** argv) {
   if (app.count("--root") && g.root.empty())
     return fail(bad_input("--root: empty path (give a directory, or omit it for the real host)"));
   if (auto log = read_env("ANYGPU_LOG"); log && *log) g.verbose = true;  // checked above
+  ReadCounts reads;
   int rc = chosen ? chosen(g) : kExitUsage;
+  rc = after_reads(reads, rc, chosen_name == std::string_view("run"));
   if (int err = 0; stdout_lost(err)) {
     std::fprintf(stderr, "anygpu: cannot write to standard output: %s\n",
                  err ? std::strerror(err) : "write error");

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "util/regular_file.h"
 #include "util/strings.h"
 #include "util/unique_fd.h"
 
@@ -46,6 +47,8 @@ constexpr std::string_view kTreeTag = ".anygpu-partial-";
 constexpr size_t kRandomHexChars = 16;
 
 Error sys_error(std::string_view what, const std::string& shown, int e) {
+  // Out of space, quota, descriptors or memory, or a read-only target: said as such.
+  if (is_resource_error(e)) return system_error(shown, what, e, ErrorKind::internal);
   Error err = internal_error(cat({shown, ": ", what, ": ", std::strerror(e)}));
   err.sys_errno = e;
   return err;

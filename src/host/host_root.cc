@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "util/env_vars.h"
+#include "util/regular_file.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -40,6 +41,8 @@ constexpr std::string_view kStandardLibraryDirs[] = {
 
 Error errno_error(std::string_view path) {
   int e = errno;
+  // Out of descriptors or memory is said as such (exit 3), never as "absent" or "denied".
+  if (is_resource_error(e)) return system_error(path, "cannot read", e);
   Error err = internal_error(cat({path, ": ", std::strerror(e)}));
   err.sys_errno = e;
   return err;
@@ -145,8 +148,7 @@ Result<std::string> HostRoot::read_file(std::string_view path, size_t max_bytes)
   auto fd = open_at_root(path, O_RDONLY | O_NONBLOCK);
   if (!fd) return errno_error(path);
   struct stat st {};
-  if (::fstat(fd.get(), &st) == 0 && !S_ISREG(st.st_mode))
-    return internal_error(cat({path, ": not a regular file"}));
+  if (::fstat(fd.get(), &st) == 0 && !S_ISREG(st.st_mode)) return unexpected_file_type(path, st.st_mode);
   std::string out;
   char buf[4096];
   while (true) {
@@ -264,6 +266,14 @@ Result<std::string> HostRoot::read_link(std::string_view path) const {
   if (n < 0) return errno_error(path);
   note(path);
   return std::string(buf, static_cast<size_t>(n));
+}
+
+Result<CheckedFile> HostRoot::open_checked(std::string_view path, std::string_view what) const {
+  TrustOptions options;
+  options.root = prefix_.empty() ? "/" : prefix_;
+  auto file = anygpu::open_checked(path, what, options);
+  if (file) note(path);
+  return file;
 }
 
 Result<std::string> HostRoot::resolve(std::string_view path) const {

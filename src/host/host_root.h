@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "host/dynamic_library.h"
+#include "util/file_trust.h"
 #include "util/result.h"
 #include "util/unique_fd.h"
 
@@ -76,6 +77,10 @@ class HostRoot {
         dir, [](void* c, std::string_view n, std::string_view t) { (*static_cast<F*>(c))(n, t); },
         &fn);
   }
+  // A file that steers what runs as root (a CDI spec): only a regular file, opened by a walk
+  // from the root that says who besides root and this user can change it or a directory above
+  // it (util/file_trust.h). Errors name the path on this machine.
+  Result<CheckedFile> open_checked(std::string_view path, std::string_view what) const;
   // Canonical host path with every symlink resolved beneath the root.
   Result<std::string> resolve(std::string_view path) const;
   bool exists(std::string_view path) const;

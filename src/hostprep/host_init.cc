@@ -1,5 +1,7 @@
 #include "hostprep/host_init.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -198,7 +200,8 @@ Result<bool> apply_host_init(const HostRoot& host, HostPlan& plan) {
     auto w = root->write_file(s.path, s.content);
     if (!w) {
       Error e = w.error();
-      if (e.sys_errno == EACCES || e.sys_errno == EPERM || e.sys_errno == EROFS)
+      // Root denied (a read-only mount, a full disk, an immutable file) is not cured by root.
+      if ((e.sys_errno == EACCES || e.sys_errno == EPERM) && ::geteuid() != 0)
         e.message += " (run as root, or with --root DIR for a staged tree)";
       return e;
     }

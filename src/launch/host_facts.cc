@@ -2,12 +2,11 @@
 
 #include <unistd.h>
 
-#include <fstream>
-
 #include "cdi/cdi.h"
 #include "cdi/cdi_defects.h"
 #include "launch/container_plan.h"
 #include "pyenv/python_env.h"
+#include "util/regular_file.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -24,9 +23,11 @@ std::optional<std::string> find_on_path(const std::string& name, const Environme
 
 bool torchrun_needs_std_workaround(const std::string& torchrun_path,
                                    std::vector<std::string>& notes) {
-  std::ifstream in(torchrun_path);
-  std::string first;
-  if (!in || !std::getline(in, first) || !first.starts_with("#!")) return false;
+  // Only a regular file: a FIFO named torchrun on PATH would block an ifstream forever.
+  auto head = read_regular_file(torchrun_path, 4096, "torchrun script");
+  if (!head) return false;
+  std::string first(first_line(*head));
+  if (!first.starts_with("#!")) return false;
   auto words = split(trim(std::string_view(first).substr(2)), ' ');
   if (words.empty()) return false;
   std::string interpreter(words.front());

@@ -172,7 +172,7 @@ struct DeviceSpec {
 
 class Registry {
  public:
-  Registry(std::span<const Vendor> vendors, std::span<const DeviceSpec> devices)
+  constexpr Registry(std::span<const Vendor> vendors, std::span<const DeviceSpec> devices)
       : vendors_(vendors), devices_(devices) {}
 
   // The registry in force for this process: the compiled-in one, or the one ANYGPU_REGISTRY

@@ -43,7 +43,9 @@ class Emitter {
         << vendors.str() << "};\n\nconst DeviceSpec kDevices[] = {\n"
         << devices.str() << "};\n}  // namespace\n\n"
         << "const Registry& compiled_registry() {\n"
-        << "  static const Registry registry(kVendors, kDevices);\n  return registry;\n}\n\n"
+        << "  // Constant-initialised: no one-time guard for a fork() to strand.\n"
+        << "  static constinit const Registry registry(kVendors, kDevices);\n"
+        << "  return registry;\n}\n\n"
         << "}  // namespace anygpu\n";
     return out.str();
   }

@@ -81,9 +81,12 @@ class AmdBackend final : public VendorBackend {
 
 }  // namespace
 
+// Constant-initialised at namespace scope: a function-local static has a one-time guard that
+// a fork() in a C ABI caller can strand.
+constinit const AmdBackend kAmdBackend;
+
 const VendorBackend& amd_backend() {
-  static const AmdBackend backend;
-  return backend;
+  return kAmdBackend;
 }
 
 }  // namespace anygpu

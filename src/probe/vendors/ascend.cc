@@ -24,9 +24,12 @@ class AscendBackend final : public VendorBackend {
   }
 };
 
+// Constant-initialised at namespace scope: a function-local static has a one-time guard that
+// a fork() in a C ABI caller can strand.
+constinit const AscendBackend kAscendBackend;
+
 const VendorBackend& ascend_backend() {
-  static const AscendBackend backend;
-  return backend;
+  return kAscendBackend;
 }
 
 }  // namespace anygpu

@@ -26,9 +26,12 @@ class NvidiaBackend final : public VendorBackend {
   }
 };
 
+// Constant-initialised at namespace scope: a function-local static has a one-time guard that
+// a fork() in a C ABI caller can strand.
+constinit const NvidiaBackend kNvidiaBackend;
+
 const VendorBackend& nvidia_backend() {
-  static const NvidiaBackend backend;
-  return backend;
+  return kNvidiaBackend;
 }
 
 }  // namespace anygpu
