@@ -66,8 +66,7 @@ char* refused_setup() {
   std::string variable;
   auto env = anygpu::check_steering_env(&variable);
   if (env) return nullptr;
-  return error_document(env.error().message, anygpu::exit_code_for(env.error().kind), {},
-                        variable);
+  return error_document(env.error().message, anygpu::exit_code_for(env.error().kind), {}, variable);
 }
 
 // Options from the JSON argument, validated exactly as the CLI validates its flags (one

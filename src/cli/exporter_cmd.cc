@@ -54,6 +54,7 @@ Command exporter_command() {
               f->host = *host;
               f->quiet = g.quiet;
               f->verbose = g.verbose;
+              f->report = [&g](const Diagnostics& found) { report(g, found); };
               auto rc = exporter::run_exporter(*f);
               return rc ? *rc : fail(rc.error());
             };

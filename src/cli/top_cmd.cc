@@ -28,6 +28,7 @@ Command top_command() {
               o->library_health = [](const HostRoot& h, const Inventory& inventory) {
                 return worker::read_library_health(h, inventory);
               };
+              o->report = [&g](const Diagnostics& found) { report(g, found); };
               auto rc = run_top(*o);
               return rc ? *rc : fail(rc.error());
             };

@@ -121,6 +121,7 @@ class Background {
   Result<bool> start(const ExporterConfig& c, std::chrono::seconds window) {
     auto host = std::make_shared<const HostRoot>(c.host);
     Discovery d{host, std::make_shared<const Inventory>(probe(*host))};
+    if (c.report) c.report(d.inventory->diagnostics);
     CollectorOptions co;
     co.interval = millis(c.interval_s);
     co.call_timeout = c.host.library_timeout;

@@ -11,6 +11,7 @@
 #include "exporter/listen_address.h"
 #include "host/host_root.h"
 #include "ps/pod_resources.h"
+#include "util/diagnostics.h"
 #include "util/result.h"
 
 namespace anygpu::exporter {
@@ -28,6 +29,7 @@ struct ExporterConfig {
   double processes_interval_s = 10.0;
   std::string pod_resources{ps::kPodResourcesSocket};
   bool quiet = false, verbose = false;
+  DiagnosticsSink report;  // discovery's diagnostics, once, before serving
 };
 
 // Binds, probes, starts the background work and serves until SIGINT or SIGTERM (then

@@ -148,7 +148,8 @@ Result<std::string> HostRoot::read_file(std::string_view path, size_t max_bytes)
   auto fd = open_at_root(path, O_RDONLY | O_NONBLOCK);
   if (!fd) return errno_error(path);
   struct stat st {};
-  if (::fstat(fd.get(), &st) == 0 && !S_ISREG(st.st_mode)) return unexpected_file_type(path, st.st_mode);
+  if (::fstat(fd.get(), &st) == 0 && !S_ISREG(st.st_mode))
+    return unexpected_file_type(path, st.st_mode);
   std::string out;
   char buf[4096];
   while (true) {

@@ -117,6 +117,7 @@ Result<int> run_top(const TopOptions& o) {
   top::install_signal_handlers();  // before the collector's threads start
   HostRoot host(o.host);
   const Inventory inventory = probe(host);  // once: the collector and the pane share it
+  if (o.report) o.report(inventory.diagnostics);
   auto collector = start_collector(host, inventory, co);
   if (!collector) return collector.error();
   std::optional<ProcessSource> processes;

@@ -8,6 +8,7 @@
 #include "host/host_root.h"
 #include "model/inventory.h"
 #include "model/library_facts.h"
+#include "util/diagnostics.h"
 #include "util/result.h"
 
 namespace anygpu {
@@ -24,6 +25,7 @@ struct TopOptions {
   int iterations = 0;                  // 0: until q or a signal
   bool processes = true;               // the pane of processes holding the devices
   LibraryHealthReader library_health;  // for the pane; none: /proc alone
+  DiagnosticsSink report;              // discovery's diagnostics, once, before the first frame
 };
 
 // Draws until q, SIGINT, SIGTERM, SIGHUP or `iterations` frames; the exit code, or why the

@@ -5,6 +5,7 @@
 // "WHERE: MESSAGE". Fatal errors are not diagnostics: they travel as Result errors.
 #pragma once
 
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -47,5 +48,9 @@ class Diagnostics {
  private:
   std::vector<Diagnostic> items_;
 };
+
+// Where a long-running command hands what its one discovery found (the CLI's channel), so the
+// exporter and top report discovery's warnings as every other command does.
+using DiagnosticsSink = std::function<void(const Diagnostics&)>;
 
 }  // namespace anygpu
