@@ -33,6 +33,12 @@
 
 namespace anygpu::cli {
 
+std::string version_text() {
+  std::string_view described = ANYGPU_GIT_DESCRIPTION;
+  if (described.empty()) return cat({"anygpu ", ANYGPU_VERSION});
+  return cat({"anygpu ", ANYGPU_VERSION, " (", described, ")"});
+}
+
 Result<HostOptions> GlobalOptions::host_options() const {
   // The same validation the C ABI (and so Python) applies to its option keys.
   HostOptionRequest request;
@@ -149,12 +155,6 @@ bool stdout_lost(int& err) {
   bool bad = std::fflush(stdout) != 0 || std::ferror(stdout);
   err = errno;
   return bad;
-}
-
-std::string version_text() {
-  std::string_view described = ANYGPU_GIT_DESCRIPTION;
-  if (described.empty()) return cat({"anygpu ", ANYGPU_VERSION});
-  return cat({"anygpu ", ANYGPU_VERSION, " (", described, ")"});
 }
 
 std::vector<Command> commands() {

@@ -44,6 +44,9 @@ struct Command {
   std::function<std::function<int(const GlobalOptions&)>(CLI::App&)> setup;
 };
 
+// "anygpu VERSION (GIT DESCRIPTION)": what --version prints and a gather's manifest records.
+std::string version_text();
+
 int exit_code(const Error& e);
 // Prints "anygpu: <message>" to stderr and returns the mapped exit code.
 int fail(const Error& e);
