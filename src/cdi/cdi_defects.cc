@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "container/driver_files.h"
+#include "container/driver_version.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -12,12 +13,6 @@ namespace {
 std::string base_name(std::string_view p) {
   auto slash = p.rfind('/');
   return std::string(slash == std::string_view::npos ? p : p.substr(slash + 1));
-}
-
-bool is_dotted_version(std::string_view v) {
-  if (v.empty() || v.front() == '.' || v.back() == '.' || v.find('.') == std::string_view::npos)
-    return false;
-  return std::all_of(v.begin(), v.end(), [](char c) { return c == '.' || (c >= '0' && c <= '9'); });
 }
 
 // A path the spec names, as a path beneath the root: a spec read by scan_cdi_specs() names host
@@ -114,15 +109,7 @@ const CdiSpecJudge::VersionedLibraries& CdiSpecJudge::versioned(const Vendor& ve
   auto [it, fresh] = versioned_.try_emplace(std::string(vendor.id));
   auto& out = it->second;
   if (!fresh) return out;
-  constexpr std::string_view kPlaceholder = "{driver_version}";
-  for (auto p : vendor.container.driver_files.library_patterns) {
-    auto at = p.find(kPlaceholder);
-    if (at == std::string_view::npos) continue;
-    auto star = p.rfind('*', at);
-    auto from = star == std::string_view::npos ? 0 : star + 1;
-    out.shapes.push_back(
-        {std::string(p.substr(from, at - from)), std::string(p.substr(at + kPlaceholder.size()))});
-  }
+  out.shapes = driver_version_shapes(vendor);
   if (out.shapes.empty()) return out;
   DriverFilesOptions options;
   options.driver_version = loaded;
@@ -144,14 +131,8 @@ std::set<std::string> CdiSpecJudge::mounted_versions(const CdiSpec& spec,
     for (const auto& m : edits.mounts) {
       auto name = base_name(m.host_path);
       for (const auto& shape : libs.shapes)
-        for (const auto& stem : libs.stems) {
-          auto head = stem + shape.before;
-          if (name.size() <= head.size() + shape.after.size() || !name.starts_with(head) ||
-              !name.ends_with(shape.after))
-            continue;
-          auto version = name.substr(head.size(), name.size() - head.size() - shape.after.size());
-          if (is_dotted_version(version)) out.insert(version);
-        }
+        for (const auto& stem : libs.stems)
+          if (auto version = driver_version_in(name, stem, shape)) out.insert(*version);
     }
   };
   scan(spec.common_edits);

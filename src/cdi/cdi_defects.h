@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cdi/cdi.h"
+#include "container/driver_version.h"
 #include "host/host_root.h"
 #include "model/inventory.h"
 #include "registry/registry.h"
@@ -52,10 +53,7 @@ class CdiSpecJudge {
 
  private:
   struct VersionedLibraries {
-    struct Shape {
-      std::string before, after;  // around {driver_version} after the pattern's last '*'
-    };
-    std::vector<Shape> shapes;
+    std::vector<DriverVersionShape> shapes;
     std::set<std::string> stems;  // "libcuda", "libnvidia-ml", …
   };
   const VersionedLibraries& versioned(const Vendor& vendor, const std::string& loaded);

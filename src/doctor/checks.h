@@ -39,6 +39,8 @@ std::vector<Finding> check_drivers(const DoctorContext& ctx);
 std::vector<Finding> check_device_access(const DoctorContext& ctx);
 std::vector<Finding> check_containers(const DoctorContext& ctx);
 std::vector<Finding> check_container_driver(const DoctorContext& ctx);
+// User-space driver libraries of another version than the kernel module; a failed library.
+std::vector<Finding> check_driver_userspace(const DoctorContext& ctx);
 std::vector<Finding> check_kernel_for_rocm(const DoctorContext& ctx);
 std::vector<Finding> check_open_files(const DoctorContext& ctx);
 std::vector<Finding> check_library_shadowing(const DoctorContext& ctx);
