@@ -15,7 +15,8 @@ hold the example's lines in order:
 
 Commands on the machine's own host (no `--root`) are listed as not checked: their output is
 that machine's; so are commands that run until stopped (`exporter`, `top` without `-n`,
-`--watch`). Exit 0 when every checked example holds, 1 otherwise (each mismatch shown with
+`--watch`) and `gather`, which writes its DIR on the machine (a second run finds it there).
+Blank lines are ignored on both sides. Exit 0 when every checked example holds, 1 otherwise (each mismatch shown with
 the command's real output), 2 for bad usage.
 
 Usage: doc_examples.py BINARY [REPO_ROOT] [--list] | doc_examples.py --self-test
@@ -77,7 +78,8 @@ def argv_of(command):
     roots += [w.split("=", 1)[1] for w in args if w.startswith("--root=")]
     if not roots or not all(r.startswith("tests/") for r in roots):
         return None
-    if "exporter" in args or "--watch" in args or ("top" in args and "-n" not in args):
+    if "exporter" in args or "--watch" in args or ("top" in args and "-n" not in args) or \
+            "gather" in args:
         return None
     return args
 
@@ -107,6 +109,10 @@ def holds(expected, actual):
     return None
 
 
+def nonblank(lines):
+    return [l for l in lines if l.strip()]
+
+
 def self_test():
     """The matcher must fail where an example drifted: each case is (expected, actual, holds)."""
     out = ["host h: Debian", "IDX  NAME", "0    H100", "1    H100", "runtimes: cuda 12.4"]
@@ -121,12 +127,16 @@ def self_test():
         (["host …: Debian"], out, True),
         (["host h: Debian 12"], out, False),
         (["2    H100"], out, False),
+        (["a", "", "b"], ["a", "", "b"], True),                # blank lines are not compared
+        (["a", "b"], ["a", "", "b"], True),
+        (["a", "b"], ["a", "x", "b"], False),
     ]
-    bad = [c for c in cases if (holds(c[0], c[1]) is None) != c[2]]
+    bad = [c for c in cases if (holds(nonblank(c[0]), nonblank(c[1])) is None) != c[2]]
     for c in bad:
         print(f"self-test failed: {c[0]} against {c[1]}: expected holds={c[2]}", file=sys.stderr)
     skipped = [argv_of(c) for c in ("anygpu detect", "anygpu --root tests/x detect | jq .",
-                                     "anygpu --root tests/x exporter", "anygpu --root /tmp/x detect")]
+                                     "anygpu --root tests/x exporter", "anygpu --root /tmp/x detect",
+                                     "anygpu --root tests/x gather /tmp/g")]
     if any(a is not None for a in skipped) or argv_of("anygpu --root tests/x detect  # c") != \
             ["--root", "tests/x", "detect"]:
         print("self-test failed: which commands are checked", file=sys.stderr)
@@ -160,7 +170,7 @@ def main(argv):
             run = subprocess.run([binary] + args, cwd=root, env=env, stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, timeout=120)
             actual = [l.rstrip() for l in run.stdout.decode("utf-8", "replace").splitlines()]
-            missing = holds([l for l in expected if l.strip()], actual)
+            missing = holds(nonblank(expected), nonblank(actual))
             if missing is None:
                 if listing:
                     print(f"ok           {rel}:{number}: {command}")
