@@ -33,6 +33,19 @@ def run(args, **kw):
     return subprocess.run(args, capture_output=True, text=True, timeout=60, **kw)
 
 
+GATHER_MANIFEST = "anygpu-gather.json"
+
+
+def gather_manifest(path):
+    """A gather's manifest less what differs between two runs: the time and the command line
+    (which names the destination)."""
+    with open(path, encoding="utf-8") as f:
+        m = json.load(f)
+    m.pop("gathered_at")
+    m.pop("command")
+    return m
+
+
 def listing(top):
     """Every path beneath `top` (links not followed), with file contents."""
     out = {}
@@ -42,6 +55,8 @@ def listing(top):
             rel = os.path.relpath(p, top)
             if os.path.islink(p):
                 out[rel] = "-> " + os.readlink(p)
+            elif rel == GATHER_MANIFEST:
+                out[rel] = gather_manifest(p)
             elif os.path.isfile(p):
                 with open(p, "rb") as f:
                     out[rel] = f.read()

@@ -115,16 +115,27 @@ TEST(Gather, ReplaysToTheSameHealth) {
   }
 }
 
+// An ELF object is recorded by name (an empty file behind the same soname link); a file merely
+// named like a library is not one.
 TEST(Gather, LibrariesAreRecordedByNameOnly) {
   test::TempDir t;
+  auto source = t / "source";
+  test::copy_tree(test::fixture_host("intel-max-arc"), source);
+  auto lib = source + "/usr/lib/x86_64-linux-gnu/libze_loader.so.1.17.6";
+  test::write_file(lib, std::string("\x7f"
+                                    "ELF\x02\x01\x01",
+                                    7) +
+                            std::string(1000, 'x'));
   HostOptions o;
-  o.root = test::fixture_host("intel-max-arc");
+  o.root = source;
   ASSERT_TRUE(gather_host(HostRoot(o), t / "copy"));
   struct stat st {};
   ASSERT_EQ(::lstat((t / "copy/usr/lib/x86_64-linux-gnu/libze_loader.so.1").c_str(), &st), 0);
   EXPECT_TRUE(S_ISLNK(st.st_mode));
   ASSERT_EQ(::stat((t / "copy/usr/lib/x86_64-linux-gnu/libze_loader.so.1.17.6").c_str(), &st), 0);
   EXPECT_EQ(st.st_size, 0);
+  EXPECT_EQ(inventory_to_json(test::probe_root(source)),
+            inventory_to_json(test::probe_root(t / "copy")));
 }
 
 TEST(Gather, RefusesANonEmptyDestination) {
