@@ -31,7 +31,7 @@ def topo(binary, root, *args):
 
 
 def main(binary, tests):
-    tests = Path(tests)
+    tests = Path(tests).resolve()
     schema = json.loads((tests.parent / "schemas" / "topology.schema.json").read_text())
     golden = tests / "golden" / "topo"
     for host in GOLDEN_HOSTS:
