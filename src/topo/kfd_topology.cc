@@ -93,6 +93,8 @@ void add_kfd_links(const std::vector<KfdNodeFacts>& nodes, Topology& t) {
       continue;
     }
     size_t a = device_of.at(key.first), b = device_of.at(key.second);
+    if (a == b) continue;  // two nodes of one PCI function: a partitioned device's own links
+    if (t.link(a, b)) continue;  // the same two devices through other nodes of them
     if (a > b) std::swap(a, b);
     t.links.push_back(DeviceLink{a, b, "xgmi", std::nullopt, there.weight});
   }
@@ -140,7 +142,9 @@ void read_kfd_links(const HostRoot& host, Topology& t) {
     if (!text) continue;
     auto props = parse_kfd_properties(*text);
     if (!props) {
+      // The node exists (links to it are not "to a node that does not exist"); its own are lost.
       t.warnings.push_back(cat({file, ": ", props.error().message, "; its links left out"}));
+      nodes.push_back(KfdNodeFacts{*id, std::nullopt, {}});
       continue;
     }
     KfdNodeFacts node{*id, gpu_address(*props), {}};

@@ -122,6 +122,15 @@ TEST(KfdLinks, NodesOfNoDeviceAddNoLinks) {
   EXPECT_EQ(f.t.links[0].b, 1u);
 }
 
+TEST(KfdLinks, TwoNodesOfOneDeviceMakeNoSelfLink) {
+  Fixture f;
+  auto nodes = full_mesh();
+  nodes[2].gpu_address = PciAddress{0, 0x03, 0, 0};  // node 2 claims node 3's function
+  add_kfd_links(nodes, f.t);
+  for (const auto& l : f.t.links) EXPECT_NE(l.a, l.b);
+  EXPECT_EQ(f.t.links.size(), 3u);  // among 0000:03, :43 and :63
+}
+
 // The whole reading on the fixture host built from the MI210 capture.
 struct Mi210 : ::testing::Test {
   test::TempDir tmp;
@@ -179,6 +188,16 @@ TEST_F(Mi210, DamagedLinksAreLeftOutNamingTheirFiles) {
       "back; left out"};
   std::sort(t.warnings.begin(), t.warnings.end());
   EXPECT_EQ(t.warnings, expected);
+  EXPECT_EQ(t.links.size(), 9u);
+}
+
+TEST_F(Mi210, MalformedNodePropertiesLoseOnlyThatNodesLinks) {
+  test::write_file(kfd("3/properties"), "simd_count lots\n");
+  auto t = read();
+  // Node 3 (0000:43:00.0) still exists: its peers' links to it lack only the link back.
+  ASSERT_FALSE(t.warnings.empty());
+  EXPECT_NE(t.warnings[0].find("nodes/3/properties"), std::string::npos) << t.warnings[0];
+  for (const auto& w : t.warnings) EXPECT_EQ(w.find("does not exist"), std::string::npos) << w;
   EXPECT_EQ(t.links.size(), 9u);
 }
 
