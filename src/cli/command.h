@@ -89,5 +89,6 @@ Command wheel_command();
 Command init_command();
 Command health_command();
 Command ps_command();
+Command topo_command();
 
 }  // namespace anygpu::cli
