@@ -66,7 +66,10 @@ int execute_plan(const LaunchPlan& plan, const Environment& caller) {
   if (name.find('/') != std::string::npos) {
     candidates.push_back(name);
   } else {
-    for (auto dir : split(caller_path(caller), ':'))
+    // Kept in a name: the views split() returns must not outlive the string (a temporary in a
+    // range-for's initializer dies before the loop runs).
+    const std::string path = caller_path(caller);
+    for (auto dir : split(path, ':'))
       candidates.push_back(cat({dir.empty() ? "." : dir, "/", name}));
   }
 

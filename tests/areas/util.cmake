@@ -9,13 +9,14 @@ list(APPEND ANYGPU_UNIT_TEST_SOURCES
 
 # Files that steer anygpu changed by others (ANYGPU_REGISTRY refused, CDI specs warned about and
 # not used), and FIFOs where files belong (registry, CDI spec, config, LD_LIBRARY_PATH library,
-# sysfs attribute): docs/security.md.
+# sysfs attribute): docs/security.md. LABELS system: it loads libanygpu.so into Debian's
+# python3, which a sanitizer build cannot be.
 add_test(NAME untrusted_files
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/../e2e/untrusted_files_test.py
           $<TARGET_FILE:anygpu> $<TARGET_FILE:anygpu_shared>
           ${CMAKE_SOURCE_DIR}/tests/registry/acme ${CMAKE_SOURCE_DIR}/tests/registry/acme-host
           ${CMAKE_SOURCE_DIR}/tests/hosts/h100-8x)
-set_tests_properties(untrusted_files PROPERTIES TIMEOUT 300)
+set_tests_properties(untrusted_files PROPERTIES LABELS system TIMEOUT 300)
 
 # Every command under RLIMIT_NOFILE 4…: a failure or a word, never a silent partial answer; and
 # host-init --apply on a read-only target (as root).
