@@ -18,7 +18,7 @@ std::vector<DriverVersionShape> driver_version_shapes(const Vendor& vendor) {
   return out;
 }
 
-bool is_dotted_version(std::string_view v) {
+bool is_numeric_dotted_version(std::string_view v) {
   if (v.empty() || v.front() == '.' || v.back() == '.' || v.find('.') == std::string_view::npos)
     return false;
   return std::all_of(v.begin(), v.end(), [](char c) { return c == '.' || (c >= '0' && c <= '9'); });
@@ -31,7 +31,7 @@ std::optional<std::string> driver_version_in(std::string_view name, std::string_
       !name.ends_with(shape.after))
     return std::nullopt;
   auto version = name.substr(head.size(), name.size() - head.size() - shape.after.size());
-  if (!is_dotted_version(version)) return std::nullopt;
+  if (!is_numeric_dotted_version(version)) return std::nullopt;
   return std::string(version);
 }
 

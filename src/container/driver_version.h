@@ -20,7 +20,7 @@ struct DriverVersionShape {
 std::vector<DriverVersionShape> driver_version_shapes(const Vendor& vendor);
 
 // "550.90.07": digits and dots, at least one dot, none at either end.
-bool is_dotted_version(std::string_view v);
+bool is_numeric_dotted_version(std::string_view v);
 
 // The version a file name carries after `stem` in `shape` ("libcuda.so.560.35.03", "libcuda"
 // -> "560.35.03"); nullopt when the name has another shape or no dotted version there.

@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   DriverVersionShape shape{std::string(parts[2]), std::string(parts[3])};
   auto version = driver_version_in(name, stem, shape);
   if (!version) return 0;
-  FUZZ_CHECK(is_dotted_version(*version));
+  FUZZ_CHECK(is_numeric_dotted_version(*version));
   FUZZ_CHECK(stem + shape.before + *version + shape.after == name);
   FUZZ_CHECK(library_stem(stem + ".so") == stem.substr(0, stem.find(".so")));
   return 0;

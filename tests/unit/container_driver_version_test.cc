@@ -30,9 +30,9 @@ TEST(DriverVersion, OtherShapesAndVersionsThatAreNotDottedNumbersAreRefused) {
        {"libcuda.so.1", "libcuda.so.", "libcuda.so", "libcuda.so.560.35.03.", "libcuda.so..560",
         "libcuda.so.560a.1", "libcudart.so.12.4.127", "libcuda.so.5 60.1", "", "libcuda"})
     EXPECT_FALSE(driver_version_in(name, "libcuda", so)) << name;
-  EXPECT_FALSE(is_dotted_version("1"));
-  EXPECT_FALSE(is_dotted_version(".1"));
-  EXPECT_TRUE(is_dotted_version("1.0"));
+  EXPECT_FALSE(is_numeric_dotted_version("1"));
+  EXPECT_FALSE(is_numeric_dotted_version(".1"));
+  EXPECT_TRUE(is_numeric_dotted_version("1.0"));
 }
 
 TEST(DriverVersion, LibraryStemIsTheNameBeforeSo) {
