@@ -49,6 +49,7 @@ PROBING = {
     "health": [(["health"], "human"), (["--json", "health"], "json")],
     "ps": [(["ps", "--pod-resources", ""], "human"),
            (["--json", "ps", "--pod-resources", ""], "json")],
+    "topo": [(["topo"], "human"), (["--json", "topo"], "json")],
 }
 # Commands that do not discover the host, and why; those with JSON still carry "warnings".
 NOT_PROBING = {
