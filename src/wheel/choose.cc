@@ -74,6 +74,22 @@ void cpu_fallback(const Ctx& c, WheelChoice& out, const std::string& why) {
   out.reason = why;
 }
 
+// A vendor whose own framework build the table does not list (a vendor described by data
+// alone, such as T-Head's PPU): the CPU build would leave its devices idle while select hands
+// the experiment the vendor's torch device, so the headline names where the build comes from,
+// and the CPU build stays an alternative.
+void vendor_build_unknown(const Ctx& c, const Vendor& vendor, WheelChoice& out) {
+  if (!c.request.version) out.version.clear();
+  out.variant = std::string(vendor.torch_package.empty() ? c.pkg.name : vendor.torch_package);
+  out.accelerated = true;
+  std::string where;
+  for (const auto& s : vendor.sources)
+    if (s.name == "torch.build") where = cat({" (", s.value, ")"});
+  auto who = vendor.display_name.empty() ? vendor.id : vendor.display_name;
+  out.reason = cat({std::string(who), " devices take the vendor's own ", out.variant, " build",
+                    where, "; the wheel table lists no package index for it"});
+}
+
 // A newer release that has a variant covering every device, for the hint when none does.
 std::string newer_release_hint(const Ctx& c, const std::function<bool(const WheelVariant&)>& fits) {
   for (const auto& r : c.pkg.releases) {
@@ -499,6 +515,8 @@ Result<WheelChoice> choose_wheel(const WheelData& data, const Inventory& invento
     choose_plugin(c, *plugin, out, request.version.has_value());
   } else if (out.vendor == "none") {
     cpu_fallback(c, out, "no accelerator found: the CPU build");
+  } else if (vendor) {
+    vendor_build_unknown(c, *vendor, out);
   } else {
     cpu_fallback(c, out,
                  cat({"no build for ", out.vendor, " devices in the wheel table; the CPU build"}));

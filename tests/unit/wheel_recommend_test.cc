@@ -3,8 +3,10 @@
 // upgrade is apart from it; a pinned release that cannot drive the devices says so.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
+#include "registry/registry.h"
 #include "test_support.h"
 #include "util/version.h"
 #include "wheel/recommend.h"
@@ -118,6 +120,31 @@ TEST(WheelRecommend, ReplacementKeepsTheReleaseAndTheRange) {
   // A range no release of the table meets: nothing to name.
   EXPECT_FALSE(recommend_replacement(builtin_wheel_data(), inv, "2.9.0", "nvidia",
                                      *pep440::SpecifierSet::parse("<1.0")));
+}
+
+// A vendor whose own build the table does not list (T-Head's PPU, described by data alone) is
+// still the vendor select hands the experiment to: its headline names the vendor's build, never
+// the CPU one, which stays an alternative. On every fixture host whose primary vendor is such a
+// vendor.
+TEST(WheelRecommend, AVendorBuildTheTableDoesNotListIsTheHeadlineNotTheCpuBuild) {
+  size_t seen = 0;
+  for (const auto& name : fixture_names()) {
+    const auto& inv = test::fixture_inventory(name);
+    auto rec = recommend_build(builtin_wheel_data(), inv, {});
+    ASSERT_TRUE(rec.ok()) << name;
+    const auto* v = Registry::builtin().vendor(rec->now.vendor);
+    if (!v || v->torch_build().pytorch_index || builtin_wheel_data().plugin(v->id)) continue;
+    ++seen;
+    SCOPED_TRACE(name);
+    const auto& now = rec->now;
+    EXPECT_TRUE(now.accelerated);
+    EXPECT_EQ(now.variant, v->torch_package);
+    EXPECT_TRUE(now.pip.empty()) << now.pip;  // no index is known: nothing to paste
+    EXPECT_NE(now.reason.find("own"), std::string::npos) << now.reason;
+    EXPECT_TRUE(std::any_of(now.alternatives.begin(), now.alternatives.end(),
+                            [](const auto& a) { return a.variant == "cpu"; }));
+  }
+  EXPECT_GE(seen, 1u);  // thead-ppu-4x
 }
 
 }  // namespace
