@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "util/strings.h"
+
 namespace anygpu {
 
 namespace {
@@ -127,8 +129,10 @@ std::vector<CsvMetricColumn> make_csv_columns() {
   return out;
 }
 
+// One append after another: "`" + std::string(s) inserts at the front, which GCC 12 at -O3
+// misreads as an overlapping copy (-Wrestrict, GCC bug 105329).
 std::string code(std::string_view s) {
-  return "`" + std::string(s) + "`";
+  return cat({"`", s, "`"});
 }
 
 std::string csv_cell(const DeviceMetric& m) {
