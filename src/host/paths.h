@@ -19,6 +19,10 @@ inline constexpr std::string_view kModules = "/sys/module";
 inline constexpr std::string_view kCpuOnline = "/sys/devices/system/cpu/online";
 inline constexpr std::string_view kNodeOnline = "/sys/devices/system/node/online";
 inline constexpr std::string_view kKfdNodes = "/sys/class/kfd/kfd/topology/nodes";
+// RDMA devices (mlx5_0 …): `device` links to the PCI function, `device/net/` names the netdev.
+inline constexpr std::string_view kInfiniband = "/sys/class/infiniband";
+// Where every PCI function's resolved sysfs path starts, bridges down to the function.
+inline constexpr std::string_view kSysDevicesPrefix = "/sys/devices/";
 inline constexpr std::string_view kNvidiaGpus = "/proc/driver/nvidia/gpus";
 inline constexpr std::string_view kHostname = "/proc/sys/kernel/hostname";
 inline constexpr std::string_view kOsRelease = "/proc/sys/kernel/osrelease";

@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <cctype>
 
+#include "host/paths.h"
 #include "model/inventory.h"
 #include "util/strings.h"
 
 namespace anygpu {
 
 namespace {
-constexpr std::string_view kDevices = "/sys/devices/";
+constexpr std::string_view kDevices = paths::kSysDevicesPrefix;
 
 // "pci0000:17": the kernel's name for a PCI root bus (domain:bus); VMD domains are wider.
 bool is_root_bus_name(std::string_view s) {

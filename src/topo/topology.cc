@@ -4,6 +4,7 @@
 
 #include <cerrno>
 
+#include "host/paths.h"
 #include "probe/sysfs_parse.h"
 #include "topo/kfd_topology.h"
 #include "topo/pci_path.h"
@@ -13,8 +14,8 @@ namespace anygpu {
 
 namespace {
 
-constexpr std::string_view kPciDevices = "/sys/bus/pci/devices";
-constexpr std::string_view kInfiniband = "/sys/class/infiniband";
+using paths::kInfiniband;
+using paths::kPciDevices;
 
 bool absent(const Error& e) {
   return e.sys_errno == ENOENT || e.sys_errno == ENOTDIR;
