@@ -15,7 +15,7 @@ Command topo_command() {
               auto topology = read_topology(host, inv);
               report_warnings(g, topology.warnings);  // after discovery's, once each
               if (g.json) {
-                print_json(g, topology_to_json(topology, {}));
+                print_json(g, topology_to_json(topology));
                 return kExitOk;
               }
               print_text(topology_to_text(topology));

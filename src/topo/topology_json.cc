@@ -40,8 +40,7 @@ PciPlace place(const TopoDevice& d) {
 
 }  // namespace
 
-nlohmann::ordered_json topology_to_json(const Topology& t,
-                                        const std::vector<std::string>& warnings) {
+nlohmann::ordered_json topology_to_json(const Topology& t) {
   nlohmann::ordered_json j;
   j["schema"] = "anygpu.topology/v1";
   j["devices"] = nlohmann::ordered_json::array();
@@ -66,7 +65,6 @@ nlohmann::ordered_json topology_to_json(const Topology& t,
                                                           t.host_numa_nodes))}});
   j["nics"] = nlohmann::ordered_json::array();
   for (const auto& n : t.nics) j["nics"].push_back(nic_json(t, n));
-  j["warnings"] = warnings;
   return j;
 }
 

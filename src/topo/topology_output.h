@@ -14,9 +14,9 @@ std::string device_label(const Device& d);
 // The matrix cell between two devices: "XGMI" for a link, else the PCIe class.
 std::string device_cell(const Topology& t, size_t a, size_t b);
 
-// `warnings`: what discovery and the topology reading went on without, in that order.
-nlohmann::ordered_json topology_to_json(const Topology& t,
-                                        const std::vector<std::string>& warnings);
+// The document without "warnings": the command adds the invocation's (discovery's, then the
+// topology reading's).
+nlohmann::ordered_json topology_to_json(const Topology& t);
 std::string topology_to_text(const Topology& t);
 
 }  // namespace anygpu
