@@ -2,8 +2,10 @@
  *
  * Every function returning char* returns a NUL-terminated UTF-8 JSON document allocated by
  * the library; release it with anygpu_free(). On failure the document is
- *   {"schema": "anygpu.error/v1", "error": "<message>", "exit_code": <n>}
+ *   {"schema": "anygpu.error/v1", "error": "<message>", "exit_code": <n>, "warnings": [...]}
  * so callers always get a message, never NULL (except when memory is exhausted).
+ * Every document has "warnings": strings "WHERE: MESSAGE" naming what discovery went on without
+ * (a malformed sysfs value, a vendor library that failed); the library never prints them.
  */
 #ifndef ANYGPU_H
 #define ANYGPU_H
@@ -25,8 +27,8 @@ extern "C" {
  * Keys that are absent fall back to ANYGPU_ROOT, ANYGPU_NO_LIBS and ANYGPU_LIB_TIMEOUT_MS.
  * Validated exactly as the CLI validates --root, --no-libs and --lib-timeout (one shared
  * function): an empty root or one that is not a directory, a timeout outside 1..600000, an
- * ANYGPU_NO_LIBS other than 1/0/true/false/yes/no, an unknown key or a wrong type give the
- * error document with exit_code 2.
+ * unknown key or a wrong type give the error document with exit_code 2; so does any variable
+ * that steers anygpu holding a value the CLI refuses (see anygpu_environment_json).
  * Returns the anygpu.inventory/v1 document. */
 ANYGPU_API char* anygpu_detect_json(const char* options_json);
 
@@ -44,6 +46,22 @@ ANYGPU_API char* anygpu_detect_json(const char* options_json);
  * environment is read as `anygpu select` reads it; the document's "unset" lists variables the
  * caller must remove (present only when non-empty). */
 ANYGPU_API char* anygpu_select_json(const char* options_json);
+
+/* The environment variables anygpu reads, and the verdict on their values: the same table and
+ * parsers the CLI uses, so a caller (the Python package) accepts exactly what the CLI accepts.
+ * options_json: NULL or a JSON object with optional keys
+ *   "environment" (object of strings) judge these values instead of this process's environment
+ *                 (a variable absent from it counts as unset)
+ *   "names"       (array of strings) only these variables (one anygpu does not read: exit_code 2)
+ * Returns {"schema": "anygpu.environment/v1", "variables": [{"name", "kind", "readers": ["cli",
+ * "c-abi", "python"], "steers", "accepted", "meaning" ("min"/"max" for integers, "words" for
+ * keywords), "set", and when set "value" and either "error"
+ * (the message the CLI prints) or the parsed "number" / "flag" / "first" (a hostlist's first
+ * host)}]}. Variables that "steer" are checked by every anygpu_detect_json and
+ * anygpu_select_json call, as by every CLI start: a refusal is the error document with
+ * exit_code 2 and "variable" naming it. A registry override (ANYGPU_REGISTRY) that does not
+ * load is that error document for every call, this one included. */
+ANYGPU_API char* anygpu_environment_json(const char* options_json);
 
 /* Releases a document returned by this library. NULL is ignored. */
 ANYGPU_API void anygpu_free(char* document);

@@ -3,6 +3,9 @@
     import anygpu
     anygpu.detect()           # the anygpu.inventory/v1 document, as a dict
     anygpu.select()           # the anygpu.selection/v1 document (or the one `anygpu run` made)
+
+Every document has "warnings": what discovery went on without (a malformed sysfs file, a vendor
+library that failed), each naming where. An AnygpuError carries them as `.warnings`.
     import anygpu.torch       # device(), autocast(), Accelerator, ... (imports torch)
 
 Binds libanygpu.so through ctypes. Importing this package never imports torch.
@@ -24,7 +27,7 @@ __all__ = ["detect", "select", "AnygpuError", "BadInputError", "ContractError", 
 
 def _host_options(root, no_libs, lib_timeout_ms) -> dict:
     # Absent keys fall back, inside the library, to ANYGPU_ROOT, ANYGPU_NO_LIBS and
-    # ANYGPU_LIB_TIMEOUT_MS.
+    # ANYGPU_LIB_TIMEOUT_MS (judged there as the CLI judges them).
     opts = {}
     if root is not None:
         opts["root"] = _os.fspath(root)
@@ -35,19 +38,20 @@ def _host_options(root, no_libs, lib_timeout_ms) -> dict:
     return opts
 
 
-_HOST_VARIABLES = ("ANYGPU_ROOT", "ANYGPU_NO_LIBS", "ANYGPU_LIB_TIMEOUT_MS")
-_checked_host_environments = set()
+_checked_environments = set()
 
 
 def _check_host_environment() -> None:
-    # An exported selection skips the native select, but ANYGPU_ROOT, ANYGPU_NO_LIBS and
-    # ANYGPU_LIB_TIMEOUT_MS must still be refused exactly as the CLI refuses them: the native
-    # library validates them (anygpu.error/v1, exit code 2), Python does not second-guess it.
-    values = tuple(_os.environ.get(k) for k in _HOST_VARIABLES)
-    if all(v is None for v in values) or values in _checked_host_environments:
+    # An exported selection skips the native select, but the variables that steer anygpu
+    # (ANYGPU_ROOT, ANYGPU_NO_LIBS, ANYGPU_REGISTRY, ...) must still be refused exactly as the
+    # CLI refuses them: the library judges them with the CLI's table, Python raises its message.
+    values = tuple(sorted((k, v) for k, v in _os.environ.items() if k.startswith("ANYGPU_")))
+    if values in _checked_environments:
         return
-    _lib.call("anygpu_detect_json", {})
-    _checked_host_environments.add(values)
+    for row in _lib.call("anygpu_environment_json", {})["variables"]:
+        if row["steers"] and "error" in row:
+            raise InvalidEnvironmentError(row["error"])
+    _checked_environments.add(values)
 
 
 def detect(*, root=None, no_libs=None, lib_timeout_ms=None) -> dict:

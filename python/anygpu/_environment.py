@@ -1,7 +1,10 @@
 """Reads the environment `anygpu run` / `anygpu select` exported, and the launcher variables.
 
-Every value is validated: a malformed variable is an InvalidEnvironmentError naming it, never
-a silent default, because a wrong rank or device index fails much later and far from its cause.
+Every value is judged by the native library's table of environment variables
+(anygpu_environment_json, the table and parsers the CLI uses): Python accepts exactly what the
+CLI accepts, and refuses the rest with the CLI's message as an InvalidEnvironmentError, never a
+silent default, because a wrong rank or device index fails much later and far from its cause.
+The table is docs/environment.md.
 """
 import os
 
@@ -13,34 +16,56 @@ from ._registry import TORCH_DEVICES
 
 SELECTION_KEYS = ("ANYGPU_VENDOR", "ANYGPU_BACKEND", "ANYGPU_TORCH_DEVICE",
                   "ANYGPU_DIST_BACKEND", "ANYGPU_DEVICES", "ANYGPU_NUM_WORKERS")
-_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-")
+
+# (name, value) -> the library's verdict. A process reads the same few values again and again
+# (device() per call, ranks() per init); the rows Python reads do not depend on the file system.
+_verdicts = {}
+_MAX_VERDICTS = 4096
 
 
-def _is_name(text: str) -> bool:
-    return bool(text) and text[0].isalpha() and set(text) <= _NAME_CHARS
+def table(environ=None, names=None) -> dict:
+    """The anygpu.environment/v1 document: every variable anygpu reads, with the verdict on its
+    value in `environ` (default: this process's environment, as the library sees it)."""
+    from . import _lib  # bound by `import anygpu` before any reader runs
+    options = {}
+    if environ is not None:
+        options["environment"] = {k: v for k, v in environ.items()}
+    if names is not None:
+        options["names"] = list(names)
+    return _lib.call("anygpu_environment_json", options)
 
 
-_INT_MAX = 2**31 - 1  # what the launchers and torch store these in
+def _verdict(name: str, raw: str) -> dict:
+    key = (name, raw)
+    found = _verdicts.get(key)
+    if found is None:
+        if len(_verdicts) >= _MAX_VERDICTS:
+            _verdicts.clear()
+        found = _verdicts[key] = table({name: raw}, [name])["variables"][0]
+    return found
 
 
-def integer(name: str, minimum: int = 0, default=None, environ=None):
+def value(name: str, environ=None):
+    """The library's verdict on `name` in `environ` (default os.environ): None when unset or
+    empty, else a dict with "value" and, by kind, "number", "flag" or "first"."""
     env = os.environ if environ is None else environ
     raw = env.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        if len(raw) > 12:
-            raise ValueError(raw)
-        value = int(raw.strip(), 10)
-    except ValueError:
-        raise InvalidEnvironmentError(
-            f"{name}={raw!r}: not an integer in {minimum}..{_INT_MAX}") from None
-    if value < minimum or value > _INT_MAX:
-        raise InvalidEnvironmentError(f"{name}={raw!r}: must be {minimum}..{_INT_MAX}")
-    return value
+    if raw is None:
+        return None
+    verdict = _verdict(name, raw)
+    if "error" in verdict:
+        raise InvalidEnvironmentError(verdict["error"])
+    return verdict if raw != "" else None
 
 
-def torch_device_type(raw: str, name: str = "ANYGPU_TORCH_DEVICE") -> str:
+def integer(name: str, default=None, environ=None):
+    """`name` as a number in the table's range, or `default` when unset or empty."""
+    verdict = value(name, environ)
+    return default if verdict is None else verdict["number"]
+
+
+def torch_device_type(raw: str, name: str) -> str:
+    """A torch device type from a document (not the environment: value() judges that)."""
     if raw not in TORCH_DEVICES:
         raise InvalidEnvironmentError(
             f"{name}={raw!r}: unknown torch device type (known: {', '.join(TORCH_DEVICES)})")
@@ -57,23 +82,23 @@ def selection_from_environment(environ=None):
         raise InvalidEnvironmentError(
             f"{' and '.join(missing)} unset or empty while other ANYGPU_* selection variables "
             "are set: export the whole selection (eval \"$(anygpu select)\") or none of it")
-    vendor = env["ANYGPU_VENDOR"]
-    if not _is_name(vendor):
-        raise InvalidEnvironmentError(f"ANYGPU_VENDOR={vendor!r}: not a vendor id")
-    device = torch_device_type(env["ANYGPU_TORCH_DEVICE"])
-    dist = env.get("ANYGPU_DIST_BACKEND") or TORCH_DEVICES[device][1]
-    if not _is_name(dist):
-        raise InvalidEnvironmentError(f"ANYGPU_DIST_BACKEND={dist!r}: not a backend name")
-    devices = [d for d in env.get("ANYGPU_DEVICES", "").split(",") if d]
+    vendor = value("ANYGPU_VENDOR", env)["value"]
+    device = value("ANYGPU_TORCH_DEVICE", env)["value"]
+    backend = value("ANYGPU_BACKEND", env)
+    dist = value("ANYGPU_DIST_BACKEND", env)
+    devices = value("ANYGPU_DEVICES", env)
     workers = integer("ANYGPU_NUM_WORKERS", environ=env)
     return {
         "schema": "anygpu.selection/v1",
         "vendor": vendor,
-        "backend": env.get("ANYGPU_BACKEND") or vendor,
-        "devices": devices,
+        "backend": backend["value"] if backend else vendor,
+        "devices": [d.strip() for d in devices["value"].split(",") if d.strip()] if devices else [],
         "env": {k: v for k, v in env.items() if k in SELECTION_KEYS},
         "torch_device": device,
-        "dist_backend": dist,
+        # A registry override may name a device type this package has no table row for.
+        "dist_backend": dist["value"] if dist else TORCH_DEVICES.get(device, (None, "gloo"))[1],
         **({"num_workers": workers} if workers is not None else {}),
         "source": "environment",
+        # Discovery's warnings were reported when `anygpu run` or `anygpu select` made it.
+        "warnings": [],
     }

@@ -3,6 +3,7 @@
 
 #include "app/on_host.h"
 #include "probe/probe.h"
+#include "util/env_vars.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -25,17 +26,21 @@ std::vector<std::string> contract_paths(const AcceleratorConfig& config,
   return out;
 }
 
-std::optional<int> local_world_size(const std::map<std::string, std::string>& env) {
+// The caller's LOCAL_WORLD_SIZE by the table's rule (util/env_vars.h): a malformed value is
+// refused, as Python's num_workers() refuses it, never taken as absent.
+Result<std::optional<int>> local_world_size(const std::map<std::string, std::string>& env) {
   auto it = env.find("LOCAL_WORLD_SIZE");
-  if (it == env.end()) return std::nullopt;
-  if (auto v = parse_int(it->second); v && *v >= 1 && *v <= 65536) return static_cast<int>(*v);
-  return std::nullopt;
+  if (it == env.end()) return std::optional<int>();
+  auto v = parse_env_value(*find_env_variable("LOCAL_WORLD_SIZE"), it->second);
+  if (!v) return v.error();
+  if (!*v) return std::optional<int>();
+  return std::optional<int>(static_cast<int>(*(*v)->number));
 }
 
 }  // namespace
 
 Result<SelectOutcome> select_on_host(const HostRoot& host, const SelectRequest& request,
-                                     const Registry& registry) {
+                                     Diagnostics& diagnostics, const Registry& registry) {
   SelectOutcome out;
   auto path = request.config_path.value_or(kDefaultAcceleratorConfig);
   auto cfg = load_accelerator_config(path, request.config_path.has_value(), registry);
@@ -44,6 +49,7 @@ Result<SelectOutcome> select_on_host(const HostRoot& host, const SelectRequest& 
   if (request.adjust_config)
     if (auto adjusted = request.adjust_config(out.config); !adjusted) return adjusted.error();
   auto inv = probe(host, registry);
+  diagnostics.add(inv.diagnostics);
   if (request.check_contracts) {
     for (const auto& contract : contract_paths(out.config, request.extra_contracts)) {
       CheckOptions options;
@@ -56,7 +62,11 @@ Result<SelectOutcome> select_on_host(const HostRoot& host, const SelectRequest& 
   }
   SelectInputs in;
   in.processes_per_node = request.processes_per_node;
-  if (!in.processes_per_node) in.processes_per_node = local_world_size(request.caller_env);
+  if (!in.processes_per_node) {
+    auto caller = local_world_size(request.caller_env);
+    if (!caller) return caller.error();
+    in.processes_per_node = *caller;
+  }
   // This process's affinity describes this machine, not a replayed --root host.
   if (host.is_real_root()) in.affinity = current_affinity();
   in.caller_env = request.caller_env;

@@ -13,6 +13,7 @@
 #include "host/host_root.h"
 #include "registry/registry.h"
 #include "select/select.h"
+#include "util/diagnostics.h"
 #include "util/result.h"
 
 namespace anygpu {
@@ -50,7 +51,10 @@ struct SelectOutcome {
 
 inline constexpr const char* kDefaultAcceleratorConfig = "accelerator-config.yaml";
 
+// Discovery's diagnostics go to `diagnostics`, also when the selection then fails (a device left
+// out for a malformed file may be why none fits).
 Result<SelectOutcome> select_on_host(const HostRoot& host, const SelectRequest& request,
+                                     Diagnostics& diagnostics,
                                      const Registry& registry = Registry::builtin());
 
 }  // namespace anygpu

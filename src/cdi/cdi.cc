@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <set>
 
+#include "cdi/cdi_resolve.h"
+#include "util/regular_file.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -12,7 +14,6 @@ namespace anygpu {
 namespace {
 
 constexpr size_t kMaxSpecBytes = size_t{4} << 20;
-constexpr int kMaxDepth = 4;  // runtimes walk the directories; nobody nests deeper
 constexpr size_t kMaxFiles = 4096;
 
 bool is_spec_file(std::string_view name) {
@@ -22,8 +23,10 @@ bool is_spec_file(std::string_view name) {
   return ends(".json") || ends(".yaml");
 }
 
-void collect(const HostRoot& host, const std::string& dir, int depth,
-             std::vector<std::string>& files, std::vector<Error>& errors) {
+// The spec files of one directory, as runtimes read them: its own entries only (the reference
+// library's scanSpecDirs never descends into a subdirectory, so a spec there names nothing).
+void collect(const HostRoot& host, const std::string& dir, std::vector<std::string>& files,
+             std::vector<Error>& errors) {
   auto entries = host.list_dir(dir);
   if (!entries) {
     if (entries.error().sys_errno != ENOENT && entries.error().sys_errno != ENOTDIR)
@@ -32,11 +35,7 @@ void collect(const HostRoot& host, const std::string& dir, int depth,
   }
   for (const auto& e : *entries) {
     auto path = dir + "/" + e;
-    if (host.is_dir(path)) {
-      if (depth < kMaxDepth) collect(host, path, depth + 1, files, errors);
-    } else if (is_spec_file(e) && files.size() < kMaxFiles) {
-      files.push_back(path);
-    }
+    if (is_spec_file(e) && !host.is_dir(path) && files.size() < kMaxFiles) files.push_back(path);
   }
 }
 
@@ -60,6 +59,22 @@ void to_host_view(const HostRoot& host, CdiSpec& spec) {
   strip_edits(spec.common_edits);
 }
 
+struct SpecText {
+  std::string text;
+  std::string untrusted;  // who besides root can change it (util/file_trust.h), or ""
+};
+
+Result<SpecText> read_spec(const HostRoot& host, const std::string& f) {
+  auto file = host.open_checked(f, "CDI spec");
+  if (!file) return file.error();
+  auto text = read_open_file(file->fd.get(), host.outside(f), kMaxSpecBytes + 1);
+  if (!text) return text.error();
+  if (text->size() > kMaxSpecBytes)
+    return bad_input(
+        cat({host.outside(f), ": larger than ", std::to_string(kMaxSpecBytes), " bytes"}));
+  return SpecText{std::move(*text), std::move(file->untrusted)};
+}
+
 }  // namespace
 
 CdiScan scan_cdi_specs(const HostRoot& host) {
@@ -67,19 +82,23 @@ CdiScan scan_cdi_specs(const HostRoot& host) {
   int priority = 0;
   for (auto dir : kCdiSpecDirs) {
     std::vector<std::string> files;
-    collect(host, std::string(dir), 0, files, scan.errors);
+    collect(host, std::string(dir), files, scan.errors);
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {
-      auto text = host.read_file(f, kMaxSpecBytes);
+      auto text = read_spec(host, f);
       if (!text) {
-        scan.errors.push_back(bad_input(cat({host.outside(f), ": ", text.error().message})));
+        scan.errors.push_back(text.error());
         continue;
       }
-      auto spec = parse_cdi_spec(*text, host.outside(f));
+      auto spec = parse_cdi_spec(text->text, host.outside(f));
       if (!spec) {
         scan.errors.push_back(spec.error());
         continue;
       }
+      // Listed and warned about, never chosen for a container (choose_cdi_names): the runtime
+      // applies its nodes and hooks as root, and whoever can change the file changes those.
+      if (!text->untrusted.empty())
+        spec->risks.push_back(cat({"others can change it (", text->untrusted, ")"}));
       spec->file = f;
       spec->priority = priority;
       to_host_view(host, *spec);
@@ -128,8 +147,39 @@ bool stands_for(const CdiDevice& c, const DeviceEdits& de, const std::set<std::s
 
 }  // namespace
 
+namespace {
+
+// The first device entry of `spec` that stands for the selected device and whose name a
+// runtime resolves to `spec`; else the first that stands for it, with why its names are not
+// usable; null when none stands for it.
+struct Pick {
+  const CdiDevice* device = nullptr;
+  std::string unusable;  // why the runtime would not give device->name from this spec
+};
+Pick pick_device(const CdiSpec& spec, const DeviceEdits& de, const std::set<std::string>& own,
+                 const CdiNameTable& table) {
+  Pick fallback;
+  for (const auto& c : spec.devices) {
+    if (!stands_for(c, de, own)) continue;
+    auto why = table.why_not(spec, c.name);
+    if (why.empty()) return {&c, {}};
+    if (!fallback.device) fallback = {&c, why};
+  }
+  return fallback;
+}
+
+}  // namespace
+
+std::string cdi_spec_path(std::string_view vendor) {
+  return cat({kCdiSpecDirs[0], "/anygpu-", vendor, ".yaml"});
+}
+
+std::string cdi_generate_command(std::string_view vendor, std::string_view file) {
+  return cat({"anygpu cdi generate --vendor ", vendor, " --output ", file});
+}
+
 CdiChoice choose_cdi_names(const std::vector<CdiSpec>& specs, const SelectionEdits& edits,
-                           const Registry& registry) {
+                           const Registry& registry, const CdiDefectsOf& defects) {
   CdiChoice choice;
   if (edits.devices.empty()) return choice;
   const auto* vendor = registry.vendor(edits.vendor);
@@ -142,6 +192,7 @@ CdiChoice choose_cdi_names(const std::vector<CdiSpec>& specs, const SelectionEdi
   if (vendor)
     for (auto n : vendor->shared_nodes) allowed.emplace(n);
   auto needed_common = edits.common;
+  CdiNameTable table(specs);
 
   // Higher priority first (/var/run/cdi over /etc/cdi), the vendor's own kind before others.
   std::vector<const CdiSpec*> order;
@@ -154,12 +205,12 @@ CdiChoice choose_cdi_names(const std::vector<CdiSpec>& specs, const SelectionEdi
                    [&](const CdiSpec* a, const CdiSpec* b) { return rank(a) < rank(b); });
   for (const auto* spec : order) {
     std::vector<const CdiDevice*> chosen;
+    std::vector<std::string> unusable;  // names a runtime would not resolve to this spec
     for (size_t i = 0; i < edits.devices.size(); ++i) {
-      auto it = std::find_if(spec->devices.begin(), spec->devices.end(), [&](const CdiDevice& c) {
-        return stands_for(c, edits.devices[i], own[i]);
-      });
-      if (it == spec->devices.end()) break;
-      chosen.push_back(&*it);
+      auto pick = pick_device(*spec, edits.devices[i], own[i], table);
+      if (!pick.device) break;
+      chosen.push_back(pick.device);
+      if (!pick.unusable.empty()) unusable.push_back(pick.unusable);
     }
     if (chosen.size() != edits.devices.size()) continue;
     // The whole spec: top-level edits apply to every device asked for.
@@ -184,6 +235,10 @@ CdiChoice choose_cdi_names(const std::vector<CdiSpec>& specs, const SelectionEdi
     if (!needed_common.mounts.empty() && !spec_mounts)
       why.push_back(cat({"it mounts none of the host driver's files (",
                          std::to_string(needed_common.mounts.size()), " needed)"}));
+    // What doctor reports as broken on this host, and names the runtime takes elsewhere.
+    if (defects)
+      for (auto& d : defects(*spec)) why.push_back(std::move(d));
+    why.insert(why.end(), unusable.begin(), unusable.end());
     if (!why.empty()) {
       choice.warnings.push_back(cat({"CDI spec ", spec->file, " covers the selected devices but ",
                                      join(why, "; "), ": passing device nodes explicitly"}));

@@ -12,6 +12,7 @@
 #include "host/host_root.h"
 #include "model/inventory.h"
 #include "registry/registry.h"
+#include "util/diagnostics.h"
 #include "util/result.h"
 
 namespace anygpu {
@@ -41,7 +42,17 @@ struct CdiSpec {
 // The directories runtimes read, lowest priority first.
 inline constexpr std::string_view kCdiSpecDirs[] = {"/etc/cdi", "/var/run/cdi"};
 
-// Every *.json / *.yaml spec beneath the host root's CDI directories; a malformed file is a
+// Where anygpu writes a vendor's spec (`host-init`, doctor's fixes, the docs): one file per
+// vendor, /etc/cdi/anygpu-<vendor>.yaml, so a regenerated spec replaces the old one instead
+// of defining the same devices a second time (runtimes refuse a name two specs define).
+std::string cdi_spec_path(std::string_view vendor);
+// The command that writes `vendor`'s spec to `file`, as doctor's fixes print it:
+// "anygpu cdi generate --vendor amd --output /etc/cdi/anygpu-amd.yaml" (--vendor always, so it
+// runs as printed on a host with devices of several vendors).
+std::string cdi_generate_command(std::string_view vendor, std::string_view file);
+
+// Every *.json / *.yaml spec in the host root's CDI directories (not their subdirectories,
+// which runtimes do not read); a malformed file is a
 // bad_input error naming the file (and line:column for YAML and JSON). Under a root, a hostPath
 // beneath that root is reported as the host sees it ("<root>/dev/x" -> "/dev/x").
 Result<std::vector<CdiSpec>> read_cdi_specs(const HostRoot& host);
@@ -64,13 +75,21 @@ struct CdiChoice {
   std::vector<std::string> warnings;              // why a spec that covers them was not used
 };
 
+// Why a spec fails on this host now (cdi/cdi_defects.h: nodes or mounts gone, another driver
+// version), one clause each; empty when nothing does.
+using CdiDefectsOf = std::function<std::vector<std::string>(const CdiSpec&)>;
+
 // Names from the first spec (by priority, the vendor's own kind first) with, for each selected
 // device, a device whose nodes are that device's own and include every node the container
 // needs for it (`edits`), and only when the whole spec — its top-level edits and the chosen
 // devices' edits — grants nothing beyond the selected devices' own nodes and the vendor's
-// shared nodes, and carries no risk. A covering spec that grants more is named in a warning.
+// shared nodes, carries no risk and has no defect on this host (`defects`), and only names a
+// runtime resolves to that spec (cdi/cdi_resolve.h: not refused as defined twice in one
+// directory, not taken over by a spec in /var/run/cdi). A covering spec that fails any of
+// this is named in a warning, with why.
 CdiChoice choose_cdi_names(const std::vector<CdiSpec>& specs, const SelectionEdits& edits,
-                           const Registry& registry = Registry::builtin());
+                           const Registry& registry = Registry::builtin(),
+                           const CdiDefectsOf& defects = {});
 
 // What `cdi list` marks on a spec: its risks, and top-level device nodes that are not shared
 // nodes of the kind's vendor (the spec gives them to every device of the kind).
@@ -86,7 +105,7 @@ struct CdiGenerateOptions {
   // anygpu binary the spec's hooks run (default: this one).
   DriverSourceOptions driver = {};
   // Where the edits' warnings go (what was found on the host but left out, and why).
-  std::vector<std::string>* warnings = nullptr;
+  Diagnostics* diagnostics = nullptr;
 };
 
 // The vendor's CDI kind from the registry, else "anygpu.dev/<vendor id>".

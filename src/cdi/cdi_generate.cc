@@ -59,9 +59,9 @@ Result<std::string> generate_cdi_spec(const HostRoot& host, const Inventory& inv
   auto sources = edit_sources_with_driver(driver);
   auto edits = container_edits(host, vendor_id, inventory.of_vendor(vendor_id), registry, sources);
   if (!edits) return edits.error();
-  if (options.warnings)
+  if (options.diagnostics)
     for (const auto& n : edits->notes)
-      if (n.starts_with("warning: ")) options.warnings->push_back(n.substr(9));
+      if (n.starts_with("warning: ")) options.diagnostics->warn(n.substr(9));
 
   CdiFeatures features;
   std::vector<GenDevice> devices;

@@ -12,7 +12,6 @@
 #include "cli/command.h"
 #include "container/cdi_hooks.h"
 #include "host/confined_writer.h"
-#include "probe/probe.h"
 #include "render/json_text.h"
 #include "util/strings.h"
 
@@ -36,7 +35,7 @@ int run_generate(const GlobalOptions& g, const CdiFlags& f) {
   auto opts = g.host_options();
   if (!opts) return fail(opts.error());
   HostRoot host(*opts);
-  auto inv = probe(host);
+  auto inv = discover(g, host);
   std::string vendor = f.vendor;
   if (vendor.empty()) {
     std::set<std::string> vendors;
@@ -54,12 +53,11 @@ int run_generate(const GlobalOptions& g, const CdiFlags& f) {
     return fail(bad_input(cat({"--hook-path '", f.hook_path, "': not an absolute path"})));
   CdiGenerateOptions options;
   options.driver = {f.driver_root, f.hook_path};
-  std::vector<std::string> warnings;
-  options.warnings = &warnings;
+  Diagnostics left_out;
+  options.diagnostics = &left_out;
   // A simulated host's nodes live beneath its root: hostPath names them there.
   auto spec = generate_cdi_spec(host, inv, vendor, options);
-  if (!g.quiet)
-    for (const auto& w : warnings) std::fprintf(stderr, "anygpu: warning: %s\n", w.c_str());
+  report(g, left_out);
   if (!spec) return fail(spec.error());
   if (f.output.empty() || f.output == "-") {
     std::fputs(spec->c_str(), stdout);
@@ -98,7 +96,8 @@ int run_list(const GlobalOptions& g) {
                            errors = nlohmann::ordered_json::array();
     for (const auto& s : scan.specs) specs.push_back(spec_json(s));
     for (const auto& e : scan.errors) errors.push_back(e.message);
-    print(dump_json({{"schema", "anygpu.cdi/v1"}, {"specs", specs}, {"errors", errors}}));
+    // Each spec's marks stay in its own "warnings".
+    print_json(g, {{"schema", "anygpu.cdi/v1"}, {"specs", specs}, {"errors", errors}});
   } else {
     if (scan.specs.empty() && scan.errors.empty())
       print_text("No CDI specs in /etc/cdi or /var/run/cdi.");
@@ -108,7 +107,7 @@ int run_list(const GlobalOptions& g) {
       print_text(cat({s.file, ": ", s.kind, " (cdiVersion ", s.cdi_version,
                       "): ", std::to_string(s.devices.size()), " devices: ", join(names, " ")}));
       // Marked: `run --container` will not use a spec like this by name.
-      for (const auto& w : cdi_spec_warnings(s)) print_text(cat({"  warning: ", w}));
+      for (const auto& w : cdi_spec_warnings(s)) report(g, Diagnostic::warning(s.file, w));
     }
   }
   for (const auto& e : scan.errors) std::fprintf(stderr, "anygpu: %s\n", e.message.c_str());

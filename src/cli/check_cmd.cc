@@ -3,7 +3,6 @@
 
 #include "cli/command.h"
 #include "contract/check.h"
-#include "probe/probe.h"
 #include "util/strings.h"
 
 namespace anygpu::cli {
@@ -34,12 +33,12 @@ Command check_command() {
               auto opts = g.host_options();
               if (!opts) return fail(opts.error());
               HostRoot host(*opts);
-              auto inv = probe(host);
+              auto inv = discover(g, host);
               CheckOptions co;
               co.python = *python;
               auto verdict = check_contract_file(path, inv, co);
               if (!verdict) return fail(verdict.error());
-              g.json ? print(render_check_json(*verdict))
+              g.json ? print_json(g, render_check_json(*verdict))
                      : print_text(render_check_text(path, *verdict));
               return verdict->passed() ? kExitOk : kExitCheckFailed;
             };

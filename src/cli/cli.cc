@@ -13,7 +13,11 @@
 #include "host/deadline.h"
 #include "host/host_options.h"
 #include "launch/executor.h"
+#include "probe/probe.h"
 #include "registry/registry_override.h"
+#include "render/json_text.h"
+#include "util/env_vars.h"
+#include "util/regular_file.h"
 #include "util/strings.h"
 #include "util/suggest.h"
 #include "util/terminal_text.h"
@@ -28,6 +32,12 @@
 #endif
 
 namespace anygpu::cli {
+
+std::string version_text() {
+  std::string_view described = ANYGPU_GIT_DESCRIPTION;
+  if (described.empty()) return cat({"anygpu ", ANYGPU_VERSION});
+  return cat({"anygpu ", ANYGPU_VERSION, " (", described, ")"});
+}
 
 Result<HostOptions> GlobalOptions::host_options() const {
   // The same validation the C ABI (and so Python) applies to its option keys.
@@ -54,6 +64,34 @@ void print(const std::string& text) {
 
 void print_text(const std::string& text) {
   print(terminal_text(text));
+}
+
+void print_json(const GlobalOptions& g, nlohmann::ordered_json document, bool pretty) {
+  document["warnings"] = g.diagnostics.warnings();
+  print(dump_json(document, pretty));
+}
+
+void report(const GlobalOptions& g, Diagnostic found) {
+  bool warning = found.severity == Diagnostic::Severity::warning;
+  bool shown = warning ? !g.quiet : g.verbose && !g.quiet;
+  // One line each: a host string cannot break it (escaped) nor reach the terminal raw.
+  auto line = terminal_text(escape_control(found.text()));
+  if (g.diagnostics.add(std::move(found)) && shown)
+    std::fprintf(stderr, "anygpu: %s%s\n", warning ? "warning: " : "", line.c_str());
+}
+
+void report(const GlobalOptions& g, const Diagnostics& found) {
+  for (const auto& d : found.all()) report(g, d);
+}
+
+void report_warnings(const GlobalOptions& g, const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) report(g, Diagnostic::warning({}, w));
+}
+
+Inventory discover(const GlobalOptions& g, const HostRoot& host) {
+  auto inventory = probe(host);
+  report(g, inventory.diagnostics);
+  return inventory;
 }
 
 CLI::Validator seconds_in(double lo, double hi) {
@@ -86,6 +124,31 @@ std::optional<std::string_view> command_word(int argc, char** argv) {
   return std::nullopt;
 }
 
+// A read that failed for want of descriptors or memory, even one its caller took as "absent",
+// makes the answer incomplete: a command that would exit 0 says so and exits 3 instead. `run`
+// keeps its child's status (the child ran) and only says it. A command that failed anyway has
+// said why. A host file that was not a regular file (a FIFO as a sysfs attribute) is named.
+struct ReadCounts {
+  uint64_t resources = resource_error_count();
+  uint64_t unexpected = unexpected_file_count();
+};
+
+int after_reads(const ReadCounts& before, int rc, bool is_run) {
+  if (uint64_t n = unexpected_file_count() - before.unexpected; n > 0)
+    std::fprintf(stderr, "anygpu: warning: %s (read as absent%s)\n",
+                 escape_control(unexpected_file_summary()).c_str(),
+                 n == 1 ? "" : cat({"; ", std::to_string(n - 1), " more such"}).c_str());
+  uint64_t n = resource_error_count() - before.resources;
+  if (n == 0 || (rc != kExitOk && !is_run)) return rc;
+  bool fails = !is_run;
+  std::fprintf(
+      stderr, "anygpu: %s: %s; %llu system call%s failed for it, so %s\n",
+      fails ? "error" : "warning", escape_control(resource_error_summary()).c_str(),
+      static_cast<unsigned long long>(n), n == 1 ? "" : "s",
+      is_run ? "anygpu's own view of the host was incomplete" : "the output is incomplete");
+  return fails ? kExitHostLacks : rc;
+}
+
 // stdout is where the answer goes (and what `eval` reads): losing it is a failure.
 bool stdout_lost(int& err) {
   errno = 0;
@@ -94,24 +157,20 @@ bool stdout_lost(int& err) {
   return bad;
 }
 
-std::string version_text() {
-  std::string_view described = ANYGPU_GIT_DESCRIPTION;
-  if (described.empty()) return cat({"anygpu ", ANYGPU_VERSION});
-  return cat({"anygpu ", ANYGPU_VERSION, " (", described, ")"});
-}
-
 std::vector<Command> commands() {
   return {detect_command(),  check_command(),     select_command(),   run_command(),
           metrics_command(), top_command(),       exporter_command(), doctor_command(),
           wheel_command(),   host_init_command(), init_command(),     cdi_command(),
           slurm_command(),   k8s_command(),       vendors_command(),  gather_command(),
-          health_command(),  ps_command()};
+          health_command(),  ps_command(),        topo_command()};
 }
 }  // namespace
 
 int run(int argc, char** argv) {
-  // Before the command table is built: its help may list the registry's vendors.
+  // Before the command table is built: its help may list the registry's vendors. Then every
+  // variable that steers anygpu, judged as the C ABI judges it (util/env_vars.h).
   if (auto registry = prepare_registry(); !registry) return fail(registry.error());
+  if (auto env = check_steering_env(); !env) return fail(env.error());
   CLI::App app{"anygpu: run machine-learning experiments on any accelerator vendor", "anygpu"};
   const std::string version = version_text();
   app.set_version_flag("--version", version);
@@ -165,9 +224,10 @@ int run(int argc, char** argv) {
   }
   if (app.count("--root") && g.root.empty())
     return fail(bad_input("--root: empty path (give a directory, or omit it for the real host)"));
-  if (const char* log = std::getenv("ANYGPU_LOG"); log && std::string_view(log) == "debug")
-    g.verbose = true;
+  if (auto log = read_env("ANYGPU_LOG"); log && *log) g.verbose = true;  // checked above
+  ReadCounts reads;
   int rc = chosen ? chosen(g) : kExitUsage;
+  rc = after_reads(reads, rc, chosen_name == std::string_view("run"));
   if (int err = 0; stdout_lost(err)) {
     std::fprintf(stderr, "anygpu: cannot write to standard output: %s\n",
                  err ? std::strerror(err) : "write error");

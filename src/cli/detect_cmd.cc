@@ -2,10 +2,8 @@
 #include <cstdio>
 
 #include "cli/command.h"
-#include "probe/probe.h"
 #include "render/inventory_json.h"
 #include "render/inventory_text.h"
-#include "render/json_text.h"
 
 namespace anygpu::cli {
 
@@ -17,9 +15,9 @@ Command detect_command() {
               auto opts = g.host_options();
               if (!opts) return fail(opts.error());
               HostRoot host(*opts);
-              auto inv = probe(host);
+              auto inv = discover(g, host);
               if (g.json) {
-                print(dump_json(inventory_to_json(inv)));
+                print_json(g, inventory_to_json(inv));
               } else {
                 print_text(inventory_to_text(inv));
               }

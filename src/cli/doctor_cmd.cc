@@ -8,8 +8,6 @@
 
 #include "cli/command.h"
 #include "doctor/doctor.h"
-#include "probe/probe.h"
-#include "render/json_text.h"
 #include "util/terminal_text.h"
 
 namespace anygpu::cli {
@@ -35,7 +33,7 @@ Command doctor_command() {
               auto opts = g.host_options();
               if (!opts) return fail(opts.error());
               HostRoot host(*opts);
-              auto inventory = probe(host);
+              auto inventory = discover(g, host);
               auto python = f->no_framework ? std::string() : f->python;
               auto facts = current_process_facts(python);
               if (!facts.python_error.empty() && g.verbose && !g.quiet)
@@ -57,7 +55,7 @@ Command doctor_command() {
                                     "pass the experiment's interpreter: anygpu doctor --python "
                                     "/path/to/venv/bin/python"});
               if (g.json) {
-                print(dump_json(findings_to_json(findings)));
+                print_json(g, findings_to_json(findings));
               } else {
                 bool color = ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
                 std::fputs(terminal_text(findings_to_text(findings, color)).c_str(), stdout);

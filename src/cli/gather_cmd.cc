@@ -6,22 +6,9 @@
 #include "launch/command_line.h"
 #include "util/strings.h"
 
-#ifndef ANYGPU_VERSION
-#define ANYGPU_VERSION "0.0.0"
-#endif
-#ifndef ANYGPU_GIT_DESCRIPTION
-#define ANYGPU_GIT_DESCRIPTION ""
-#endif
-
 namespace anygpu::cli {
 
 namespace {
-
-std::string version_text() {
-  std::string_view described = ANYGPU_GIT_DESCRIPTION;
-  if (described.empty()) return cat({"anygpu ", ANYGPU_VERSION});
-  return cat({"anygpu ", ANYGPU_VERSION, " (", described, ")"});
-}
 
 // "host-name (2 files), kernel-log (1 file)"
 std::string privacy_list(const GatherSummary& s) {

@@ -3,8 +3,6 @@
 #include "health/health.h"
 #include "health/health_client.h"
 #include "health/render.h"
-#include "probe/probe.h"
-#include "render/json_text.h"
 #include "util/strings.h"
 
 namespace anygpu::cli {
@@ -36,21 +34,17 @@ Command health_command() {
                 ho.since_seconds = *s;
               }
               HostRoot host(*opts);
-              auto inv = probe(host);
+              auto inv = discover(g, host);
               // NVML's ECC, row-remapping, retired-page and throttle facts, read in a worker.
               auto library = worker::read_library_health(host, inv);
               ho.library = &library;
-              auto report = health::evaluate_health(host, inv, ho);
-              if (!report) return fail(report.error());
-              if (g.json) {
-                print(dump_json(health::health_to_json(*report)));
-              } else {
-                print_text(health::health_to_text(*report));
-                if (!g.quiet)
-                  for (const auto& w : report->warnings)
-                    std::fprintf(stderr, "anygpu: warning: %s\n", w.c_str());
-              }
-              return report->any_critical() ? kExitCheckFailed : kExitOk;
+              auto evaluated = health::evaluate_health(host, inv, ho);
+              if (!evaluated) return fail(evaluated.error());
+              // The library's warnings are in the report's already.
+              report_warnings(g, evaluated->warnings);
+              g.json ? print_json(g, health::health_to_json(*evaluated))
+                     : print_text(health::health_to_text(*evaluated));
+              return evaluated->any_critical() ? kExitCheckFailed : kExitOk;
             };
           }};
 }

@@ -6,8 +6,6 @@
 
 #include "cli/command.h"
 #include "hostprep/host_init.h"
-#include "probe/probe.h"
-#include "render/json_text.h"
 #include "util/strings.h"
 
 namespace anygpu::cli {
@@ -66,8 +64,9 @@ Command host_init_command() {
               auto opts = g.host_options();
               if (!opts) return fail(opts.error());
               HostRoot host(*opts);
-              auto inv = probe(host);
+              auto inv = discover(g, host);
               auto plan = plan_host_init(host, inv);
+              report(g, plan.diagnostics);
               int rc = kExitOk;
               if (*apply) {
                 auto r = apply_host_init(host, plan);
@@ -77,8 +76,7 @@ Command host_init_command() {
                   rc = r.error().kind == ErrorKind::bad_input ? kExitUsage : kExitCheckFailed;
                 }
               }
-              g.json ? print(dump_json(plan_json(plan, *apply)))
-                     : print_text(plan_text(plan, *apply));
+              g.json ? print_json(g, plan_json(plan, *apply)) : print_text(plan_text(plan, *apply));
               return rc;
             };
           }};

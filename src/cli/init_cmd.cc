@@ -5,7 +5,6 @@
 
 #include "cli/command.h"
 #include "hostprep/scaffold.h"
-#include "render/json_text.h"
 #include "util/strings.h"
 
 namespace anygpu::cli {
@@ -34,7 +33,7 @@ Command init_command() {
                   j["dir"] = f->dir;
                   j["written"] = r->written;
                   j["overwritten"] = r->existing;
-                  print(dump_json(j));
+                  print_json(g, j);
                 } else if (!g.quiet) {
                   std::string out = cat({"anygpu init: ", f->dir, "\n"});
                   for (const auto& w : r->written) out += cat({"  wrote ", w, "\n"});

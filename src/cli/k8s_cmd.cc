@@ -10,8 +10,6 @@
 #include "health/health.h"
 #include "host/confined_writer.h"
 #include "launch/command_line.h"
-#include "probe/probe.h"
-#include "render/json_text.h"
 #include "util/strings.h"
 
 namespace anygpu::cli {
@@ -40,19 +38,21 @@ int run_labels(const GlobalOptions& g, const K8sFlags& f) {
   auto opts = g.host_options();
   if (!opts) return fail(opts.error());
   HostRoot host(*opts);
-  auto inventory = probe(host);
+  auto inventory = discover(g, host);
   auto labels = node_labels(inventory, f.prefix);
   if (labels.empty()) return fail(host_error("no accelerator found; no labels to publish"));
   if (f.health) {
     // The worst device's `anygpu health`: ok, warning or critical (valid label values).
-    auto report = health::evaluate_health(host, inventory, {});
-    if (!report) return fail(report.error());
-    labels.push_back({cat({f.prefix, "/health"}), std::string(health::to_string(report->worst()))});
+    auto evaluated = health::evaluate_health(host, inventory, {});
+    if (!evaluated) return fail(evaluated.error());
+    report_warnings(g, evaluated->warnings);
+    labels.push_back(
+        {cat({f.prefix, "/health"}), std::string(health::to_string(evaluated->worst()))});
   }
   if (g.json) {
     nlohmann::ordered_json j = nlohmann::ordered_json::object();
     for (const auto& [k, v] : labels) j[k] = v;
-    print(dump_json({{"schema", "anygpu.labels/v1"}, {"labels", j}}));
+    print_json(g, {{"schema", "anygpu.labels/v1"}, {"labels", j}});
     return kExitOk;
   }
   auto text = features_file(labels);
@@ -86,7 +86,7 @@ int run_job(const GlobalOptions& g, const K8sFlags& f) {
     auto opts = g.host_options();
     if (!opts) return fail(opts.error());
     HostRoot host(*opts);
-    auto inv = probe(host);
+    auto inv = discover(g, host);
     if (r.vendor.empty()) {
       auto labels = node_labels(inv, f.prefix);
       if (labels.empty())

@@ -9,10 +9,11 @@
 
 #include "cli/command.h"
 #include "cli/seconds.h"
+#include "metrics/backend.h"
 #include "metrics/collector.h"
 #include "metrics/prometheus.h"
 #include "metrics/render.h"
-#include "render/json_text.h"
+#include "registry/registry.h"
 #include "util/terminal_text.h"
 
 namespace anygpu::cli {
@@ -32,11 +33,21 @@ void on_signal(int) {
 
 enum class Format { table, json, csv, prometheus };
 
-void emit(const MetricsSnapshot& s, Format format, bool stream, bool first) {
+// Sampling's warnings (a malformed hwmon file, a failed library call): JSON carries them in
+// each device's "warnings"; the other formats have no place for them, so they go to stderr,
+// each once however often it recurs.
+void report_samples(const GlobalOptions& g, const MetricsSnapshot& s) {
+  for (const auto& d : s.devices)
+    for (const auto& w : d.warnings) report(g, Diagnostic::warning(d.pci_bus_id, w));
+}
+
+void emit(const GlobalOptions& g, const MetricsSnapshot& s, Format format, bool stream,
+          bool first) {
+  if (format != Format::json) report_samples(g, s);
   switch (format) {
     case Format::json:
       // In a stream: one compact document per line (JSON Lines).
-      print(dump_json(metrics_to_json(s), !stream));
+      print_json(g, metrics_to_json(s), !stream);
       break;
     case Format::csv:
       if (first) std::fputs(metrics_csv_header().c_str(), stdout);
@@ -54,16 +65,16 @@ void emit(const MetricsSnapshot& s, Format format, bool stream, bool first) {
   std::fflush(stdout);
 }
 
-int watch(const HostOptions& host, CollectorOptions opts, Format format) {
+int watch(const GlobalOptions& g, const HostOptions& host, CollectorOptions opts, Format format) {
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
-  auto collector = start_collector(host, opts);
+  auto collector = start_collector(discover_backends(g, host), opts);
   if (!collector) return fail(collector.error());
   auto next = std::chrono::steady_clock::now();
   for (bool first = true; !g_stop; first = false) {
-    emit(*(*collector)->snapshot(), format, true, first);
+    emit(g, *(*collector)->snapshot(), format, true, first);
     if (std::ferror(stdout)) break;  // nobody reads any more: reported on the way out
     next += opts.interval;
     while (!g_stop && std::chrono::steady_clock::now() < next)
@@ -74,6 +85,12 @@ int watch(const HostOptions& host, CollectorOptions opts, Format format) {
 }
 
 }  // namespace
+
+std::vector<std::shared_ptr<MetricsBackend>> discover_backends(const GlobalOptions& g,
+                                                               const HostOptions& host) {
+  HostRoot root(host);
+  return make_backends(root, discover(g, root), Registry::builtin());
+}
 
 Command metrics_command() {
   return {
@@ -100,11 +117,9 @@ Command metrics_command() {
           opts.call_timeout = host->library_timeout;
           if (f->watch > 0) {
             opts.interval = std::chrono::milliseconds(std::llround(f->watch * 1000));
-            return watch(*host, opts, format);
+            return watch(g, *host, opts, format);
           }
-          auto snap = sample_once(*host, opts);
-          if (!snap) return fail(snap.error());
-          emit(*snap, format, false, true);
+          emit(g, sample_once(discover_backends(g, *host), opts), format, false, true);
           return kExitOk;
         };
       }};

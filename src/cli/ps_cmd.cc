@@ -49,15 +49,13 @@ Command ps_command() {
               if (!std::isfinite(f->pod_resources_timeout))
                 return fail(bad_input("--pod-resources-timeout: expected a number of seconds"));
               HostRoot host(*opts);
-              auto inv = probe(host);
+              auto inv = discover(g, host);
               auto scan = ps::scan_processes(host, inv);
               // NVML's process list (in a worker): memory per process on NVIDIA, and holders
               // whose device nodes /proc does not show.
               auto library = worker::read_library_health(host, inv);
               ps::add_library_processes(host, library, scan);
-              if (!g.quiet)
-                for (const auto& w : library.warnings)
-                  std::fprintf(stderr, "anygpu: warning: %s\n", w.c_str());
+              report_warnings(g, library.warnings);
               auto shown = scan.processes;
               if (f->stale) {
                 std::this_thread::sleep_for(std::chrono::duration<double>(f->window));
@@ -68,9 +66,9 @@ Command ps_command() {
               auto deadline = std::chrono::milliseconds(
                   static_cast<long long>(f->pod_resources_timeout * 1000));
               if (auto e = ps::name_pods(host, inv, f->pod_resources, deadline, shown))
-                if (!g.quiet) std::fprintf(stderr, "anygpu: warning: %s\n", e->c_str());
+                report_warnings(g, {*e});
               if (g.json) {
-                print(dump_json(ps::processes_to_json(shown, scan.hidden)));
+                print_json(g, ps::processes_to_json(shown, scan.hidden));
               } else {
                 print_text(ps::processes_to_text(shown, scan.hidden));
               }

@@ -15,6 +15,7 @@
 #include "launch/shell_quote.h"
 #include "launch/slurm_map.h"
 #include "render/json_text.h"
+#include "select/select.h"
 #include "util/strings.h"
 
 namespace anygpu::cli {
@@ -79,6 +80,15 @@ Result<LaunchOptions> launch_options(const RunFlags& f) {
   return o;
 }
 
+// The planner's notes into the invocation's channel: its "warning: " ones (a CDI spec not used
+// because it grants more, …) as warnings, the rest (why) as notes for -v.
+void report_notes(const GlobalOptions& g, const std::vector<std::string>& notes) {
+  constexpr std::string_view kWarning = "warning: ";
+  for (const auto& n : notes)
+    report(g, n.starts_with(kWarning) ? Diagnostic::warning({}, n.substr(kWarning.size()))
+                                      : Diagnostic::note(n));
+}
+
 // Contracts to check: the one accelerator-config names, then --spec (or ./runtime-spec.yaml
 // when present), each once.
 int run(const RunFlags& f, const GlobalOptions& g) {
@@ -89,7 +99,6 @@ int run(const RunFlags& f, const GlobalOptions& g) {
   auto host_options = g.host_options();
   if (!host_options) return run_failed(host_options.error().message);
   Environment environment = current_environment();
-  bool talk = g.verbose && !g.quiet;
 
   std::optional<SlurmContext> slurm;
   if (environment.count("SLURM_JOB_ID")) {
@@ -126,20 +135,19 @@ int run(const RunFlags& f, const GlobalOptions& g) {
   LaunchPlan plan;
   {
     HostRoot host(*host_options);
-    auto outcome = select_on_host(host, request);
+    Diagnostics found;
+    auto outcome = select_on_host(host, request, found);
+    report(g, found);
     if (!outcome) return run_failed(outcome.error().message);
     if (const auto* failed = outcome->failed_contract()) {
       std::fputs(render_check_text(failed->path, failed->verdict).c_str(), stderr);
       return run_failed(
           cat({"runtime contract ", failed->path, " failed: not starting the command"}));
     }
-    if (talk)
-      for (const auto& c : outcome->contracts)
-        std::fprintf(stderr, "anygpu: runtime contract %s: passed\n", c.path.c_str());
+    for (const auto& c : outcome->contracts)
+      report(g, Diagnostic::note(cat({"runtime contract ", c.path, ": passed"})));
     const auto& selection = outcome->selection;
-    if (talk)
-      for (const auto& r : selection->reasons)
-        std::fprintf(stderr, "anygpu: %s\n", escape_control(r).c_str());
+    for (const auto& r : selection->reasons) report(g, Diagnostic::note(r));
     HostFacts facts = gather_host_facts(host, *selection, *options, environment, notes);
     auto planned = plan_launch(*selection, *options, facts, environment, slurm);
     // A value that cannot reach the engine safely is run's own failure like any other (125):
@@ -148,13 +156,10 @@ int run(const RunFlags& f, const GlobalOptions& g) {
     plan = std::move(*planned);
   }
   plan.notes.insert(plan.notes.begin(), notes.begin(), notes.end());
-  // Warnings (a CDI spec not used because it grants more, …) are shown unless -q.
-  for (const auto& n : plan.notes)
-    if (talk || (!g.quiet && n.starts_with("warning: ")))
-      std::fprintf(stderr, "anygpu: %s\n", escape_control(n).c_str());
+  report_notes(g, plan.notes);
 
   if (f.dry_run) {
-    print(g.json ? dump_json(plan_to_json(plan)) : plan_to_shell(plan));
+    g.json ? print_json(g, plan_to_json(plan)) : print(plan_to_shell(plan));
     return kExitOk;
   }
   return execute_plan(plan, environment);

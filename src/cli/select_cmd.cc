@@ -5,8 +5,9 @@
 
 #include "app/on_host.h"
 #include "cli/command.h"
-#include "render/json_text.h"
 #include "select/render.h"
+#include "select/select.h"
+#include "util/strings.h"
 
 namespace anygpu::cli {
 
@@ -45,7 +46,9 @@ Command select_command() {
               if (f->nproc > 0) req.processes_per_node = f->nproc;
               req.python = f->python;
               req.caller_env = process_environment();
-              auto out = select_on_host(host, req);
+              Diagnostics found;
+              auto out = select_on_host(host, req, found);
+              report(g, found);
               if (!out) return fail(out.error());
               if (const auto* failed = out->failed_contract()) {
                 const auto& v = failed->verdict;
@@ -61,17 +64,16 @@ Command select_command() {
                 return kExitCheckFailed;
               }
               const auto& s = *out->selection;
-              if (g.verbose && !g.quiet) {
-                for (const auto& c : out->contracts)
-                  std::fprintf(stderr, "anygpu: runtime contract %s: passed\n", c.path.c_str());
-                std::fprintf(
-                    stderr, "anygpu: config: %s\n",
-                    out->config.file.empty() ? "(none; backend auto)" : out->config.file.c_str());
-                for (const auto& r : s.reasons) std::fprintf(stderr, "anygpu: %s\n", r.c_str());
-              }
+              // Why, for -v.
+              for (const auto& c : out->contracts)
+                report(g, Diagnostic::note(cat({"runtime contract ", c.path, ": passed"})));
+              report(g, Diagnostic::note(
+                            cat({"config: ", out->config.file.empty() ? "(none; backend auto)"
+                                                                      : out->config.file})));
+              for (const auto& r : s.reasons) report(g, Diagnostic::note(r));
               auto format = g.json ? std::string("json") : f->format;
               if (format == "json") {
-                print(dump_json(selection_to_json(s)));
+                print_json(g, selection_to_json(s));
               } else if (format == "dotenv") {
                 print(selection_to_dotenv(s));
               } else {

@@ -5,8 +5,6 @@
 #include "cli/command.h"
 #include "cluster/gres.h"
 #include "host/confined_writer.h"
-#include "probe/probe.h"
-#include "render/json_text.h"
 #include "util/strings.h"
 
 namespace anygpu::cli {
@@ -21,13 +19,14 @@ int run_gres(const GlobalOptions& g, const GresFlags& f) {
   auto opts = g.host_options();
   if (!opts) return fail(opts.error());
   HostRoot host(*opts);
-  auto inv = probe(host);
+  auto inv = discover(g, host);
   auto core_map = read_core_map(host);
   std::string note;
   if (!core_map)
     note = "Cores= left out: CPU topology unreadable (" + core_map.error().message + ")";
   auto lines = gres_lines(inv, core_map ? &*core_map : nullptr);
   if (lines.empty()) return fail(host_error("no accelerator with a device node found"));
+  auto flags_note = gres_flags_note(lines);
   // A simulated host's nodes live beneath its root: File= names them there, as slurmd on
   // this machine would open them (the same rule as CDI hostPath).
   if (!host.is_real_root()) {
@@ -48,13 +47,15 @@ int run_gres(const GlobalOptions& g, const GresFlags& f) {
                                   {"vendor", l.device->vendor},
                                   {"pci_bus_id", l.device->pci.address.str()}};
       if (l.cores) j["cores"] = *l.cores;
+      if (!l.flags.empty()) j["flags"] = l.flags;
       arr.push_back(j);
     }
     if (!note.empty()) out["note"] = note;
-    print(dump_json(out));
+    if (!flags_note.empty()) out["flags_note"] = flags_note;
+    print_json(g, out);
     return kExitOk;
   }
-  auto text = gres_conf(lines, hostname, note);
+  auto text = gres_conf(lines, hostname, {note, flags_note});
   if (f.output.empty() || f.output == "-") {
     std::fputs(text.c_str(), stdout);
     return kExitOk;

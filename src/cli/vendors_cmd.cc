@@ -3,7 +3,6 @@
 #include "registry/registry.h"
 #include "render/inventory_json.h"
 #include "render/inventory_text.h"
-#include "render/json_text.h"
 
 namespace anygpu::cli {
 
@@ -11,7 +10,7 @@ Command vendors_command() {
   return {"vendors", "print the vendor registry", [](CLI::App&) {
             return [](const GlobalOptions& g) {
               const auto& r = Registry::builtin();
-              g.json ? print(dump_json(registry_to_json(r))) : print_text(registry_to_text(r));
+              g.json ? print_json(g, registry_to_json(r)) : print_text(registry_to_text(r));
               return kExitOk;
             };
           }};

@@ -4,9 +4,7 @@
 #include <memory>
 
 #include "cli/command.h"
-#include "probe/probe.h"
 #include "registry/registry.h"
-#include "render/json_text.h"
 #include "util/strings.h"
 #include "wheel/choose.h"
 #include "wheel/recommend.h"
@@ -127,10 +125,10 @@ Command wheel_command() {
           auto opts = g.host_options();
           if (!opts) return fail(opts.error());
           HostRoot host(*opts);
-          auto inv = probe(host);
+          auto inv = discover(g, host);
           auto rec = recommend_build(*data, inv, *req);
           if (!rec) return fail(rec.error());
-          g.json ? print(dump_json(to_json(*rec))) : print_text(to_text(*rec));
+          g.json ? print_json(g, to_json(*rec)) : print_text(to_text(*rec));
           if (rec->pin_cannot_run)
             return fail(
                 host_error(cat({rec->now.package, " ", *req->version,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "util/strings.h"
 
@@ -35,15 +36,41 @@ std::string type_word(std::string_view word) {
   return std::string(lower.begin(), end);
 }
 
-// gres.conf(5) Flags= for a vendor's lines. Without one Slurm sets CUDA_VISIBLE_DEVICES and
-// ROCR_VISIBLE_DEVICES (and ZE_AFFINITY_MASK) together; the ROCm runtime applies ROCR_ first
-// and indexes HIP_/CUDA_ into what is left, so a job on GPUs 2,3 would see none.
-// amd_gpu_env sets ROCR_VISIBLE_DEVICES alone, as Slurm's own RSMI detection does
-// (SchedMD/slurm@00a99eb2ecb1 src/plugins/gpu/rsmi/gpu_rsmi.c, GRES_CONF_ENV_RSMI). The
-// ROCm-runtime vendors are those whose visible-devices variable is HIP's (AMD, Hygon).
-std::string gres_flags(const Vendor* v) {
-  if (v && v->visible_devices_env == "HIP_VISIBLE_DEVICES") return "amd_gpu_env";
-  return {};
+// gres.conf(5) environment flags for a vendor's lines: the registry's slurm.gres_flags
+// (amd_gpu_env for ROCm, whose runtime applies ROCR_VISIBLE_DEVICES first and would index a
+// CUDA_VISIBLE_DEVICES set beside it into what is left), "" when the registry does not say.
+std::string vendor_flags(const Registry& registry, const std::string& vendor) {
+  const auto* v = registry.vendor(vendor);
+  if (!v) return {};
+  return join({v->slurm.gres_flags.begin(), v->slurm.gres_flags.end()}, ",");
+}
+
+struct NodeFlags {
+  std::string flags, note;
+};
+
+// slurmd takes one set of environment flags per node and GRES name ("Flags (…) does not match
+// env flags for previous GRES of same node and name", src/interfaces/gres.c), so every line
+// carries the same. Vendors that disagree share no variable that is right for all of them: a
+// variable one runtime reads would be set for the other's jobs too (HIP reads
+// CUDA_VISIBLE_DEVICES), with indices that count every line of the node. Then no_gpu_env.
+NodeFlags node_flags(const std::vector<GresLine>& lines, const Registry& registry) {
+  std::map<std::string, std::string> by_vendor;
+  for (const auto& l : lines)
+    by_vendor.emplace(l.device->vendor, vendor_flags(registry, l.device->vendor));
+  std::set<std::string> distinct;
+  for (const auto& [vendor, flags] : by_vendor) distinct.insert(flags);
+  if (distinct.size() <= 1) return {distinct.empty() ? "" : *distinct.begin(), ""};
+  std::vector<std::string> each;
+  for (const auto& [vendor, flags] : by_vendor)
+    each.push_back(cat({vendor, " ", flags.empty() ? "(Slurm's default)" : flags}));
+  return {"no_gpu_env",
+          cat({"Flags=no_gpu_env: this node's GPUs want different variables (", join(each, ", "),
+               ") and slurmd takes one set of environment flags per node and GRES name; any "
+               "one set would hand the other vendor's jobs a variable their runtime misreads. "
+               "Slurm then sets no visible-devices variable: confine jobs with "
+               "ConstrainDevices=yes (cgroup.conf); SLURM_STEP_GPUS/SLURM_JOB_GPUS count the "
+               "lines below."})};
 }
 
 bool is_drm(const std::string& node) {
@@ -96,21 +123,27 @@ std::vector<GresLine> gres_lines(const Inventory& inventory, const CoreMap* core
     if (l.file.empty() && d.render_node) l.file = *d.render_node;
     if (l.file.empty()) continue;  // no node: nothing Slurm could hand to a job
     if (cores && d.cpu_affinity) l.cores = cores_for_cpulist(*cores, *d.cpu_affinity);
-    l.flags = gres_flags(registry.vendor(d.vendor));
     lines.push_back(std::move(l));
   }
+  auto flags = node_flags(lines, registry).flags;
+  for (auto& l : lines) l.flags = flags;
   return lines;
 }
 
+std::string gres_flags_note(const std::vector<GresLine>& lines, const Registry& registry) {
+  return node_flags(lines, registry).note;
+}
+
 std::string gres_conf(const std::vector<GresLine>& lines, const std::string& hostname,
-                      const std::string& cores_note) {
+                      const std::vector<std::string>& notes) {
   std::string out;
   out += "# gres.conf for " + hostname + ", written by `anygpu slurm gres`.\n";
   out +=
       "# AutoDetect=off: the lines below are the whole truth for every vendor. Slurm's own\n"
       "# detection knows only NVML, RSMI, oneAPI and NRT devices and, when built with one of\n"
       "# them, would add or replace lines for those vendors.\n";
-  if (!cores_note.empty()) out += "# " + cores_note + "\n";
+  for (const auto& n : notes)
+    if (!n.empty()) out += "# " + n + "\n";
   out += "AutoDetect=off\n";
   std::map<std::string, int> per_type;
   std::vector<std::string> order;

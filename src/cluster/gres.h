@@ -16,7 +16,8 @@ struct GresLine {
   std::string type;  // "h100", "mi300x", "ascend910b": Slurm's Type=, a model-ish word
   std::string file;  // the node Slurm's cgroup device constraint opens up for the job
   std::optional<std::string> cores;  // logical core indices (core_map.h)
-  std::string flags;                 // Flags= (amd_gpu_env for ROCm-runtime vendors), may be empty
+  // Flags=: the environment flags of every line of the node (gres_lines()), may be empty.
+  std::string flags;
   const Device* device = nullptr;
 };
 
@@ -24,13 +25,19 @@ struct GresLine {
 // "h100", "Intel(R) Data Center GPU Max 1550" -> "max_1550"), else its arch, else the vendor.
 std::string gres_type(const Device& device);
 
-// One line per device that has a node; `cores` absent leaves Cores= out.
+// One line per device that has a node; `cores` absent leaves Cores= out. Every line carries
+// the same Flags= (slurmd refuses a node whose lines of one GRES name differ): the vendors'
+// registry slurm.gres_flags when they agree, no_gpu_env when they do not.
 std::vector<GresLine> gres_lines(const Inventory& inventory, const CoreMap* cores,
                                  const Registry& registry = Registry::builtin());
 
-// The gres.conf text: a header explaining AutoDetect=off, the lines, and the matching
-// slurm.conf Gres= for the node as a comment.
+// Why the lines carry no_gpu_env, when the node's vendors want different flags; else "".
+std::string gres_flags_note(const std::vector<GresLine>& lines,
+                            const Registry& registry = Registry::builtin());
+
+// The gres.conf text: a header explaining AutoDetect=off, the notes as comments, the lines,
+// and the matching slurm.conf Gres= for the node as a comment.
 std::string gres_conf(const std::vector<GresLine>& lines, const std::string& hostname,
-                      const std::string& cores_note);
+                      const std::vector<std::string>& notes);
 
 }  // namespace anygpu

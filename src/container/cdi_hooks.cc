@@ -6,34 +6,27 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <spawn.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "container/plain_path.h"
 #include "host/confined_writer.h"
+#include "host/spawn.h"
 #include "util/strings.h"
+#include "util/unique_fd.h"
 
 namespace anygpu {
 
 namespace {
 
-struct Fd {
-  int fd = -1;
-  explicit Fd(int f) : fd(f) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
+// What ldconfig printed on stderr, kept for the error message.
+constexpr size_t kLdconfigMessageBytes = 4096;
 
 Error sys_error(std::string_view what) {
   Error e = internal_error(cat({what, ": ", std::strerror(errno)}));
@@ -43,23 +36,23 @@ Error sys_error(std::string_view what) {
 
 // Opens the directory `rel` ("dev/dri") beneath `root_fd` for listing, one component at a
 // time, never through a symbolic link.
-Result<std::shared_ptr<Fd>> open_dir_beneath(int root_fd, std::string_view rel,
-                                             const std::string& root) {
-  auto cur = std::make_shared<Fd>(::fcntl(root_fd, F_DUPFD_CLOEXEC, 0));
-  if (cur->fd < 0) return sys_error(root);
+Result<UniqueFd> open_dir_beneath(int root_fd, std::string_view rel, const std::string& root) {
+  UniqueFd cur(::fcntl(root_fd, F_DUPFD_CLOEXEC, 0));
+  if (!cur) return sys_error(root);
   std::string walked = root;
   for (auto part : split(rel, '/')) {
     if (part.empty()) continue;
     if (part == "." || part == "..") return bad_input(cat({"'", rel, "': no . or .. allowed"}));
     std::string name(part);
     walked += "/" + name;
-    int next = ::openat(cur->fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (next < 0) {
+    UniqueFd next(
+        ::openat(cur.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!next) {
       if (errno == ELOOP || errno == ENOTDIR)
         return bad_input(cat({walked, ": a link or not a directory; refusing to follow it"}));
       return sys_error(walked);
     }
-    cur = std::make_shared<Fd>(next);
+    cur = std::move(next);
   }
   return cur;
 }
@@ -103,7 +96,8 @@ std::optional<std::string> find_ldconfig() {
 
 Result<bool> update_container_ldcache(const std::string& root,
                                       const std::vector<std::string>& folders,
-                                      const std::string& ldconfig) {
+                                      const std::string& ldconfig,
+                                      std::chrono::milliseconds timeout) {
   for (const auto& f : folders)
     if (!is_plain_absolute_path(f))
       return bad_input(cat({"--folder '", f, "': not a plain absolute path"}));
@@ -118,53 +112,56 @@ Result<bool> update_container_ldcache(const std::string& root,
 
   // ldconfig chroots into the root: links inside resolve there, and the folders are given
   // as well because an image's /etc/ld.so.conf need not include ld.so.conf.d. -X: the soname
-  // links are mounted, not made.
-  std::vector<std::string> args = {"ldconfig", "-X", "-r", root};
-  args.insert(args.end(), folders.begin(), folders.end());
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  char* envp[] = {nullptr};
-  pid_t pid = 0;
-  int rc = ::posix_spawn(&pid, ldconfig.c_str(), nullptr, nullptr, argv.data(), envp);
-  if (rc != 0) return internal_error(cat({ldconfig, ": ", std::strerror(rc)}));
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return sys_error(ldconfig);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+  // links are mounted, not made. No environment; what it says on stderr goes into the error.
+  SpawnSpec spec;
+  spec.program = ldconfig;
+  spec.argv = {"ldconfig", "-X", "-r", root};
+  spec.argv.insert(spec.argv.end(), folders.begin(), folders.end());
+  spec.env = std::vector<std::string>{};
+  spec.fds = {{2, ChildFd::capture()}};
+  // The runtime may kill the hook at its own timeout: ldconfig goes with it.
+  spec.parent_death_signal = SIGKILL;
+  auto run = run_to_completion(spec, timeout, kLdconfigMessageBytes);
+  if (!run) return internal_error(run.error().message);
+  std::string command = cat({ldconfig, " -r ", root});
+  if (run->timed_out)
     return internal_error(
-        cat({ldconfig, " -r ", root, " failed (status ", std::to_string(status), ")"}));
+        cat({command, ": did not finish within ", std::to_string(timeout.count()), " ms; killed"}));
+  if (!run->exit.success()) {
+    auto said = trim(first_line(run->output[2]));
+    return internal_error(cat({command, " failed (", describe(run->exit), ")",
+                               said.empty() ? "" : ": ", escape_control(said)}));
+  }
   return true;
 }
 
 Result<int> create_dev_char_links(const std::string& root) {
-  Fd root_fd(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (root_fd.fd < 0) return sys_error(root);
-  auto dev = open_dir_beneath(root_fd.fd, "dev", root);
+  UniqueFd root_fd(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!root_fd) return sys_error(root);
+  auto dev = open_dir_beneath(root_fd.get(), "dev", root);
   if (!dev) return dev.error();
   auto confined = ConfinedDir::open(root, Confinement::no_symlinks);
   if (!confined) return confined.error();
   if (auto made_dir = confined->make_dirs("dev/char"); !made_dir) return made_dir.error();
   int made = 0;
   for (std::string_view sub : {"", "dri"}) {
-    std::shared_ptr<Fd> dir = *dev;
+    UniqueFd sub_fd;
     if (!sub.empty()) {
-      auto d = open_dir_beneath((*dev)->fd, sub, root + "/dev");
+      auto d = open_dir_beneath(dev->get(), sub, root + "/dev");
       if (!d) continue;  // no /dev/dri: nothing to link there
-      dir = *d;
+      sub_fd = std::move(*d);
     }
-    int list_fd = ::openat(dir->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (list_fd < 0) continue;
-    DIR* listing = ::fdopendir(list_fd);
-    if (!listing) {
-      ::close(list_fd);
-      continue;
-    }
+    int dir = sub.empty() ? dev->get() : sub_fd.get();
+    UniqueFd list_fd(::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!list_fd) continue;
+    DIR* listing = ::fdopendir(list_fd.get());
+    if (!listing) continue;
+    list_fd.release();  // the DIR owns it now
     while (auto* e = ::readdir(listing)) {
       std::string name = e->d_name;
       if (name == "." || name == "..") continue;
       struct stat st {};
-      if (::fstatat(dir->fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISCHR(st.st_mode))
+      if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISCHR(st.st_mode))
         continue;
       auto key = cat({std::to_string(major(st.st_rdev)), ":", std::to_string(minor(st.st_rdev))});
       auto target = sub.empty() ? cat({"../", name}) : cat({"../", sub, "/", name});

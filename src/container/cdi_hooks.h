@@ -4,6 +4,7 @@
 // container's root and is reached without following a link out of it.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -24,11 +25,18 @@ Result<std::string> oci_container_root(
 // The name of the loader configuration file the update-ldcache hook writes.
 inline constexpr std::string_view kLdConfFile = "/etc/ld.so.conf.d/00-anygpu-driver.conf";
 
+// How long ldconfig may take. A CDI hook has no timeout of its own (the runtime waits), and
+// ldconfig over a large image takes well under a second.
+inline constexpr std::chrono::milliseconds kLdconfigTimeout{30000};
+
 // Lists `folders` (container paths) in kLdConfFile and rebuilds the container's
-// /etc/ld.so.cache with `ldconfig -r ROOT`, which chroots into the root.
+// /etc/ld.so.cache with `ldconfig -r ROOT` (the executable `ldconfig`), which chroots into
+// the root. An ldconfig that has not finished within `timeout` is killed with everything it
+// started, and that is an error naming the command.
 Result<bool> update_container_ldcache(const std::string& root,
                                       const std::vector<std::string>& folders,
-                                      const std::string& ldconfig);
+                                      const std::string& ldconfig,
+                                      std::chrono::milliseconds timeout = kLdconfigTimeout);
 
 // Creates /dev/char/MAJOR:MINOR -> ../NAME in the container for each character device directly
 // in its /dev and /dev/dri, as udev does on a host (libraries resolve nodes through them).

@@ -78,7 +78,7 @@ std::string render_check_text(const std::string& spec_path, const Verdict& verdi
   return out;
 }
 
-std::string render_check_json(const Verdict& verdict) {
+nlohmann::ordered_json render_check_json(const Verdict& verdict) {
   nlohmann::ordered_json j;
   j["schema"] = "anygpu.check/v1";
   j["passed"] = verdict.passed();
@@ -96,7 +96,7 @@ std::string render_check_json(const Verdict& verdict) {
     o["suggestion"] = str(c.suggestion);
     j["checks"].push_back(std::move(o));
   }
-  return dump_json(j);
+  return j;
 }
 
 }  // namespace anygpu

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "model/inventory.h"
 #include "util/result.h"
 
@@ -47,7 +49,7 @@ Result<Verdict> check_contract_file(const std::string& path, const Inventory& in
 // "[FAILED] N of M checks failed.".
 std::string render_check_text(const std::string& spec_path, const Verdict& verdict);
 // {"schema":"anygpu.check/v1","passed":bool,"checks":[{name,status,observed,required,message,
-// suggestion}]}; empty strings are null.
-std::string render_check_json(const Verdict& verdict);
+// suggestion}]}; empty strings are null. The CLI adds the invocation's "warnings".
+nlohmann::ordered_json render_check_json(const Verdict& verdict);
 
 }  // namespace anygpu

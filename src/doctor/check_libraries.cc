@@ -6,11 +6,11 @@
 
 #include <algorithm>
 #include <array>
-#include <fstream>
 #include <set>
 
 #include "doctor/checks.h"
 #include "doctor/host_paths.h"
+#include "util/regular_file.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -43,11 +43,8 @@ std::optional<FileId> file_id(const HostRoot& host, const std::string& real) {
 }
 
 std::string head_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string b(kCompareBytes, '\0');
-  in.read(b.data(), static_cast<std::streamsize>(b.size()));
-  b.resize(static_cast<size_t>(std::max<std::streamsize>(in.gcount(), 0)));
-  return b;
+  auto b = read_regular_file(path, kCompareBytes, "shared object");
+  return b ? std::move(*b) : std::string();
 }
 
 // Two paths are different libraries when they are different files with different content:
@@ -132,6 +129,13 @@ Finding shadow_finding(const Shadow& s, const std::vector<std::string>& ld_entri
   }
   f.detail = std::move(detail);
   return f;
+}
+
+// A file the loader's search meets but cannot read: the dynamic loader fails on it too, and
+// blocks for good on a FIFO.
+Finding unreadable_library(const std::string& why) {
+  return {"libs.unreadable", Severity::warning, "a library cannot be read", why,
+          "replace it with the library, or remove it from the search path"};
 }
 
 // Regular shared objects directly in `dir` (symlinks to the same file counted once).
@@ -280,8 +284,7 @@ std::vector<Finding> check_library_shadowing(const DoctorContext& ctx) {
           break;
         }
     }
-    for (const auto& p : g.problems)
-      out.push_back({"libs.unreadable", Severity::warning, "a library cannot be read", p, ""});
+    for (const auto& p : g.problems) out.push_back(unreadable_library(p));
   };
 
   std::set<std::string> seen_real;
@@ -312,6 +315,8 @@ std::vector<Finding> check_library_shadowing(const DoctorContext& ctx) {
   }
   if (like && !ld_names.empty())
     collect(loader.load_needed(ld_names, *like, is_watched_soname), false);
+  // What the look-ups above could not read (a FIFO named like a library blocks ld.so's open).
+  for (const auto& p : loader.take_unreadable()) out.push_back(unreadable_library(p));
 
   for (auto& [key, s] : shadows)
     out.push_back(shadow_finding(s, loader.settings().ld_library_path));

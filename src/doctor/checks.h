@@ -39,6 +39,8 @@ std::vector<Finding> check_drivers(const DoctorContext& ctx);
 std::vector<Finding> check_device_access(const DoctorContext& ctx);
 std::vector<Finding> check_containers(const DoctorContext& ctx);
 std::vector<Finding> check_container_driver(const DoctorContext& ctx);
+// User-space driver libraries of another version than the kernel module; a failed library.
+std::vector<Finding> check_driver_userspace(const DoctorContext& ctx);
 std::vector<Finding> check_kernel_for_rocm(const DoctorContext& ctx);
 std::vector<Finding> check_open_files(const DoctorContext& ctx);
 std::vector<Finding> check_library_shadowing(const DoctorContext& ctx);
@@ -48,11 +50,9 @@ std::vector<Finding> check_library_shadowing(const DoctorContext& ctx);
 std::vector<std::string> framework_library_dirs(const HostRoot& host,
                                                 const std::vector<std::string>& sys_path);
 
-// The vendor whose CDI kind `kind` is (null when none in the built-in registry).
-const Vendor* vendor_of_cdi_kind(std::string_view kind);
-
-// How to rewrite the spec `file` of `kind`: anygpu's generator, and the vendor toolkit's own
-// command where the registry names one (the file may be that toolkit's).
+// How to replace the stale spec `file` of `kind`: anygpu's spec at its one path per vendor
+// (cdi_spec_path(); `file` removed when it is another), or the vendor toolkit's own command
+// rewriting `file` where the registry names one (the file may be that toolkit's).
 std::string cdi_regenerate(std::string_view kind, const std::string& file);
 
 // Sonames whose duplicates cause `undefined symbol` and driver-mismatch failures.

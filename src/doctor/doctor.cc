@@ -54,6 +54,7 @@ std::vector<Finding> run_doctor(const DoctorContext& ctx, bool framework) {
     for (auto& f : more) all.push_back(std::move(f));
   };
   add(check_drivers(ctx));
+  add(check_driver_userspace(ctx));
   add(check_device_access(ctx));
   add(check_containers(ctx));
   add(check_container_driver(ctx));

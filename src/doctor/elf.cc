@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 
+#include "util/regular_file.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -276,16 +277,11 @@ Result<ElfInfo> parse_elf_bytes(std::string_view bytes, std::string_view name) {
 }
 
 Result<ElfInfo> read_elf_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    Error e = bad_input(cat({path, ": cannot open: ", std::strerror(errno)}));
-    e.sys_errno = errno;
-    return e;
-  }
-  std::shared_ptr<void> closer(nullptr, [fd](void*) { ::close(fd); });
+  // Only a regular file is opened: a FIFO named like a library would block the open forever.
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-    return bad_input(cat({path, ": not a regular file"}));
+  auto opened = open_regular_at(AT_FDCWD, path, path, "shared object", 0, &st);
+  if (!opened) return opened.error();
+  int fd = opened->get();
   ElfReadAt read_at = [fd](uint64_t off, size_t n, void* out) {
     size_t done = 0;
     while (done < n) {

@@ -1,6 +1,7 @@
 #include "doctor/loader.h"
 
 #include <cctype>
+#include <cerrno>
 #include <deque>
 
 #include "util/strings.h"
@@ -116,6 +117,9 @@ Result<ElfInfo> Loader::elf(const std::string& host_path) {
     auto outside = host_.outside(host_path);
     if (!host_.is_real_root() && e.message.compare(0, outside.size(), outside) == 0)
       e.message = host_path + e.message.substr(outside.size());
+    // A file the search meets but cannot read (a FIFO named like a library blocks ld.so's
+    // open forever) is said once, with the next graph.
+    if (e.sys_errno != ENOENT) unreadable_.push_back(e.message);
     info = e;
   }
   return elf_cache_.emplace(host_path, std::move(info)).first->second;
@@ -217,7 +221,7 @@ LoadGraph Loader::load_impl(const std::string& start, const ElfInfo* synthetic,
   } else {
     auto info = elf(start);
     if (!info) {
-      g.problems.push_back(info.error().message);
+      g.problems = take_unreadable();
       return g;
     }
     auto real = host_.resolve(start);
@@ -272,6 +276,7 @@ LoadGraph Loader::load_impl(const std::string& start, const ElfInfo* synthetic,
       g.resolutions.push_back(std::move(res));
     }
   }
+  g.problems = take_unreadable();
   return g;
 }
 

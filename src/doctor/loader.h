@@ -15,11 +15,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "doctor/elf.h"
-#include "host/ld_cache.h"
 #include "host/host_root.h"
+#include "host/ld_cache.h"
 
 namespace anygpu {
 
@@ -65,7 +66,7 @@ struct NeededResolution {
 struct LoadGraph {
   std::vector<LoadedObject> objects;  // [0] is the start object
   std::vector<NeededResolution> resolutions;
-  std::vector<std::string> problems;  // unreadable or malformed files met on the way
+  std::vector<std::string> problems;  // unreadable or malformed files met on the way (once)
 };
 
 class Loader {
@@ -85,6 +86,9 @@ class Loader {
                         Pred all_candidates);
 
   const LoaderSettings& settings() const { return settings_; }
+  // Files met but not read since the last graph (each said once): what a caller that looked a
+  // file up itself, outside load(), must still report.
+  std::vector<std::string> take_unreadable() { return std::exchange(unreadable_, {}); }
 
  private:
   LoadGraph load_impl(const std::string& start, const ElfInfo* synthetic,
@@ -102,6 +106,7 @@ class Loader {
   std::string lib_, platform_;
   std::map<std::string, Result<ElfInfo>> elf_cache_;        // by canonical path
   std::map<std::string, std::optional<std::string>> real_;  // host path -> canonical (or none)
+  std::vector<std::string> unreadable_;  // files met but not read, for the next graph's problems
 };
 
 template <class Pred>

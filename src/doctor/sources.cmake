@@ -3,6 +3,7 @@ set(ANYGPU_DOCTOR_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/elf.cc
   ${CMAKE_CURRENT_LIST_DIR}/loader.cc
   ${CMAKE_CURRENT_LIST_DIR}/check_driver.cc
+  ${CMAKE_CURRENT_LIST_DIR}/check_driver_userspace.cc
   ${CMAKE_CURRENT_LIST_DIR}/check_device_access.cc
   ${CMAKE_CURRENT_LIST_DIR}/check_containers.cc
   ${CMAKE_CURRENT_LIST_DIR}/check_container_driver.cc

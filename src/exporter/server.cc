@@ -36,7 +36,8 @@ enum class Phase {
 };
 
 struct Connection {
-  int fd = -1;
+  UniqueFd sock;
+  int fd = -1;  // sock's number: the key of the loop's map
   Phase phase = Phase::reading;
   std::string in;
   bool head_started = false;  // bytes of the current head arrived
@@ -78,8 +79,8 @@ std::string errno_text(int err) {
 
 struct HttpServer::Loop {
   HttpServer& s;
-  int epfd = -1;
-  int spare_fd = -1;  // released on EMFILE so a pending connection can be accepted and closed
+  UniqueFd epfd;
+  UniqueFd spare_fd;  // released on EMFILE so a pending connection can be accepted and closed
   std::unordered_map<int, std::unique_ptr<Connection>> conns;
   std::unordered_map<std::string, size_t> per_peer;  // open connections by peer_key()
   size_t cap = 1, peer_cap = 1, reserve = 0;
@@ -90,17 +91,11 @@ struct HttpServer::Loop {
 
   explicit Loop(HttpServer& server) : s(server) {}
 
-  ~Loop() {
-    for (auto& [fd, c] : conns) ::close(fd);
-    if (spare_fd >= 0) ::close(spare_fd);
-    if (epfd >= 0) ::close(epfd);
-  }
-
   void watch(int fd, uint32_t events, int op) {
     epoll_event ev{};
     ev.events = events;
     ev.data.fd = fd;
-    ::epoll_ctl(epfd, op, fd, &ev);
+    ::epoll_ctl(epfd.get(), op, fd, &ev);
   }
 
   void set_phase(Connection& c, Phase p) {
@@ -112,9 +107,8 @@ struct HttpServer::Loop {
     if (auto it = conns.find(fd); it != conns.end())
       if (auto p = per_peer.find(it->second->peer); p != per_peer.end() && --p->second == 0)
         per_peer.erase(p);
-    ::epoll_ctl(epfd, EPOLL_CTL_DEL, fd, nullptr);
-    ::close(fd);
-    conns.erase(fd);
+    ::epoll_ctl(epfd.get(), EPOLL_CTL_DEL, fd, nullptr);
+    conns.erase(fd);  // closes it
   }
 
   const std::string& date_now() {
@@ -201,31 +195,32 @@ struct HttpServer::Loop {
     for (int accepted = 0; accepted < 256; ++accepted) {
       sockaddr_storage ss{};
       socklen_t len = sizeof ss;
-      int fd = ::accept4(s.listen_fd_, reinterpret_cast<sockaddr*>(&ss), &len,
-                         SOCK_NONBLOCK | SOCK_CLOEXEC);
-      if (fd < 0) {
+      UniqueFd sock(::accept4(s.listen_fd_.get(), reinterpret_cast<sockaddr*>(&ss), &len,
+                              SOCK_NONBLOCK | SOCK_CLOEXEC));
+      if (!sock) {
         if (errno == EINTR || errno == ECONNABORTED) continue;
-        if ((errno == EMFILE || errno == ENFILE) && spare_fd >= 0) {
+        if ((errno == EMFILE || errno == ENFILE) && spare_fd) {
           // Counted before the client can see the close, so stats never lag what it saw.
           ++s.stats_.refused;
-          ::close(spare_fd);
-          int pending = ::accept4(s.listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-          if (pending >= 0) ::close(pending);
-          spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+          spare_fd.reset();
+          // The pending connection takes the freed slot and is closed, freeing it again.
+          UniqueFd(::accept4(s.listen_fd_.get(), nullptr, nullptr, SOCK_CLOEXEC)).reset();
+          spare_fd = UniqueFd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
           continue;
         }
         return;  // EAGAIN, or an error the next readiness will show again
       }
+      int fd = sock.get();
       std::string peer = peer_key(ss);
       if (!make_room(peer)) {
         ++s.stats_.refused;
         ::send(fd, kRefusal.data(), kRefusal.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
-        ::close(fd);
         continue;
       }
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       auto c = std::make_unique<Connection>();
+      c->sock = std::move(sock);
       c->fd = fd;
       c->deadline = now + s.options_.header_timeout;
       c->since = now;
@@ -384,9 +379,8 @@ struct HttpServer::Loop {
     if (stopping) return;
     stopping = true;
     drain_deadline = now + s.options_.drain_timeout;
-    ::epoll_ctl(epfd, EPOLL_CTL_DEL, s.listen_fd_, nullptr);
-    ::close(s.listen_fd_);
-    s.listen_fd_ = -1;
+    ::epoll_ctl(epfd.get(), EPOLL_CTL_DEL, s.listen_fd_.get(), nullptr);
+    s.listen_fd_.reset();
     std::vector<int> idle;
     for (auto& [fd, c] : conns)
       if (c->phase != Phase::writing && !c->head_started) idle.push_back(fd);
@@ -398,22 +392,22 @@ struct HttpServer::Loop {
     cap = std::max<size_t>(o.max_connections, 1);
     peer_cap = std::clamp<size_t>(o.max_per_peer.value_or(cap / 4), 1, cap);
     reserve = std::min(o.reserve_for_new_peers.value_or(cap / 8), cap - 1);
-    epfd = ::epoll_create1(EPOLL_CLOEXEC);
-    spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    watch(s.listen_fd_, EPOLLIN, EPOLL_CTL_ADD);
-    watch(s.wake_fd_, EPOLLIN, EPOLL_CTL_ADD);
+    epfd = UniqueFd(::epoll_create1(EPOLL_CLOEXEC));
+    spare_fd = UniqueFd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    watch(s.listen_fd_.get(), EPOLLIN, EPOLL_CTL_ADD);
+    watch(s.wake_fd_.get(), EPOLLIN, EPOLL_CTL_ADD);
     for (int fd : stop_fds) watch(fd, EPOLLIN, EPOLL_CTL_ADD);
     epoll_event events[64];
     for (;;) {
       auto now = Clock::now();
       if (stopping && (conns.empty() || now >= drain_deadline)) return;
-      int n = ::epoll_wait(epfd, events, 64, wait_ms(now));
+      int n = ::epoll_wait(epfd.get(), events, 64, wait_ms(now));
       now = Clock::now();
       for (int i = 0; i < n; ++i) {
         int fd = events[i].data.fd;
-        if (fd == s.listen_fd_) {
+        if (s.listen_fd_ && fd == s.listen_fd_.get()) {
           accept_all(now);
-        } else if (fd == s.wake_fd_ ||
+        } else if (fd == s.wake_fd_.get() ||
                    std::find(stop_fds.begin(), stop_fds.end(), fd) != stop_fds.end()) {
           begin_stop(now);
         } else if (auto it = conns.find(fd); it != conns.end()) {
@@ -433,10 +427,7 @@ struct HttpServer::Loop {
 HttpServer::HttpServer(ServerOptions options, Handler handler)
     : options_(std::move(options)), handler_(std::move(handler)) {}
 
-HttpServer::~HttpServer() {
-  if (listen_fd_ >= 0) ::close(listen_fd_);
-  if (wake_fd_ >= 0) ::close(wake_fd_);
-}
+HttpServer::~HttpServer() = default;
 
 Result<std::unique_ptr<HttpServer>> HttpServer::bind(ServerOptions options, Handler handler) {
   auto addr = options.listen;
@@ -458,9 +449,9 @@ Result<std::unique_ptr<HttpServer>> HttpServer::bind(ServerOptions options, Hand
       return bad_input(cat({"--listen: not an IPv4 address: ", addr.host}));
     len = sizeof *a;
   }
-  int fd = ::socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) return host_error(cat({"socket: ", errno_text(errno)}));
-  srv->listen_fd_ = fd;
+  srv->listen_fd_ = UniqueFd(::socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!srv->listen_fd_) return host_error(cat({"socket: ", errno_text(errno)}));
+  int fd = srv->listen_fd_.get();
   int one = 1;
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   if (::bind(fd, reinterpret_cast<sockaddr*>(&ss), len) != 0 || ::listen(fd, SOMAXCONN) != 0)
@@ -470,20 +461,20 @@ Result<std::unique_ptr<HttpServer>> HttpServer::bind(ServerOptions options, Hand
   addr.port = ntohs(addr.ipv6 ? reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port
                               : reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
   srv->bound_ = addr;
-  srv->wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (srv->wake_fd_ < 0) return host_error(cat({"eventfd: ", errno_text(errno)}));
+  srv->wake_fd_ = UniqueFd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+  if (!srv->wake_fd_) return host_error(cat({"eventfd: ", errno_text(errno)}));
   return srv;
 }
 
 void HttpServer::run(std::span<const int> stop_fds) {
-  if (listen_fd_ < 0) return;
+  if (!listen_fd_) return;
   Loop loop(*this);
   loop.run(stop_fds);
 }
 
 void HttpServer::stop() {
   uint64_t one = 1;
-  [[maybe_unused]] auto n = ::write(wake_fd_, &one, sizeof one);
+  [[maybe_unused]] auto n = ::write(wake_fd_.get(), &one, sizeof one);
 }
 
 }  // namespace anygpu::http

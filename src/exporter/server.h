@@ -20,6 +20,7 @@
 #include "exporter/http_response.h"
 #include "exporter/listen_address.h"
 #include "util/result.h"
+#include "util/unique_fd.h"
 
 namespace anygpu::http {
 
@@ -89,8 +90,8 @@ class HttpServer {
   ServerOptions options_;
   Handler handler_;
   ListenAddress bound_;
-  int listen_fd_ = -1;
-  int wake_fd_ = -1;
+  UniqueFd listen_fd_;
+  UniqueFd wake_fd_;
   ServerStats stats_;
 };
 

@@ -1,6 +1,7 @@
 # `anygpu exporter`: the HTTP server for Prometheus.
 set(ANYGPU_EXPORTER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/background.cc
+  ${CMAKE_CURRENT_LIST_DIR}/exporter.cc
   ${CMAKE_CURRENT_LIST_DIR}/http_request.cc
   ${CMAKE_CURRENT_LIST_DIR}/http_response.cc
   ${CMAKE_CURRENT_LIST_DIR}/health_monitor.cc

@@ -46,7 +46,9 @@ std::string reason(const Error& e, const std::string& path) {
 }
 
 bool under_kernel_filesystem(std::string_view path) {
-  return path.starts_with("/sys/") || path.starts_with("/proc/") || path.starts_with("/dev/");
+  for (auto prefix : paths::kKernelFilesystemPrefixes)
+    if (path.starts_with(prefix)) return true;
+  return false;
 }
 
 }  // namespace

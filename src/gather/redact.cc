@@ -32,7 +32,7 @@ bool is_os_release(std::string_view path) {
 }
 
 bool is_pci_config(std::string_view path) {
-  return base_name(path) == "config" && path.starts_with("/sys/");
+  return base_name(path) == "config" && path.starts_with(paths::kSysfsPrefix);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// The health model: findings per device in one taxonomy for every vendor. Codes are stable
-// (docs/health.md lists them); severity orders ok < info < warning < critical.
+// The health model: findings per device in one taxonomy for every vendor, and the sources each
+// device was read from. Codes are stable (docs/health.md lists them); severity orders
+// ok < info < warning < critical.
 #pragma once
 
 #include <string>
@@ -18,21 +19,36 @@ struct Finding {
   std::string action;    // what to do, from data/health.yaml where the event is catalogued
 };
 
-enum class Health { ok, warning, critical };
+// In the order "worst of what is known": `unknown` stands only where no finding says worse.
+enum class Health { ok, unknown, warning, critical };
 std::string_view to_string(Health h);
+
+// One place health reads (docs/health.md, "Sources"), and whether it could.
+struct SourceReading {
+  std::string source;  // kernel-log, pcie, aer, ras, hwmon, nvml, ixml, dcmi, level-zero
+  bool read = false;
+  bool essential = false;  // while it is unread the device is `unknown`, never `ok`
+  std::string reason;      // unread: permission-denied, absent, malformed, error, suspended, …
+  std::string detail;      // the path, the library's message, or how it was read
+};
 
 struct DeviceHealth {
   std::string pci_bus_id;
   std::string vendor;
   int index = 0;
   std::vector<Finding> findings;
+  std::vector<SourceReading> sources;
 
-  Health health() const;  // the worst finding (info counts as ok)
+  // Something was read, and every essential source was.
+  bool covered() const;
+  // The worst finding (info counts as ok); `unknown` instead of `ok` when not covered().
+  Health health() const;
 };
 
 struct HealthReport {
   std::vector<DeviceHealth> devices;
-  std::vector<Finding> host;  // events that name no device we list (e.g. an NVSwitch SXid)
+  std::vector<Finding> host;           // events that name no device we list (e.g. an NVSwitch SXid)
+  std::vector<SourceReading> sources;  // the node's own: the kernel log
   std::vector<std::string> warnings;
 
   bool any_critical() const;

@@ -4,6 +4,9 @@
 #include <cmath>
 
 #include "health/checks.h"
+#include "health/coverage.h"
+#include "probe/libs/library_probe.h"
+#include "registry/registry.h"
 #include "util/strings.h"
 
 namespace anygpu::health {
@@ -24,6 +27,8 @@ std::string_view to_string(Health h) {
   switch (h) {
     case Health::ok:
       return "ok";
+    case Health::unknown:
+      return "unknown";
     case Health::warning:
       return "warning";
     case Health::critical:
@@ -32,12 +37,23 @@ std::string_view to_string(Health h) {
   return "ok";
 }
 
+bool DeviceHealth::covered() const {
+  bool any = false;
+  for (const auto& s : sources) {
+    if (s.essential && !s.read) return false;
+    any = any || s.read;
+  }
+  return any;
+}
+
 Health DeviceHealth::health() const {
   Health worst = Health::ok;
   for (const auto& f : findings) {
     if (f.severity == Severity::critical) return Health::critical;
     if (f.severity == Severity::warning) worst = Health::warning;
   }
+  // Nothing found where nothing essential was read is not health.
+  if (worst == Health::ok && !covered()) return Health::unknown;
   return worst;
 }
 
@@ -125,6 +141,59 @@ Result<std::vector<const Device*>> select_devices(const Inventory& inv,
   return out;
 }
 
+namespace {
+
+// The API of the vendor's first library that answers health (NVML, ixml, DCMI, Level Zero).
+std::optional<std::string> health_library_api(std::string_view vendor) {
+  if (const auto* v = Registry::builtin().vendor(vendor))
+    for (const auto& lib : v->libraries)
+      if (answers_health(lib.api)) return std::string(lib.api);
+  return std::nullopt;
+}
+
+// The vendor library's source for one device: read when it answered for the device, else why
+// it did not (the vendor's outcome, or a library that loaded but does not list the device).
+std::optional<SourceReading> library_source(const DeviceHealth& h, bool suspended,
+                                            const LibraryHealth* lib) {
+  auto api = health_library_api(h.vendor);
+  if (!api) return std::nullopt;
+  if (suspended)
+    return unread_source(*api, "suspended", "runtime-suspended: not woken to be asked");
+  if (!lib) return unread_source(*api, "not-asked", "this command asks no vendor library");
+  if (auto it = lib->devices.find(h.pci_bus_id); it != lib->devices.end())
+    return read_source(it->second.api);
+  auto o = lib->vendors.find(h.vendor);
+  if (o == lib->vendors.end()) return unread_source(*api, "not-asked", "no library was asked");
+  if (!o->second.reason.empty())
+    return unread_source(o->second.api, o->second.reason, o->second.detail);
+  return unread_source(o->second.api, "not-listed",
+                       cat({o->second.api, " does not list ", h.pci_bus_id}));
+}
+
+void check_device(const CheckContext& ctx, const Device& d, const HealthOptions& options,
+                  const RulesSource& rules, DeviceHealth& h, std::vector<std::string>& warnings) {
+  bool suspended = d.status == DeviceStatus::suspended;
+  // A suspended device is never woken: its config space and counters wait.
+  if (suspended) {
+    h.sources.push_back(unread_source(kPcieSource, "suspended",
+                                      "runtime-suspended: not read, so as not to wake it"));
+  } else {
+    check_pcie(ctx, d, h);
+    check_ras(ctx, d, h);
+    check_thermal(ctx, d, h);
+    if (options.library)
+      if (auto it = options.library->devices.find(h.pci_bus_id);
+          it != options.library->devices.end()) {
+        check_library(it->second, rules(), h.findings);
+        for (const auto& e : it->second.errors)
+          warnings.push_back(cat({it->second.api, " ", h.pci_bus_id, ": ", e}));
+      }
+  }
+  if (auto lib = library_source(h, suspended, options.library)) h.sources.push_back(*lib);
+}
+
+}  // namespace
+
 Result<HealthReport> evaluate_health(const HostRoot& host, const Inventory& inv,
                                      const HealthOptions& options, const HealthRules* given) {
   RulesSource rules = [given]() -> const HealthRules& {
@@ -135,23 +204,17 @@ Result<HealthReport> evaluate_health(const HostRoot& host, const Inventory& inv,
   HealthReport report;
   CheckContext ctx{host, report.warnings};
   for (const Device* d : *chosen) {
-    DeviceHealth h{d->pci.address.str(), d->vendor, d->index, {}};
-    // A suspended device is never woken: its config space and counters wait.
-    if (d->status != DeviceStatus::suspended) {
-      check_pcie(ctx, *d, h.findings);
-      check_ras(ctx, *d, h.findings);
-      check_thermal(ctx, *d, h.findings);
-      if (options.library)
-        if (auto it = options.library->devices.find(h.pci_bus_id);
-            it != options.library->devices.end()) {
-          check_library(it->second, rules(), h.findings);
-          for (const auto& e : it->second.errors)
-            report.warnings.push_back(cat({it->second.api, " ", h.pci_bus_id, ": ", e}));
-        }
-    }
+    DeviceHealth h{d->pci.address.str(), d->vendor, d->index, {}, {}};
+    check_device(ctx, *d, options, rules, h, report.warnings);
     report.devices.push_back(std::move(h));
   }
-  check_kernel_log(ctx, rules, options.since_seconds, report.devices, inv, report.host);
+  auto kernel_log =
+      check_kernel_log(ctx, rules, options.since_seconds, report.devices, inv, report.host);
+  report.sources.push_back(kernel_log);
+  for (auto& d : report.devices) {
+    d.sources.push_back(kernel_log);
+    for (auto& s : d.sources) s.essential = is_essential(d.vendor, s.source);
+  }
   if (options.library)
     report.warnings.insert(report.warnings.end(), options.library->warnings.begin(),
                            options.library->warnings.end());

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "health/finding.h"
-#include "model/library_facts.h"
 #include "health/rules.h"
 #include "host/host_root.h"
 #include "model/inventory.h"
+#include "model/library_facts.h"
 
 namespace anygpu::health {
 

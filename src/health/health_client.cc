@@ -14,17 +14,26 @@ namespace anygpu::worker {
 
 namespace {
 
+health::LibraryOutcome outcome(std::string api, std::string_view reason, std::string detail) {
+  return {std::move(api), std::string(reason), std::move(detail)};
+}
+
+// One worker for one vendor's libraries; its outcome goes to out.vendors[vendor].
 void ask(const HostRoot& host, const std::string& vendor, std::vector<LibraryRequest> libs,
          health::LibraryHealth& out) {
   auto name = cat({vendor, " library health"});
+  auto& result = out.vendors[vendor];
+  result = outcome(libs.front().api, "error", {});
   auto exe = worker_executable();
   if (!exe) {
     out.warnings.push_back(cat({name, ": ", exe.error().message}));
+    result.detail = exe.error().message;
     return;
   }
   auto p = Process::spawn(*exe, "health");
   if (!p) {
     out.warnings.push_back(cat({name, ": ", p.error().message}));
+    result.detail = p.error().message;
     return;
   }
   auto timeout = host.options().library_timeout;
@@ -40,12 +49,21 @@ void ask(const HostRoot& host, const std::string& vendor, std::vector<LibraryReq
   for (auto& [bus, facts] : reply.devices) out.devices[bus] = std::move(facts);
   bool clean = end == ReadEnd::complete && reply.complete && !reply.error;
   Exit exit = (*p)->wait(clean ? deadline : end == ReadEnd::deadline ? Clock::now() : deadline);
+  if (reply.api) result.api = *reply.api;
   if (reply.library_error) {
     out.warnings.push_back(cat({name, ": ", *reply.library_error}));
+    result.detail = *reply.library_error;
     return;
   }
-  if (clean) return;
+  if (clean) {
+    // No library line: the worker found none of them to load.
+    result = reply.api ? outcome(result.api, "", {})
+                       : outcome(result.api, "absent", "none of the vendor's libraries loads");
+    return;
+  }
   auto failure = classify(end, exit, timeout, reply.error, (*p)->output_excerpt());
+  result.reason = std::string(to_string(failure.status));
+  result.detail = failure.message;
   out.warnings.push_back(
       cat({name, ": ", failure.message, "; ", std::to_string(reply.devices.size()),
            " device(s) read before that, the rest have no library health facts"}));
@@ -56,7 +74,6 @@ void ask(const HostRoot& host, const std::string& vendor, std::vector<LibraryReq
 health::LibraryHealth read_library_health(const HostRoot& host, const Inventory& inv,
                                           const Registry& registry) {
   health::LibraryHealth out;
-  if (!host.options().load_libraries) return out;
   std::set<std::string> vendors;
   for (const auto& d : inv.devices)
     if (d.status != DeviceStatus::suspended) vendors.insert(d.vendor);
@@ -64,13 +81,24 @@ health::LibraryHealth read_library_health(const HostRoot& host, const Inventory&
     const auto* v = registry.vendor(id);
     if (!v) continue;
     std::vector<LibraryRequest> libs;
+    std::optional<health::LibraryOutcome> missing;
     for (const auto& spec : v->libraries) {
       if (!answers_health(spec.api)) continue;
       auto req = library_request(*v, spec);
-      if (missing_without_loading(host, req)) continue;  // not on this host
+      if (!host.options().load_libraries) {
+        missing = outcome(req.api, "disabled", "--no-libs");
+        break;
+      }
+      if (auto m = missing_without_loading(host, req)) {  // not on this host
+        if (!missing) missing = outcome(req.api, "absent", m->report.message.value_or(""));
+        continue;
+      }
       libs.push_back(std::move(req));
     }
-    if (!libs.empty()) ask(host, id, std::move(libs), out);
+    if (!libs.empty())
+      ask(host, id, std::move(libs), out);
+    else if (missing)
+      out.vendors[id] = std::move(*missing);
   }
   return out;
 }

@@ -107,9 +107,11 @@ HealthReply decode_health_reply(std::string_view text) {
         reply.library_error = r.fields[3];
         library = true;
         api = r.fields[1];
+        reply.api = api;
       } else if (r.fields[2] == "loaded" && r.fields.size() == 3) {
         library = true;
         api = r.fields[1];
+        reply.api = api;
       } else {
         error = at(r, "'library': expected loaded, or error MESSAGE");
       }

@@ -39,6 +39,7 @@ std::string encode_health_device(std::string_view bus_id, const health::DeviceLi
 
 struct HealthReply {
   std::vector<std::pair<std::string, health::DeviceLibraryFacts>> devices;  // complete blocks
+  std::optional<std::string> api;            // the library's API, once its line was read
   std::optional<std::string> library_error;  // the library could not be initialised
   bool complete = false;                     // `end` seen
   std::optional<std::string> error;          // malformed stream

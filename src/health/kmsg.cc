@@ -80,6 +80,67 @@ KmsgLog parse_kmsg(std::string_view text) {
   return log;
 }
 
+namespace {
+
+// "[  5123.000042]" → microseconds; the cursor moves past it.
+std::optional<uint64_t> take_time(std::string_view& s) {
+  if (!s.starts_with('[')) return std::nullopt;
+  auto close = s.find(']');
+  if (close == std::string_view::npos) return std::nullopt;
+  auto inside = trim(s.substr(1, close - 1));
+  auto dot = inside.find('.');
+  if (dot == std::string_view::npos || inside.size() - dot - 1 != 6) return std::nullopt;
+  auto secs = parse_uint(inside.substr(0, dot)), micros = parse_uint(inside.substr(dot + 1));
+  if (!secs || !micros || *secs > UINT64_MAX / 1000000 - 1) return std::nullopt;
+  s.remove_prefix(close + 1);
+  return *secs * 1000000 + *micros;
+}
+
+// "[  T123]" or "[    C4]": the caller id CONFIG_PRINTK_CALLER prints right after the time.
+bool take_caller(std::string_view& s) {
+  if (!s.starts_with('[')) return false;
+  auto close = s.find(']');
+  if (close == std::string_view::npos) return false;
+  auto id = trim(s.substr(1, close - 1));
+  if (id.size() < 2 || (id[0] != 'T' && id[0] != 'C') || !parse_uint(id.substr(1))) return false;
+  s.remove_prefix(close + 1);
+  return true;
+}
+
+}  // namespace
+
+SyslogLog parse_syslog_text(std::string_view text) {
+  SyslogLog log;
+  uint64_t line_no = 0;
+  for (std::string_view line : split_lines(text)) {
+    ++line_no;
+    if (line.empty()) continue;
+    auto close = line.find('>');
+    auto prio = line.starts_with('<') && close != std::string_view::npos
+                    ? parse_uint(line.substr(1, close - 1))
+                    : std::nullopt;
+    if (!prio || *prio > 1023) {
+      ++log.malformed;
+      continue;
+    }
+    auto rest = line.substr(close + 1);
+    KmsgRecord r;
+    r.priority = static_cast<int>(*prio & 7);
+    r.sequence = line_no;
+    auto time = take_time(rest);
+    bool caller = take_caller(rest);
+    if ((time || caller) && rest.starts_with(' ')) rest.remove_prefix(1);
+    if (time)
+      r.timestamp_us = *time;
+    else
+      ++log.untimed;
+    r.message = std::string(rest);
+    parse_device_prefix(r);
+    log.records.push_back(std::move(r));
+  }
+  return log;
+}
+
 std::optional<XidEvent> parse_xid(std::string_view m) {
   XidEvent e;
   auto at = m.find("SXid (");

@@ -28,6 +28,17 @@ struct KmsgLog {
 
 KmsgLog parse_kmsg(std::string_view text);
 
+// The same records as syslog(2) SYSLOG_ACTION_READ_ALL gives them (kernel/printk/printk.c,
+// info_print_prefix): one line each, "<PRI>", then "[SSSSS.UUUUUU]" when printk.time is on and
+// "[  T123]" right after it with CONFIG_PRINTK_CALLER, a space after either, then the message;
+// a multi-line message repeats the prefix on every line. There is no sequence number (the
+// line's number stands in) and no dictionary (the dev_printk prefix still names the device). A
+// line without a time has timestamp 0 and is counted in `untimed`.
+struct SyslogLog : KmsgLog {
+  int untimed = 0;
+};
+SyslogLog parse_syslog_text(std::string_view text);
+
 // NVIDIA's "NVRM: Xid (PCI:0000:18:00): 79, pid=…, …" and NVSwitch "SXid (PCI:…): 12028, …".
 struct XidEvent {
   bool switch_event = false;  // SXid

@@ -2,6 +2,7 @@
 
 #include "health/checks.h"
 #include "health/health.h"
+#include "health/kernel_log.h"
 #include "health/kmsg.h"
 #include "host/paths.h"
 #include "registry/registry.h"
@@ -11,7 +12,6 @@ namespace anygpu::health {
 
 namespace {
 
-using paths::kKmsg;
 using paths::kUptime;
 
 // The vendor whose registry `kmsg` markers the message carries (NVIDIA's "NVRM:", Ascend's
@@ -93,20 +93,21 @@ int only_device_of(const std::vector<DeviceHealth>& devices, const Inventory& in
   return found;
 }
 
-std::string evidence_of(const KmsgRecord& r) {
-  return cat({std::string(kKmsg), " #", std::to_string(r.sequence), " [",
-              std::to_string(r.timestamp_us / 1000000), "s]: ", r.message});
+// "/dev/kmsg #1201 [5123s]: …" (or "syslog(2) line 12 [5123s]: …").
+std::string evidence_of(std::string_view prefix, const KmsgRecord& r) {
+  return cat({prefix, std::to_string(r.sequence), " [", std::to_string(r.timestamp_us / 1000000),
+              "s]: ", r.message});
 }
 
-void classify(const KmsgRecord& r, const HealthRules& rules, const Inventory& inv,
-              const std::vector<DeviceHealth>& devices, EventMap& events) {
+void classify(const KmsgRecord& r, std::string_view prefix, const HealthRules& rules,
+              const Inventory& inv, const std::vector<DeviceHealth>& devices, EventMap& events) {
   if (auto x = parse_xid(r.message)) {
     const auto& rule = rules.for_xid(x->number);
     std::string name = x->switch_event ? "SXid" : "Xid";
     Finding f{x->switch_event ? "sxid" : "xid", rule.severity,
               cat({name, " ", std::to_string(x->number), ": ",
                    rule.summary.empty() ? x->detail : rule.summary}),
-              evidence_of(r), rule.action};
+              evidence_of(prefix, r), rule.action};
     if (x->switch_event) f.action = "check the NVSwitch/fabric manager logs (nvidia-smi nvlink)";
     int at = x->switch_event ? -1 : device_by_bus(devices, x->bus);
     if (at < 0 && !x->switch_event && listed_elsewhere(inv, x->bus)) return;
@@ -123,7 +124,7 @@ void classify(const KmsgRecord& r, const HealthRules& rules, const Inventory& in
     if (!all) continue;
     int at = r.device ? device_by_bus(devices, *r.device) : only_device_of(devices, inv, driver);
     if (at < 0 && r.device && listed_elsewhere(inv, *r.device)) return;  // not selected
-    note(events, at, {rule.code, rule.severity, rule.message, evidence_of(r), rule.action});
+    note(events, at, {rule.code, rule.severity, rule.message, evidence_of(prefix, r), rule.action});
     return;  // the first matching rule names the event
   }
 }
@@ -136,20 +137,25 @@ std::optional<double> uptime_seconds(const HostRoot& host) {
 
 }  // namespace
 
-void check_kernel_log(const CheckContext& ctx, const RulesSource& rules,
-                      std::optional<double> since_seconds, std::vector<DeviceHealth>& devices,
-                      const Inventory& inv, std::vector<Finding>& host) {
-  auto text = ctx.host.read_log(kKmsg, kKernelLogMaxBytes);
-  if (!text) {
-    if (text.error().sys_errno != ENOENT)
-      ctx.warnings.push_back(cat({"cannot read the kernel log: ", text.error().message,
-                                  " (reading /dev/kmsg needs root or kernel.dmesg_restrict=0)"}));
-    return;
+SourceReading check_kernel_log(const CheckContext& ctx, const RulesSource& rules,
+                               std::optional<double> since_seconds,
+                               std::vector<DeviceHealth>& devices, const Inventory& inv,
+                               std::vector<Finding>& host) {
+  auto read = read_kernel_log(ctx.host, kKernelLogMaxBytes);
+  if (!read.log) {
+    if (read.error && read.error->sys_errno != ENOENT)
+      ctx.warnings.push_back(cat({"cannot read the kernel log: ", read.error->message,
+                                  " (with kernel.dmesg_restrict=1 reading it needs CAP_SYSLOG)"}));
+    return read.reading;
   }
-  auto log = parse_kmsg(*text);
+  const auto& log = *read.log;
   if (log.malformed)
     ctx.warnings.push_back(cat(
-        {std::string(kKmsg), ": ", std::to_string(log.malformed), " malformed records skipped"}));
+        {read.reading.detail, ": ", std::to_string(log.malformed), " malformed records skipped"}));
+  if (read.untimed && since_seconds)
+    ctx.warnings.push_back(cat({read.reading.detail, ": ", std::to_string(read.untimed),
+                                " records carry no time (printk.time is off); --since drops "
+                                "them"}));
   std::optional<uint64_t> cutoff_us;
   if (since_seconds) {
     if (auto up = uptime_seconds(ctx.host)) {
@@ -162,7 +168,7 @@ void check_kernel_log(const CheckContext& ctx, const RulesSource& rules,
   EventMap events;
   for (const auto& r : log.records) {
     if (cutoff_us && r.timestamp_us < *cutoff_us) continue;
-    classify(r, rules(), inv, devices, events);
+    classify(r, read.evidence_prefix, rules(), inv, devices, events);
   }
   for (auto& [key, e] : events) {
     if (e.count > 1) e.finding.message += cat({" (", std::to_string(e.count), " times)"});
@@ -172,6 +178,7 @@ void check_kernel_log(const CheckContext& ctx, const RulesSource& rules,
     else
       host.push_back(std::move(e.finding));
   }
+  return read.reading;
 }
 
 }  // namespace anygpu::health

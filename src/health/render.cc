@@ -13,6 +13,40 @@ nlohmann::ordered_json finding_json(const Finding& f) {
           {"action", f.action}};
 }
 
+nlohmann::ordered_json source_json(const SourceReading& s, bool with_essential) {
+  nlohmann::ordered_json j = {{"source", s.source}, {"read", s.read}};
+  if (with_essential) j["essential"] = s.essential;
+  if (!s.read) j["reason"] = s.reason;
+  if (!s.detail.empty()) j["detail"] = s.detail;
+  return j;
+}
+
+nlohmann::ordered_json sources_json(const std::vector<SourceReading>& sources,
+                                    bool with_essential) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& s : sources) out.push_back(source_json(s, with_essential));
+  return out;
+}
+
+// "kernel-log (permission-denied: /dev/kmsg: Operation not permitted)"
+std::string unread_text(const SourceReading& s) {
+  return cat({s.source, " (", s.reason, s.detail.empty() ? "" : ": ", s.detail, ")"});
+}
+
+bool node_wide(const SourceReading& s, const HealthReport& report) {
+  for (const auto& n : report.sources)
+    if (n.source == s.source) return true;
+  return false;
+}
+
+// The device's own sources it could not read (the node's are said once, above the devices).
+void unread_line(const DeviceHealth& d, const HealthReport& report, std::string& out) {
+  std::string list;
+  for (const auto& s : d.sources)
+    if (!s.read && !node_wide(s, report)) list += cat({list.empty() ? "" : ", ", unread_text(s)});
+  if (!list.empty()) out += cat({"  not read: ", list, "\n"});
+}
+
 void finding_text(const Finding& f, std::string& out) {
   out += cat({"  [", to_string(f.severity), "] ", f.code, ": ", f.message, "\n"});
   out += cat({"      evidence: ", f.evidence, "\n"});
@@ -29,22 +63,27 @@ nlohmann::ordered_json health_to_json(const HealthReport& report) {
                        {"vendor", d.vendor},
                        {"index", d.index},
                        {"health", to_string(d.health())},
-                       {"findings", std::move(findings)}});
+                       {"findings", std::move(findings)},
+                       {"sources", sources_json(d.sources, true)}});
   }
   nlohmann::ordered_json host = nlohmann::ordered_json::array();
   for (const auto& f : report.host) host.push_back(finding_json(f));
   return {{"schema", "anygpu.health/v1"},
           {"devices", std::move(devices)},
           {"host_findings", std::move(host)},
+          {"sources", sources_json(report.sources, false)},
           {"warnings", report.warnings}};
 }
 
 std::string health_to_text(const HealthReport& report) {
   std::string out;
+  for (const auto& s : report.sources)
+    if (!s.read) out += cat({"not read: ", unread_text(s), "\n"});
   if (report.devices.empty()) out += "no accelerator found\n";
   for (const auto& d : report.devices) {
     out += cat({d.vendor, " ", std::to_string(d.index), "  ", d.pci_bus_id, "  ",
                 to_string(d.health()), "\n"});
+    unread_line(d, report, out);
     for (const auto& f : d.findings) finding_text(f, out);
   }
   if (!report.host.empty()) {

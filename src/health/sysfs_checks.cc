@@ -2,10 +2,11 @@
 
 #include "health/aer.h"
 #include "health/checks.h"
+#include "health/coverage.h"
 #include "health/ras.h"
 #include "host/paths.h"
-#include "probe/sysfs_value.h"
 #include "probe/sysfs_parse.h"
+#include "probe/sysfs_value.h"
 #include "util/strings.h"
 
 namespace anygpu::health {
@@ -16,8 +17,10 @@ std::string device_dir(const Device& dev) {
   return cat({paths::kPciDevices, "/", dev.pci.address.str()});
 }
 
-void warn_unparsed(const CheckContext& ctx, const std::string& path, const Error& e) {
+void warn_unparsed(const CheckContext& ctx, const std::string& path, const Error& e,
+                   SourceTally& tally) {
   ctx.warnings.push_back(cat({path, ": ", e.message, "; ignored"}));
+  tally.failed("malformed", cat({path, ": ", e.message}));
 }
 
 struct AerFile {
@@ -34,16 +37,22 @@ constexpr AerFile kAerFiles[] = {
      "none unless the count rises quickly (signal integrity)"},
 };
 
-void check_aer(const CheckContext& ctx, const std::string& dir, std::vector<Finding>& out) {
+void check_aer(const CheckContext& ctx, const std::string& dir, DeviceHealth& h) {
+  auto& out = h.findings;
+  SourceTally tally("aer");
   for (const auto& f : kAerFiles) {
     auto path = cat({dir, "/", f.file});
     auto text = ctx.host.read_file(path, kSmallFileBytes);
-    if (!text) continue;  // no AER capability, or a kernel without the statistics
-    auto counters = parse_aer_counters(*text);
-    if (!counters) {
-      warn_unparsed(ctx, path, counters.error());
+    if (!text) {
+      tally.failed(text.error());  // absent: no AER capability, or no statistics in the kernel
       continue;
     }
+    auto counters = parse_aer_counters(*text);
+    if (!counters) {
+      warn_unparsed(ctx, path, counters.error(), tally);
+      continue;
+    }
+    tally.read();
     auto n = counters->count();
     if (n == 0) continue;
     auto detail = counters->nonzero();
@@ -53,11 +62,19 @@ void check_aer(const CheckContext& ctx, const std::string& dir, std::vector<Find
                    detail.empty() ? "" : ")"}),
               std::string(f.action)});
   }
+  tally.add_to(h.sources);
 }
 
-void check_link(const CheckContext& ctx, const std::string& dir, std::vector<Finding>& out) {
-  auto read = [&](std::string_view name) { return ctx.host.read_value(cat({dir, "/", name})); };
+// Whether the link's state was read (the four link files, some of which a device may lack).
+bool check_link(const CheckContext& ctx, const std::string& dir, std::vector<Finding>& out,
+                SourceTally& tally) {
+  auto read = [&](std::string_view name) {
+    auto v = ctx.host.read_value(cat({dir, "/", name}));
+    if (!v) tally.failed(v.error());
+    return v;
+  };
   auto cur_w = read("current_link_width"), max_w = read("max_link_width");
+  bool seen = cur_w && max_w;
   if (cur_w && max_w) {
     auto cur = parse_link_width(*cur_w), max = parse_link_width(*max_w);
     if (cur && max && *cur && *max && **cur < **max) {
@@ -71,6 +88,7 @@ void check_link(const CheckContext& ctx, const std::string& dir, std::vector<Fin
     }
   }
   auto cur_s = read("current_link_speed"), max_s = read("max_link_speed");
+  seen = seen || (cur_s && max_s);
   if (cur_s && max_s) {
     auto cur = parse_link_speed(*cur_s), max = parse_link_speed(*max_s);
     if (cur && max && *cur && *max && **cur < **max) {
@@ -83,47 +101,65 @@ void check_link(const CheckContext& ctx, const std::string& dir, std::vector<Fin
            "none while idle; under load, check the slot and BIOS link settings"});
     }
   }
+  return seen;
 }
 
-// A device that dropped off the bus answers every config read with all ones.
-void check_config_space(const CheckContext& ctx, const std::string& dir,
-                        std::vector<Finding>& out) {
+// A device that dropped off the bus answers every config read with all ones. Whether the
+// config space was read.
+bool check_config_space(const CheckContext& ctx, const std::string& dir, std::vector<Finding>& out,
+                        SourceTally& tally) {
   auto path = cat({dir, "/config"});
   auto config = ctx.host.read_file(path, 4096);
-  if (!config || config->size() < 4) return;
+  if (!config) tally.failed(config.error());
+  if (!config || config->size() < 4) return false;
   if (!std::all_of(config->begin(), config->begin() + 4,
                    [](char c) { return static_cast<unsigned char>(c) == 0xff; }))
-    return;
+    return true;
   add_finding(out, {"pcie.fallen-off-bus", Severity::critical,
                     "the device answers config reads with all ones: it has fallen off the bus",
                     cat({path, ": vendor/device id 0xffff/0xffff"}),
                     "drain the node and reboot it; if it repeats, check seating, power and "
                     "thermals, then RMA"});
+  return true;
 }
 
 }  // namespace
 
-void check_pcie(const CheckContext& ctx, const Device& dev, std::vector<Finding>& out) {
+void check_pcie(const CheckContext& ctx, const Device& dev, DeviceHealth& h) {
   auto dir = device_dir(dev);
-  check_config_space(ctx, dir, out);
-  check_aer(ctx, dir, out);
-  check_link(ctx, dir, out);
+  // The PCI function's own state: its config space, else its link attributes.
+  SourceTally pcie(kPcieSource);
+  bool config = check_config_space(ctx, dir, h.findings, pcie);
+  bool link = check_link(ctx, dir, h.findings, pcie);
+  if (config || link) pcie.read();
+  pcie.add_to(h.sources, true);
+  check_aer(ctx, dir, h);
 }
 
-void check_ras(const CheckContext& ctx, const Device& dev, std::vector<Finding>& out) {
+void check_ras(const CheckContext& ctx, const Device& dev, DeviceHealth& h) {
+  auto& out = h.findings;
   auto dir = cat({device_dir(dev), "/ras"});
+  SourceTally tally("ras");
   auto names = ctx.host.list_dir(dir);
-  if (!names) return;
+  if (!names) {
+    tally.failed(names.error());  // absent: a GPU without RAS (amdgpu creates ras/ with it)
+    tally.add_to(h.sources);
+    return;
+  }
   for (const auto& name : *names) {
     auto path = cat({dir, "/", name});
     if (name.ends_with("_err_count")) {
       auto text = ctx.host.read_file(path, kSmallFileBytes);
-      if (!text) continue;
-      auto count = parse_ras_count(*text);
-      if (!count) {
-        warn_unparsed(ctx, path, count.error());
+      if (!text) {
+        tally.failed(text.error());
         continue;
       }
+      auto count = parse_ras_count(*text);
+      if (!count) {
+        warn_unparsed(ctx, path, count.error(), tally);
+        continue;
+      }
+      tally.read();
       auto block = name.substr(0, name.size() - std::string_view("_err_count").size());
       if (count->uncorrectable)
         add_finding(out, {"ras.uncorrectable", Severity::critical,
@@ -141,12 +177,16 @@ void check_ras(const CheckContext& ctx, const Device& dev, std::vector<Finding>&
                           "pages"});
     } else if (name == "gpu_vram_bad_pages") {
       auto text = ctx.host.read_file(path, size_t{4} << 20);
-      if (!text) continue;
-      auto pages = parse_bad_pages(*text);
-      if (!pages) {
-        warn_unparsed(ctx, path, pages.error());
+      if (!text) {
+        tally.failed(text.error());
         continue;
       }
+      auto pages = parse_bad_pages(*text);
+      if (!pages) {
+        warn_unparsed(ctx, path, pages.error(), tally);
+        continue;
+      }
+      tally.read();
       if (pages->retired || pages->pending)
         add_finding(out, {"memory.retired-pages", Severity::warning,
                           cat({std::to_string(pages->retired), " retired and ",
@@ -164,15 +204,27 @@ void check_ras(const CheckContext& ctx, const Device& dev, std::vector<Finding>&
                           "drain the GPU; pages that cannot be retired are an RMA condition"});
     }
   }
+  if (!tally.has_failure()) tally.read();  // ras/ was listed; counters it lacks are no failure
+  tally.add_to(h.sources);
 }
 
-void check_thermal(const CheckContext& ctx, const Device& dev, std::vector<Finding>& out) {
+void check_thermal(const CheckContext& ctx, const Device& dev, DeviceHealth& h) {
+  auto& out = h.findings;
   auto hwmon = cat({device_dir(dev), "/", paths::metrics::kHwmonDir});
+  SourceTally tally("hwmon");
   auto dirs = ctx.host.list_dir(hwmon);
-  if (!dirs) return;
+  if (!dirs) {
+    tally.failed(dirs.error());  // absent: the driver registers no hwmon for the device
+    tally.add_to(h.sources);
+    return;
+  }
+  bool any_input = false, any_read = false;  // temperature inputs found, and read
   auto milli = [&](const std::string& path) -> std::optional<int64_t> {
     auto v = ctx.host.read_value(path);
-    if (!v) return std::nullopt;
+    if (!v) {
+      tally.failed(v.error());
+      return std::nullopt;
+    }
     auto n = metrics::parse_sysfs_integer(*v, metrics::kMinMilliCelsius, metrics::kMaxMilliCelsius);
     return n ? std::optional<int64_t>(*n) : std::nullopt;
   };
@@ -183,8 +235,10 @@ void check_thermal(const CheckContext& ctx, const Device& dev, std::vector<Findi
     for (const auto& f : *files) {
       if (!f.starts_with("temp") || !f.ends_with("_input")) continue;
       auto chan = f.substr(0, f.size() - 6);  // "temp2"
+      any_input = true;
       auto input = milli(base + f);
       if (!input) continue;
+      any_read = true;
       auto label = ctx.host.read_value(base + chan + "_label");
       std::string name = label ? *label : chan;
       for (auto [suffix, sev] :
@@ -202,6 +256,8 @@ void check_thermal(const CheckContext& ctx, const Device& dev, std::vector<Findi
       }
     }
   }
+  if (any_read || !any_input) tally.read();
+  tally.add_to(h.sources, true);
 }
 
 void add_finding(std::vector<Finding>& out, Finding f) {

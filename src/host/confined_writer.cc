@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "util/regular_file.h"
 #include "util/strings.h"
 #include "util/unique_fd.h"
 
@@ -46,6 +47,8 @@ constexpr std::string_view kTreeTag = ".anygpu-partial-";
 constexpr size_t kRandomHexChars = 16;
 
 Error sys_error(std::string_view what, const std::string& shown, int e) {
+  // Out of space, quota, descriptors or memory, or a read-only target: said as such.
+  if (is_resource_error(e)) return system_error(shown, what, e, ErrorKind::internal);
   Error err = internal_error(cat({shown, ": ", what, ": ", std::strerror(e)}));
   err.sys_errno = e;
   return err;
@@ -232,24 +235,21 @@ std::string staged_tree_prefix(std::string_view name) {
   return cat({".", name.substr(0, kMaxStem), kTreeTag});
 }
 
-ConfinedDir::ConfinedDir(std::string path, Confinement how, int fd)
-    : path_(std::move(path)), how_(how), fd_(new int(fd), [](const int* p) {
-        ::close(*p);
-        delete p;
-      }) {}
+ConfinedDir::ConfinedDir(std::string path, Confinement how, UniqueFd fd)
+    : path_(std::move(path)), how_(how), fd_(std::make_shared<const UniqueFd>(std::move(fd))) {}
 
 Result<ConfinedDir> ConfinedDir::open(const std::string& dir, Confinement how, bool create) {
   if (dir.empty()) return bad_input("an empty directory name");
   bool absolute = dir.front() == '/';
-  int start = ::open(absolute ? "/" : ".", kDirFlags);
-  if (start < 0) return sys_error("open", absolute ? "/" : ".", errno);
+  UniqueFd start(::open(absolute ? "/" : ".", kDirFlags));
+  if (!start) return sys_error("open", absolute ? "/" : ".", errno);
   // The caller's own path resolves as the system resolves it.
-  ConfinedDir from(absolute ? "/" : ".", Confinement::system, start);
+  ConfinedDir from(absolute ? "/" : ".", Confinement::system, std::move(start));
   auto fd = from.open_dir(dir, create);
   if (!fd) return fd.error();
   std::string shown = dir;
   while (shown.size() > 1 && shown.back() == '/') shown.pop_back();
-  return ConfinedDir(shown, how, *fd);
+  return ConfinedDir(shown, how, std::move(*fd));
 }
 
 std::string ConfinedDir::show(std::string_view rel) const {
@@ -259,19 +259,19 @@ std::string ConfinedDir::show(std::string_view rel) const {
   return cat({path_, path_ == "/" ? "" : "/", rel});
 }
 
-Result<int> ConfinedDir::open_dir(std::string_view rel, bool create) const {
+Result<UniqueFd> ConfinedDir::open_dir(std::string_view rel, bool create) const {
   auto parts = components(rel, how_ == Confinement::system, show(rel));
   if (!parts) return parts.error();
-  Fd cur(open_beneath(*fd_, "", how_));
+  Fd cur(open_beneath(fd_->get(), "", how_));
   if (!cur) return sys_error("open", path_, errno);
   for (size_t i = 0; i < parts->size(); ++i) {
     std::string prefix = joined(*parts, i + 1);
     const std::string& part = (*parts)[i];
-    int fd = open_beneath(*fd_, prefix, how_);
+    int fd = open_beneath(fd_->get(), prefix, how_);
     if (fd < 0 && errno == ENOENT && create) {
       if (::mkdirat(cur.get(), part.c_str(), 0755) != 0 && errno != EEXIST)
         return sys_error("mkdir", show(prefix), errno);
-      fd = open_beneath(*fd_, prefix, how_);
+      fd = open_beneath(fd_->get(), prefix, how_);
     }
     if (fd < 0) {
       int err = errno;
@@ -291,7 +291,7 @@ Result<int> ConfinedDir::open_dir(std::string_view rel, bool create) const {
     }
     cur = Fd(fd);
   }
-  return cur.release();
+  return cur;
 }
 
 Result<ConfinedDir::Parent> ConfinedDir::open_parent(std::string_view rel, bool create) const {
@@ -307,7 +307,7 @@ Result<ConfinedDir::Parent> ConfinedDir::open_parent(std::string_view rel, bool 
     e.message = cat({show(rel), ": ", e.message});
     return e;
   }
-  p.dir = Fd(*fd);
+  p.dir = std::move(*fd);
   return p;
 }
 
@@ -378,7 +378,6 @@ Result<std::string> ConfinedDir::read_file(std::string_view rel, size_t max_byte
 Result<bool> ConfinedDir::make_dirs(std::string_view rel) const {
   auto fd = open_dir(rel, true);
   if (!fd) return fd.error();
-  ::close(*fd);
   return true;
 }
 
@@ -425,7 +424,7 @@ StagedTree::StagedTree(std::string dest, ConfinedDir parent, std::string base, s
       tree_(std::move(tree)) {}
 
 StagedTree::~StagedTree() {
-  if (!committed_) remove_tree_at(*parent_.fd_, temp_);
+  if (!committed_) remove_tree_at(parent_.fd_->get(), temp_);
 }
 
 Result<std::unique_ptr<StagedTree>> StagedTree::begin(const std::string& dest) {
@@ -434,7 +433,7 @@ Result<std::unique_ptr<StagedTree>> StagedTree::begin(const std::string& dest) {
     return bad_input(cat({dest, ": name a new directory"}));
   auto parent = ConfinedDir::open(dir, Confinement::no_symlinks, true);
   if (!parent) return parent.error();
-  const int pfd = *parent->fd_;
+  const int pfd = parent->fd_->get();
   struct stat st {};
   if (::fstatat(pfd, base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
     if (!S_ISDIR(st.st_mode) || !empty_dir(pfd, base))
@@ -452,7 +451,7 @@ Result<std::unique_ptr<StagedTree>> StagedTree::begin(const std::string& dest) {
     }
     Fd fd(::openat(pfd, temp.c_str(), kDirFlags | O_NOFOLLOW));
     if (!fd || !lock_fresh(fd.get())) continue;
-    ConfinedDir tree(parent->show(temp), Confinement::no_symlinks, fd.release());
+    ConfinedDir tree(parent->show(temp), Confinement::no_symlinks, std::move(fd));
     return std::unique_ptr<StagedTree>(
         new StagedTree(dest, std::move(*parent), base, std::move(temp), std::move(tree)));
   }
@@ -460,7 +459,7 @@ Result<std::unique_ptr<StagedTree>> StagedTree::begin(const std::string& dest) {
 }
 
 Result<bool> StagedTree::commit() {
-  const int pfd = *parent_.fd_;
+  const int pfd = parent_.fd_->get();
   if (::renameat(pfd, temp_.c_str(), pfd, base_.c_str()) != 0) {
     if (errno == ENOTEMPTY || errno == EEXIST || errno == ENOTDIR)
       return bad_input(cat({dest_, ": exists and is not an empty directory"}));

@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "util/result.h"
+#include "util/unique_fd.h"
 
 namespace anygpu {
 
@@ -70,15 +71,15 @@ class ConfinedDir {
 
  private:
   friend class StagedTree;
-  ConfinedDir(std::string path, Confinement how, int fd);
+  ConfinedDir(std::string path, Confinement how, UniqueFd fd);
 
   struct Parent;
-  Result<int> open_dir(std::string_view rel, bool create) const;
+  Result<UniqueFd> open_dir(std::string_view rel, bool create) const;
   Result<Parent> open_parent(std::string_view rel, bool create) const;
 
   std::string path_;
   Confinement how_ = Confinement::no_symlinks;
-  std::shared_ptr<const int> fd_;  // O_RDONLY|O_DIRECTORY; shared by copies
+  std::shared_ptr<const UniqueFd> fd_;  // O_RDONLY|O_DIRECTORY; shared by copies
 };
 
 // Writes one file at a path the user named (`--output FILE`): its directory as named (created

@@ -27,11 +27,7 @@ Result<HostOptions> resolve_host_options(const HostOptionRequest& request) {
   bool cli = request.spelling == HostOptionRequest::Spelling::cli;
   auto opts = HostOptions::from_environment();
   if (!opts) return opts;
-  std::string_view root_name = "ANYGPU_ROOT";
-  if (request.root) {
-    opts->root = *request.root;
-    root_name = cli ? "--root" : "root";
-  }
+  if (request.root) opts->root = *request.root;
   if (request.no_libs) opts->load_libraries = !*request.no_libs;
   if (auto ms = request.lib_timeout_ms) {
     if (*ms < 1 || *ms > kMaxLibraryTimeoutMs)
@@ -40,8 +36,9 @@ Result<HostOptions> resolve_host_options(const HostOptionRequest& request) {
                std::to_string(kMaxLibraryTimeoutMs), ", got '", std::to_string(*ms), "'"}));
     opts->library_timeout = std::chrono::milliseconds(*ms);
   }
-  if (request.root || opts->root != "/") {
-    auto ok = root_checked(root_name, opts->root);
+  // ANYGPU_ROOT was checked as it was read (from_environment).
+  if (request.root) {
+    auto ok = root_checked(cli ? "--root" : "root", opts->root);
     if (!ok) return ok.error();
   }
   return opts;

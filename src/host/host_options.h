@@ -22,8 +22,8 @@ struct HostOptionRequest {
 };
 
 // Flags over environment over defaults. An empty root, a root that is not a directory, a
-// timeout outside 1..600000 ms and an ANYGPU_NO_LIBS other than 1/0/true/false/yes/no are
-// bad_input naming the option.
+// timeout outside 1..600000 ms are bad_input naming the option; the variables are judged by
+// the table of environment variables (util/env_vars.h), whether or not a flag overrides them.
 Result<HostOptions> resolve_host_options(const HostOptionRequest& request);
 
 }  // namespace anygpu

@@ -15,6 +15,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "util/env_vars.h"
+#include "util/regular_file.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -39,6 +41,8 @@ constexpr std::string_view kStandardLibraryDirs[] = {
 
 Error errno_error(std::string_view path) {
   int e = errno;
+  // Out of descriptors or memory is said as such (exit 3), never as "absent" or "denied".
+  if (is_resource_error(e)) return system_error(path, "cannot read", e);
   Error err = internal_error(cat({path, ": ", std::strerror(e)}));
   err.sys_errno = e;
   return err;
@@ -64,22 +68,17 @@ std::string normalize_root(std::string root) {
 }  // namespace
 
 Result<HostOptions> HostOptions::from_environment() {
+  // The table's parsers (util/env_vars): the CLI, the C ABI and Python refuse alike.
   HostOptions o;
-  if (const char* r = std::getenv("ANYGPU_ROOT"); r && *r) o.root = r;
-  if (const char* n = std::getenv("ANYGPU_NO_LIBS"); n && *n) {
-    std::string v = to_lower(n);
-    if (v == "1" || v == "true" || v == "yes")
-      o.load_libraries = false;
-    else if (v != "0" && v != "false" && v != "no")
-      return bad_input(cat({"ANYGPU_NO_LIBS: expected 1 or 0, got '", n, "'"}));
-  }
-  if (const char* t = std::getenv("ANYGPU_LIB_TIMEOUT_MS"); t && *t) {
-    auto ms = parse_uint(t);
-    if (!ms || *ms == 0 || *ms > 600000)
-      return bad_input(
-          cat({"ANYGPU_LIB_TIMEOUT_MS: expected milliseconds 1..600000, got '", t, "'"}));
-    o.library_timeout = std::chrono::milliseconds(*ms);
-  }
+  auto root = read_env("ANYGPU_ROOT");
+  if (!root) return root.error();
+  if (*root) o.root = (*root)->text;
+  auto no_libs = read_env("ANYGPU_NO_LIBS");
+  if (!no_libs) return no_libs.error();
+  if (*no_libs) o.load_libraries = !*(*no_libs)->flag;
+  auto timeout = read_env("ANYGPU_LIB_TIMEOUT_MS");
+  if (!timeout) return timeout.error();
+  if (*timeout) o.library_timeout = std::chrono::milliseconds(*(*timeout)->number);
   return o;
 }
 
@@ -96,19 +95,15 @@ std::vector<std::string> AccessLog::paths() const {
 HostRoot::HostRoot(HostOptions options)
     : options_(std::move(options)), prefix_(normalize_root(options_.root)) {
   if (prefix_.empty()) return;
-  int fd = ::open(prefix_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0)
-    root_fd_ = std::shared_ptr<const int>(new int(fd), [](const int* p) {
-      ::close(*p);
-      delete p;
-    });
+  UniqueFd fd(::open(prefix_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (fd) root_fd_ = std::make_shared<const UniqueFd>(std::move(fd));
 }
 
-int HostRoot::open_at_root(std::string_view path, int flags) const {
-  if (prefix_.empty()) return ::open(std::string(path).c_str(), flags | O_CLOEXEC);
+UniqueFd HostRoot::open_at_root(std::string_view path, int flags) const {
+  if (prefix_.empty()) return UniqueFd(::open(std::string(path).c_str(), flags | O_CLOEXEC));
   if (!root_fd_) {
     errno = ENOENT;
-    return -1;
+    return UniqueFd();
   }
   // Built once, not trimmed in place: assigning "." to a string g++ 12 sees may alias it
   // trips -O3 -Wrestrict (GCC bug 105651).
@@ -124,20 +119,19 @@ int HostRoot::open_at_root(std::string_view path, int flags) const {
     // A rename anywhere on the system while ".." is resolved makes a scoped lookup fail with
     // EAGAIN ("retry"); sysfs paths are full of "..", and other processes rename files.
     for (int attempt = 0; attempt < 64; ++attempt) {
-      fd = ::syscall(SYS_openat2, *root_fd_, rel.c_str(), &how, sizeof how);
+      fd = ::syscall(SYS_openat2, root_fd_->get(), rel.c_str(), &how, sizeof how);
       if (fd >= 0 || errno != EAGAIN) break;
     }
-    if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) return static_cast<int>(fd);
+    if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) return UniqueFd(static_cast<int>(fd));
     have_openat2 = false;  // kernel before 5.6, or a seccomp filter that does not know it
   }
   // Fallback: follow links as the kernel does, then refuse anything that left the root.
-  int fd = ::openat(*root_fd_, rel.c_str(), flags | O_CLOEXEC);
-  if (fd < 0) return fd;
-  auto real = fd_path(fd);
+  UniqueFd fd(::openat(root_fd_->get(), rel.c_str(), flags | O_CLOEXEC));
+  if (!fd) return fd;
+  auto real = fd_path(fd.get());
   if (!real || (*real != prefix_ && real->compare(0, prefix_.size() + 1, prefix_ + "/") != 0)) {
-    ::close(fd);
+    fd.reset();
     errno = EXDEV;
-    return -1;
   }
   return fd;
 }
@@ -151,59 +145,43 @@ void HostRoot::note(std::string_view path) const {
 }
 
 Result<std::string> HostRoot::read_file(std::string_view path, size_t max_bytes) const {
-  int fd = open_at_root(path, O_RDONLY | O_NONBLOCK);
-  if (fd < 0) return errno_error(path);
+  auto fd = open_at_root(path, O_RDONLY | O_NONBLOCK);
+  if (!fd) return errno_error(path);
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return internal_error(cat({path, ": not a regular file"}));
-  }
+  if (::fstat(fd.get(), &st) == 0 && !S_ISREG(st.st_mode))
+    return unexpected_file_type(path, st.st_mode);
   std::string out;
   char buf[4096];
   while (true) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      auto err = errno_error(path);
-      ::close(fd);
-      return err;
-    }
+    if (n < 0) return errno_error(path);
     if (n == 0) break;
-    if (out.size() + static_cast<size_t>(n) > max_bytes) {
-      ::close(fd);
+    if (out.size() + static_cast<size_t>(n) > max_bytes)
       return internal_error(cat({path, ": larger than ", std::to_string(max_bytes), " bytes"}));
-    }
     out.append(buf, static_cast<size_t>(n));
   }
-  ::close(fd);
   note(path);
   return out;
 }
 
 Result<std::string> HostRoot::read_log(std::string_view path, size_t max_bytes) const {
-  int fd = open_at_root(path, O_RDONLY | O_NONBLOCK);
-  if (fd < 0) return errno_error(path);
+  auto fd = open_at_root(path, O_RDONLY | O_NONBLOCK);
+  if (!fd) return errno_error(path);
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode))) {
-    ::close(fd);
+  if (::fstat(fd.get(), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)))
     return internal_error(cat({path, ": neither a regular file nor a log device"}));
-  }
   std::string out;
   // /dev/kmsg hands out one record per read() and refuses buffers shorter than the record.
   std::string buf(16384, '\0');
   while (out.size() < max_bytes) {
-    ssize_t n = ::read(fd, buf.data(), buf.size());
+    ssize_t n = ::read(fd.get(), buf.data(), buf.size());
     if (n < 0 && (errno == EINTR || errno == EPIPE)) continue;
     if (n < 0 && errno == EAGAIN) break;  // the end of the ring buffer
-    if (n < 0) {
-      auto err = errno_error(path);
-      ::close(fd);
-      return err;
-    }
+    if (n < 0) return errno_error(path);
     if (n == 0) break;
     out.append(buf.data(), std::min(static_cast<size_t>(n), max_bytes - out.size()));
   }
-  ::close(fd);
   note(path);
   return out;
 }
@@ -222,14 +200,11 @@ Result<std::string> HostRoot::read_value(std::string_view path) const {
 }
 
 Result<std::vector<std::string>> HostRoot::list_dir(std::string_view path) const {
-  int fd = open_at_root(path, O_RDONLY | O_DIRECTORY);
-  if (fd < 0) return errno_error(path);
-  DIR* d = ::fdopendir(fd);
-  if (!d) {
-    auto err = errno_error(path);
-    ::close(fd);
-    return err;
-  }
+  auto fd = open_at_root(path, O_RDONLY | O_DIRECTORY);
+  if (!fd) return errno_error(path);
+  DIR* d = ::fdopendir(fd.get());
+  if (!d) return errno_error(path);
+  fd.release();  // the DIR owns it now
   std::vector<std::string> names;
   while (auto* e = ::readdir(d)) {
     std::string_view n = e->d_name;
@@ -253,32 +228,27 @@ Result<std::vector<std::pair<std::string, std::string>>> HostRoot::read_links(
 }
 
 Result<bool> HostRoot::for_each_link(std::string_view path, LinkVisitor fn, void* context) const {
-  int fd = open_at_root(path, O_RDONLY | O_DIRECTORY);
-  if (fd < 0) return errno_error(path);
+  auto fd = open_at_root(path, O_RDONLY | O_DIRECTORY);
+  if (!fd) return errno_error(path);
   // getdents64 straight into a stack buffer: no DIR allocation, one call for a few hundred
   // entries.
   alignas(8) char entries[16384];
   char target[PATH_MAX];
   while (true) {
-    long got = ::syscall(SYS_getdents64, fd, entries, sizeof entries);
+    long got = ::syscall(SYS_getdents64, fd.get(), entries, sizeof entries);
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      auto err = errno_error(path);
-      ::close(fd);
-      return err;
-    }
+    if (got < 0) return errno_error(path);
     if (got == 0) break;
     for (long at = 0; at < got;) {
       const auto* e = reinterpret_cast<const struct dirent64*>(entries + at);
       at += e->d_reclen;
       if (e->d_type != DT_LNK && e->d_type != DT_UNKNOWN) continue;
       // readlinkat on the entry itself: the link is read, never followed.
-      ssize_t n = ::readlinkat(fd, e->d_name, target, sizeof target - 1);
+      ssize_t n = ::readlinkat(fd.get(), e->d_name, target, sizeof target - 1);
       if (n < 0) continue;  // not a link, or gone (a process closing its files)
       fn(context, e->d_name, std::string_view(target, static_cast<size_t>(n)));
     }
   }
-  ::close(fd);
   note(path);
   return true;
 }
@@ -290,21 +260,27 @@ Result<std::string> HostRoot::read_link(std::string_view path) const {
   auto slash = p.rfind('/');
   std::string parent = slash == std::string::npos || slash == 0 ? "/" : p.substr(0, slash);
   std::string name = slash == std::string::npos ? p : p.substr(slash + 1);
-  int dir = open_at_root(parent, O_PATH | O_DIRECTORY);
-  if (dir < 0) return errno_error(path);
+  auto dir = open_at_root(parent, O_PATH | O_DIRECTORY);
+  if (!dir) return errno_error(path);
   char buf[PATH_MAX];
-  ssize_t n = ::readlinkat(dir, name.c_str(), buf, sizeof buf - 1);
-  ::close(dir);
+  ssize_t n = ::readlinkat(dir.get(), name.c_str(), buf, sizeof buf - 1);
   if (n < 0) return errno_error(path);
   note(path);
   return std::string(buf, static_cast<size_t>(n));
 }
 
+Result<CheckedFile> HostRoot::open_checked(std::string_view path, std::string_view what) const {
+  TrustOptions options;
+  options.root = prefix_.empty() ? "/" : prefix_;
+  auto file = anygpu::open_checked(path, what, options);
+  if (file) note(path);
+  return file;
+}
+
 Result<std::string> HostRoot::resolve(std::string_view path) const {
-  int fd = open_at_root(path, O_PATH);
-  if (fd < 0) return errno_error(path);
-  auto real = fd_path(fd);
-  ::close(fd);
+  auto fd = open_at_root(path, O_PATH);
+  if (!fd) return errno_error(path);
+  auto real = fd_path(fd.get());
   if (!real) return internal_error(cat({path, ": cannot resolve"}));
   note(path);
   if (prefix_.empty()) return *real;
@@ -315,18 +291,13 @@ Result<std::string> HostRoot::resolve(std::string_view path) const {
 }
 
 bool HostRoot::exists(std::string_view path) const {
-  int fd = open_at_root(path, O_PATH);
-  if (fd < 0) return false;
-  ::close(fd);
+  if (!open_at_root(path, O_PATH)) return false;
   note(path);
   return true;
 }
 
 bool HostRoot::is_dir(std::string_view path) const {
-  int fd = open_at_root(path, O_PATH | O_DIRECTORY);
-  if (fd < 0) return false;
-  ::close(fd);
-  return true;
+  return static_cast<bool>(open_at_root(path, O_PATH | O_DIRECTORY));
 }
 
 std::vector<std::string> HostRoot::library_dirs(

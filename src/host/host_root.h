@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "host/dynamic_library.h"
+#include "util/file_trust.h"
 #include "util/result.h"
+#include "util/unique_fd.h"
 
 namespace anygpu {
 
@@ -25,7 +27,8 @@ struct HostOptions {
   bool load_libraries = true;                       // `--no-libs` / ANYGPU_NO_LIBS=1 turn this off
   std::chrono::milliseconds library_timeout{1000};  // deadline for all vendor library calls
 
-  // Reads ANYGPU_ROOT, ANYGPU_NO_LIBS and ANYGPU_LIB_TIMEOUT_MS. A malformed value is an error.
+  // Reads ANYGPU_ROOT (a directory), ANYGPU_NO_LIBS and ANYGPU_LIB_TIMEOUT_MS by the table of
+  // environment variables (util/env_vars.h). A malformed value is an error.
   static Result<HostOptions> from_environment();
 };
 
@@ -74,6 +77,10 @@ class HostRoot {
         dir, [](void* c, std::string_view n, std::string_view t) { (*static_cast<F*>(c))(n, t); },
         &fn);
   }
+  // A file that steers what runs as root (a CDI spec): only a regular file, opened by a walk
+  // from the root that says who besides root and this user can change it or a directory above
+  // it (util/file_trust.h). Errors name the path on this machine.
+  Result<CheckedFile> open_checked(std::string_view path, std::string_view what) const;
   // Canonical host path with every symlink resolved beneath the root.
   Result<std::string> resolve(std::string_view path) const;
   bool exists(std::string_view path) const;
@@ -96,11 +103,11 @@ class HostRoot {
   void note(std::string_view path) const;
   // Opens a host path. Under a root, symlinks (absolute ones included) and ".." resolve as if
   // the root were "/" (openat2 RESOLVE_IN_ROOT), so nothing beneath the root can reach out.
-  int open_at_root(std::string_view path, int flags) const;
+  UniqueFd open_at_root(std::string_view path, int flags) const;
 
   HostOptions options_;
-  std::string prefix_;                  // "" for "/", else the canonical root
-  std::shared_ptr<const int> root_fd_;  // O_PATH descriptor of the root; shared by copies
+  std::string prefix_;                       // "" for "/", else the canonical root
+  std::shared_ptr<const UniqueFd> root_fd_;  // O_PATH descriptor of the root; shared by copies
   AccessLog* log_ = nullptr;
 };
 

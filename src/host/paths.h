@@ -6,6 +6,14 @@
 
 namespace anygpu::paths {
 
+// The kernel's own file systems, as prefixes ("/sys/…"): what they hold is made by the kernel
+// at read time, not stored (a gather copies their contents as read; config space is binary).
+inline constexpr std::string_view kSysfsPrefix = "/sys/";
+inline constexpr std::string_view kProcfsPrefix = "/proc/";
+inline constexpr std::string_view kDevfsPrefix = "/dev/";
+inline constexpr std::string_view kKernelFilesystemPrefixes[] = {kSysfsPrefix, kProcfsPrefix,
+                                                                 kDevfsPrefix};
+
 inline constexpr std::string_view kPciDevices = "/sys/bus/pci/devices";
 inline constexpr std::string_view kModules = "/sys/module";
 inline constexpr std::string_view kCpuOnline = "/sys/devices/system/cpu/online";
@@ -26,11 +34,11 @@ inline constexpr std::string_view kDevDri = "/dev/dri";
 // metrics: per-device metric files, relative to /sys/bus/pci/devices/<bdf> (kPciDevices).
 namespace anygpu::paths::metrics {
 inline constexpr std::string_view kHwmonDir = "hwmon";
-inline constexpr std::string_view kGpuBusyPercent = "gpu_busy_percent";      // amdgpu, hydcu
-inline constexpr std::string_view kVramUsed = "mem_info_vram_used";          // bytes
-inline constexpr std::string_view kVramTotal = "mem_info_vram_total";        // bytes
-inline constexpr std::string_view kDrmDir = "drm";                           // cardN beneath
-inline constexpr std::string_view kI915CurFreq = "gt_cur_freq_mhz";          // in drm/cardN
+inline constexpr std::string_view kGpuBusyPercent = "gpu_busy_percent";     // amdgpu, hydcu
+inline constexpr std::string_view kVramUsed = "mem_info_vram_used";         // bytes
+inline constexpr std::string_view kVramTotal = "mem_info_vram_total";       // bytes
+inline constexpr std::string_view kDrmDir = "drm";                          // cardN beneath
+inline constexpr std::string_view kI915CurFreq = "gt_cur_freq_mhz";         // in drm/cardN
 inline constexpr std::string_view kXeCurFreq = "tile0/gt0/freq0/cur_freq";  // MHz
 }  // namespace anygpu::paths::metrics
 

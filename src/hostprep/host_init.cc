@@ -1,5 +1,7 @@
 #include "hostprep/host_init.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -68,14 +70,14 @@ HostStep toolkit_step(const HostRoot& host, const std::string& vendor) {
 }
 
 HostStep cdi_step(const HostRoot& host, const Result<ConfinedDir>& root, const Inventory& inv,
-                  const std::string& vendor) {
+                  const std::string& vendor, Diagnostics& diagnostics) {
   HostStep s{"cdi", "CDI spec for the devices", "", "", StepState::not_needed, "", ""};
   const auto* v = Registry::builtin().vendor(vendor);
   if (vendor == "none" || !v || v->cdi_kind.empty()) {
     s.why = vendor == "none" ? "no accelerator" : "the registry has no CDI kind for this vendor";
     return s;
   }
-  s.path = cat({"/etc/cdi/anygpu-", vendor, ".yaml"});
+  s.path = cdi_spec_path(vendor);
   s.why = cat({"containers get exactly the selected devices by name (--device ", v->cdi_kind,
                "=0), without --privileged or a vendor hook"});
   // Two specs naming the same devices of one kind make runtimes refuse both: a vendor's own
@@ -88,7 +90,8 @@ HostStep cdi_step(const HostRoot& host, const Result<ConfinedDir>& root, const I
         s.path = spec.file;
         return s;
       }
-  auto spec = generate_cdi_spec(host, inv, vendor, {.host_view = true});
+  auto spec =
+      generate_cdi_spec(host, inv, vendor, {.host_view = true, .diagnostics = &diagnostics});
   if (!spec) {
     s.state = StepState::blocked;
     s.hint = cat({"cannot generate the spec yet: ", spec.error().message});
@@ -177,7 +180,7 @@ HostPlan plan_host_init(const HostRoot& host, const Inventory& inv) {
   plan.steps.push_back(std::move(legacy));
 
   plan.steps.push_back(toolkit_step(host, plan.vendor));
-  plan.steps.push_back(cdi_step(host, root, inv, plan.vendor));
+  plan.steps.push_back(cdi_step(host, root, inv, plan.vendor, plan.diagnostics));
 
   HostStep limits{"ulimit",        "open-files limit 65536", "", std::string(kLimitsPath),
                   StepState::todo, std::string(kLimits),     ""};
@@ -197,7 +200,8 @@ Result<bool> apply_host_init(const HostRoot& host, HostPlan& plan) {
     auto w = root->write_file(s.path, s.content);
     if (!w) {
       Error e = w.error();
-      if (e.sys_errno == EACCES || e.sys_errno == EPERM || e.sys_errno == EROFS)
+      // Root denied (a read-only mount, a full disk, an immutable file) is not cured by root.
+      if ((e.sys_errno == EACCES || e.sys_errno == EPERM) && ::geteuid() != 0)
         e.message += " (run as root, or with --root DIR for a staged tree)";
       return e;
     }

@@ -7,6 +7,7 @@
 
 #include "host/host_root.h"
 #include "model/inventory.h"
+#include "util/diagnostics.h"
 #include "util/result.h"
 
 namespace anygpu {
@@ -35,6 +36,7 @@ struct HostPlan {
   std::string vendor;  // registry id, or "none"
   size_t devices = 0;
   std::vector<HostStep> steps;
+  Diagnostics diagnostics;  // what the CDI spec leaves out, and why
 };
 
 HostPlan plan_host_init(const HostRoot& host, const Inventory& inventory);

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "launch/supervise.h"
 #include "select/select.h"
 #include "util/strings.h"
 
@@ -40,10 +41,24 @@ bool is_directory(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+std::string caller_path(const Environment& caller) {
+  auto it = caller.find("PATH");
+  return it == caller.end() ? "/usr/local/bin:/usr/bin:/bin" : it->second;
+}
+
 }  // namespace
+
+bool stays_parent(const LaunchPlan& plan) {
+  return plan.mode == "torchrun";
+}
 
 int execute_plan(const LaunchPlan& plan, const Environment& caller) {
   if (plan.argv.empty()) return report("run", "empty command", kExitRunFailed);
+  if (stays_parent(plan)) {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    return supervise({plan.argv, plan_environment(plan, caller), caller_path(caller)});
+  }
   const std::string& name = plan.argv.front();
 
   // Resolve like execvp, but without its /bin/sh fallback for files lacking a #! line.
@@ -51,8 +66,9 @@ int execute_plan(const LaunchPlan& plan, const Environment& caller) {
   if (name.find('/') != std::string::npos) {
     candidates.push_back(name);
   } else {
-    auto it = caller.find("PATH");
-    std::string path = it == caller.end() ? "/usr/local/bin:/usr/bin:/bin" : it->second;
+    // Kept in a name: the views split() returns must not outlive the string (a temporary in a
+    // range-for's initializer dies before the loop runs).
+    const std::string path = caller_path(caller);
     for (auto dir : split(path, ':'))
       candidates.push_back(cat({dir.empty() ? "." : dir, "/", name}));
   }

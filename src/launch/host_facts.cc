@@ -2,11 +2,11 @@
 
 #include <unistd.h>
 
-#include <fstream>
-
 #include "cdi/cdi.h"
+#include "cdi/cdi_defects.h"
 #include "launch/container_plan.h"
 #include "pyenv/python_env.h"
+#include "util/regular_file.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -23,9 +23,11 @@ std::optional<std::string> find_on_path(const std::string& name, const Environme
 
 bool torchrun_needs_std_workaround(const std::string& torchrun_path,
                                    std::vector<std::string>& notes) {
-  std::ifstream in(torchrun_path);
-  std::string first;
-  if (!in || !std::getline(in, first) || !first.starts_with("#!")) return false;
+  // Only a regular file: a FIFO named torchrun on PATH would block an ifstream forever.
+  auto head = read_regular_file(torchrun_path, 4096, "torchrun script");
+  if (!head) return false;
+  std::string first(first_line(*head));
+  if (!first.starts_with("#!")) return false;
   auto words = split(trim(std::string_view(first).substr(2)), ' ');
   if (words.empty()) return false;
   std::string interpreter(words.front());
@@ -80,7 +82,11 @@ HostFacts gather_host_facts(const HostRoot& host, const Selection& selection,
       notes.push_back(cat(
           {"warning: CDI specs unreadable (", specs.error().message, "): passing device nodes"}));
     } else {
-      auto choice = choose_cdi_names(*specs, f.edits, registry);
+      // A spec doctor reports as broken here (nodes or mounts gone, another driver version)
+      // is not used: the container gets the nodes explicitly, with a warning naming why.
+      CdiSpecJudge judge(host, loaded_driver_of(selection.devices), registry);
+      auto defects = [&](const CdiSpec& s) { return judge.defects(s).reasons(); };
+      auto choice = choose_cdi_names(*specs, f.edits, registry, defects);
       f.cdi_names = std::move(choice.names);
       for (auto& w : choice.warnings) notes.push_back(cat({"warning: ", w}));
     }

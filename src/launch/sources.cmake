@@ -10,6 +10,7 @@ set(ANYGPU_LAUNCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/plan_json.cc
   ${CMAKE_CURRENT_LIST_DIR}/host_facts.cc
   ${CMAKE_CURRENT_LIST_DIR}/executor.cc
+  ${CMAKE_CURRENT_LIST_DIR}/supervise.cc
   ${CMAKE_CURRENT_LIST_DIR}/command_line.cc
 )
 set(ANYGPU_LAUNCH_CLI_SOURCES

@@ -49,6 +49,24 @@ Call begin_call(const Slot& slot) {
   return c;
 }
 
+// A backend is up when its sample gave a value: one that answers with identities alone (Ascend
+// without DCMI, hwmon with nothing to read) is down. A device left asleep (runtime-suspended)
+// had nothing to give, so a backend of sleeping devices only is up.
+bool yields_values(const std::vector<DeviceSample>& samples, std::string& why) {
+  bool all_asleep = !samples.empty();
+  for (const auto& s : samples) {
+    if (s.utilization_ratio || s.memory_used_bytes || s.memory_total_bytes ||
+        s.temperature_celsius || !s.temperatures_celsius.empty() || s.power_watts ||
+        s.power_limit_watts || s.energy_joules || !s.clocks_hertz.empty())
+      return true;
+    bool asleep = false;
+    for (const auto& w : s.warnings) asleep = asleep || w.starts_with("runtime-suspended");
+    all_asleep = all_asleep && asleep;
+  }
+  why = "no value for any device";
+  return all_asleep;
+}
+
 // The library worker's state (crash count, last failure) as the backend reports it now.
 void note_library(Slot& slot) {
   slot.status.library = slot.backend->library_status();
@@ -77,10 +95,14 @@ void finish_call(Call& call, Clock::time_point deadline, std::chrono::millisecon
     return;
   }
   slot.devices = std::move(**result);
-  st.up = true;
   st.source = slot.backend->source();
   st.error.reset();
-  st.last_success = std::chrono::system_clock::now();
+  std::string why;
+  st.up = yields_values(slot.devices, why);
+  if (st.up)
+    st.last_success = std::chrono::system_clock::now();
+  else
+    st.error = why;
 }
 
 std::vector<Slot> make_slots(std::vector<std::shared_ptr<MetricsBackend>> backends) {
@@ -181,9 +203,13 @@ class Collector final : public MetricsCollector {
       st.error = result->error().message;
     } else {
       slot.devices = std::move(**result);
-      st.up = true;
       st.error.reset();
-      st.last_success = std::chrono::system_clock::now();
+      std::string why;
+      st.up = yields_values(slot.devices, why);
+      if (st.up)
+        st.last_success = std::chrono::system_clock::now();
+      else
+        st.error = why;
     }
     publish_locked();
   }
@@ -203,10 +229,9 @@ class Collector final : public MetricsCollector {
   std::vector<std::thread> workers_;
 };
 
-Result<std::vector<std::shared_ptr<MetricsBackend>>> discover(const HostOptions& options) {
+std::vector<std::shared_ptr<MetricsBackend>> discover(const HostOptions& options) {
   HostRoot host(options);
-  Inventory inventory = probe(host);
-  return make_backends(host, inventory, Registry::builtin());
+  return make_backends(host, probe(host), Registry::builtin());
 }
 
 Result<bool> check(const CollectorOptions& o) {
@@ -231,19 +256,22 @@ MetricsSnapshot sample_once(const std::vector<std::shared_ptr<MetricsBackend>>& 
   return compose(slots);
 }
 
+Result<std::unique_ptr<MetricsCollector>> start_collector(const HostRoot& host,
+                                                          const Inventory& inventory,
+                                                          CollectorOptions options) {
+  if (auto ok = check(options); !ok) return ok.error();
+  return start_collector(make_backends(host, inventory, Registry::builtin()), options);
+}
+
 Result<std::unique_ptr<MetricsCollector>> start_collector(HostOptions host,
                                                           CollectorOptions options) {
   if (auto ok = check(options); !ok) return ok.error();
-  auto backends = discover(host);
-  if (!backends) return backends.error();
-  return start_collector(std::move(*backends), options);
+  return start_collector(discover(host), options);
 }
 
 Result<MetricsSnapshot> sample_once(HostOptions host, CollectorOptions options) {
   if (auto ok = check(options); !ok) return ok.error();
-  auto backends = discover(host);
-  if (!backends) return backends.error();
-  return sample_once(*backends, options);
+  return sample_once(discover(host), options);
 }
 
 }  // namespace anygpu

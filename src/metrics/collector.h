@@ -2,14 +2,14 @@
 // deadline. snapshot() never blocks on a backend; a stuck one is reported down and its samples
 // age.
 //
-// Use (an exporter, `anygpu top`):
-//   auto c = start_collector(host_options, {.interval = 5s, .call_timeout = 1s});
+// Use (an exporter, `anygpu top`), with the inventory the caller probed once and shares:
+//   auto c = start_collector(host, inventory, {.interval = 5s, .call_timeout = 1s});
 //   if (!c) return fail(c.error());
 //   auto snap = (*c)->snapshot();          // any thread, any time: never blocks on a vendor
 //   render_prometheus(*snap, std::chrono::system_clock::now());
 //   (*c)->stop();                          // or let the unique_ptr go
-// Devices are discovered once at start. BackendStatus.last_success is the time of the data the
-// snapshot carries for that backend's devices (sample age = now - last_success).
+// The devices are the inventory's, fixed at start. BackendStatus.last_success is the time of the
+// data the snapshot carries for that backend's devices (sample age = now - last_success).
 #pragma once
 
 #include <chrono>
@@ -18,6 +18,7 @@
 
 #include "host/host_root.h"
 #include "metrics/sample.h"
+#include "model/inventory.h"
 #include "util/result.h"
 
 namespace anygpu {
@@ -38,11 +39,17 @@ class MetricsCollector {
   virtual void stop() = 0;
 };
 
-// Discovers devices once, then starts the workers; the first sample is taken before returning.
+// Starts the workers over the inventory's devices (a caller that also scans processes or
+// evaluates health hands them the same inventory, so every series speaks of the same devices);
+// the first sample is taken before returning.
+Result<std::unique_ptr<MetricsCollector>> start_collector(const HostRoot& host,
+                                                          const Inventory& inventory,
+                                                          CollectorOptions options);
+// The same after a discovery of its own (`anygpu metrics --watch`).
 Result<std::unique_ptr<MetricsCollector>> start_collector(HostOptions host,
                                                           CollectorOptions options);
 
-// One synchronous sample (for `anygpu metrics`).
+// One synchronous sample after a discovery of its own (`anygpu metrics`).
 Result<MetricsSnapshot> sample_once(HostOptions host, CollectorOptions options);
 
 // The same over backends already built (tests, embedders with their own discovery). The

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 
+#include "metrics/schema.h"
 #include "util/strings.h"
 #include "util/utf8.h"
 
@@ -64,16 +65,15 @@ Labels gpu_labels(const DeviceSample& d) {
 class Writer {
  public:
   // One family: HELP and TYPE once, then its samples (the format wants them together).
-  void family(const char* name, const char* type, const char* help,
+  void family(std::string_view name, std::string_view type, std::string_view help,
               const std::function<void(Writer&)>& samples) {
     pending_.clear();
     samples(*this);
     if (!pending_.empty())  // a family without samples is left out entirely
-      out_ += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" +
-              pending_;
+      out_ += cat({"# HELP ", name, " ", help, "\n# TYPE ", name, " ", type, "\n", pending_});
   }
-  void sample(const char* name, const Labels& labels, double v) {
-    pending_ += std::string(name) + label_text(labels) + " " + number(v) + "\n";
+  void sample(std::string_view name, const Labels& labels, double v) {
+    pending_ += cat({name, label_text(labels), " ", number(v), "\n"});
   }
   std::string take() { return std::move(out_); }
 
@@ -81,10 +81,22 @@ class Writer {
   std::string out_, pending_;
 };
 
-void per_gpu(Writer& w, const MetricsSnapshot& s, const char* name,
-             const std::function<std::optional<double>(const DeviceSample&)>& value) {
-  for (const auto& d : s.devices)
-    if (auto v = value(d)) w.sample(name, gpu_labels(d), *v);
+// One row of the metric table (metrics/schema.h): a series per device, or per device and label.
+void device_family(Writer& w, const MetricsSnapshot& s, const DeviceMetric& m) {
+  std::string name(m.prometheus);
+  w.family(name, to_string(m.type), m.help, [&](Writer& w) {
+    for (const auto& d : s.devices) {
+      if (m.scalar) {
+        if (const auto& v = d.*(m.scalar)) w.sample(name, gpu_labels(d), *v);
+        continue;
+      }
+      for (const auto& [key, v] : d.*(m.labelled)) {
+        auto l = gpu_labels(d);
+        l.emplace_back(std::string(m.label), key);
+        w.sample(name, l, v);
+      }
+    }
+  });
 }
 
 }  // namespace
@@ -102,53 +114,9 @@ std::string render_prometheus(const MetricsSnapshot& snapshot,
   const auto& s = snapshot;
   Writer w;
   w.family("anygpu_gpu_info", "gauge", "Device identity; always 1.", [&](Writer& w) {
-    per_gpu(w, s, "anygpu_gpu_info", [](const DeviceSample&) { return 1.0; });
+    for (const auto& d : s.devices) w.sample("anygpu_gpu_info", gpu_labels(d), 1);
   });
-  w.family("anygpu_gpu_utilization_ratio", "gauge",
-           "Fraction of the last sample period the device was busy (0-1).", [&](Writer& w) {
-             per_gpu(w, s, "anygpu_gpu_utilization_ratio",
-                     [](const DeviceSample& d) { return d.utilization_ratio; });
-           });
-  w.family("anygpu_gpu_memory_used_bytes", "gauge", "Device memory in use, bytes.", [&](Writer& w) {
-    per_gpu(w, s, "anygpu_gpu_memory_used_bytes",
-            [](const DeviceSample& d) { return d.memory_used_bytes; });
-  });
-  w.family("anygpu_gpu_memory_total_bytes", "gauge", "Device memory size, bytes.", [&](Writer& w) {
-    per_gpu(w, s, "anygpu_gpu_memory_total_bytes",
-            [](const DeviceSample& d) { return d.memory_total_bytes; });
-  });
-  w.family("anygpu_gpu_temperature_celsius", "gauge",
-           "Headline temperature: the edge sensor where the device has one, else the junction.",
-           [&](Writer& w) {
-             per_gpu(w, s, "anygpu_gpu_temperature_celsius",
-                     [](const DeviceSample& d) { return d.temperature_celsius; });
-           });
-  w.family("anygpu_gpu_sensor_temperature_celsius", "gauge",
-           "Every temperature sensor of the device, by its label.", [&](Writer& w) {
-             for (const auto& d : s.devices)
-               for (const auto& [sensor, v] : d.temperatures_celsius) {
-                 auto l = gpu_labels(d);
-                 l.emplace_back("sensor", sensor);
-                 w.sample("anygpu_gpu_sensor_temperature_celsius", l, v);
-               }
-           });
-  w.family("anygpu_gpu_power_watts", "gauge", "Power draw, watts.", [&](Writer& w) {
-    per_gpu(w, s, "anygpu_gpu_power_watts", [](const DeviceSample& d) { return d.power_watts; });
-  });
-  w.family("anygpu_gpu_energy_joules_total", "counter",
-           "Energy consumed since the driver's counter started, joules.", [&](Writer& w) {
-             per_gpu(w, s, "anygpu_gpu_energy_joules_total",
-                     [](const DeviceSample& d) { return d.energy_joules; });
-           });
-  w.family("anygpu_gpu_clock_hertz", "gauge", "Current clock frequency by clock domain, hertz.",
-           [&](Writer& w) {
-             for (const auto& d : s.devices)
-               for (const auto& [clock, v] : d.clocks_hertz) {
-                 auto l = gpu_labels(d);
-                 l.emplace_back("clock", clock);
-                 w.sample("anygpu_gpu_clock_hertz", l, v);
-               }
-           });
+  for (const auto& m : device_metrics()) device_family(w, s, m);
   w.family(
       "anygpu_backend_up", "gauge",
       "1 when the backend's last sample succeeded within its deadline, else 0.", [&](Writer& w) {

@@ -3,30 +3,40 @@
 #include <algorithm>
 
 #include "host/paths.h"
+#include "metrics/schema.h"
 #include "probe/libraries_may_load.h"
 #include "probe/libs/library_probe.h"
 #include "util/strings.h"
 
 namespace anygpu {
 
+namespace {
+
+// fill_absent: the groups of which the kernel gave a value, which the library then leaves alone
+// (memory used and total from two sources would not add up).
+std::vector<std::string_view> kernel_groups(const DeviceSample& kernel) {
+  std::vector<std::string_view> out;
+  for (const auto& m : device_metrics())
+    if (!m.merge_group.empty() && m.set_in(kernel)) out.push_back(m.merge_group);
+  return out;
+}
+
+}  // namespace
+
 void merge_library_values(DeviceSample& into, DeviceSample&& from, MergeRule rule) {
-  auto take = [rule](std::optional<double>& dst, const std::optional<double>& src) {
-    if (src && (rule == MergeRule::library_wins || !dst)) dst = src;
-  };
-  take(into.utilization_ratio, from.utilization_ratio);
-  if (rule == MergeRule::library_wins || !into.memory_total_bytes) {
-    take(into.memory_total_bytes, from.memory_total_bytes);
-    take(into.memory_used_bytes, from.memory_used_bytes);
+  bool wins = rule == MergeRule::library_wins;
+  auto held = wins ? std::vector<std::string_view>{} : kernel_groups(into);
+  for (const auto& m : device_metrics()) {
+    if (!m.merge_group.empty() && std::ranges::find(held, m.merge_group) != held.end()) continue;
+    if (m.scalar) {
+      auto& dst = into.*(m.scalar);
+      if (const auto& src = from.*(m.scalar); src && (wins || !dst)) dst = src;
+      continue;
+    }
+    auto& dst = into.*(m.labelled);
+    for (auto& [k, v] : from.*(m.labelled))
+      if (wins || !dst.count(k)) dst[k] = v;
   }
-  take(into.temperature_celsius, from.temperature_celsius);
-  take(into.power_watts, from.power_watts);
-  take(into.power_limit_watts, from.power_limit_watts);
-  take(into.energy_joules, from.energy_joules);
-  for (auto& [k, v] : from.temperatures_celsius)
-    if (rule == MergeRule::library_wins || !into.temperatures_celsius.count(k))
-      into.temperatures_celsius[k] = v;
-  for (auto& [k, v] : from.clocks_hertz)
-    if (rule == MergeRule::library_wins || !into.clocks_hertz.count(k)) into.clocks_hertz[k] = v;
   for (auto& w : from.warnings) into.warnings.push_back(std::move(w));
 }
 

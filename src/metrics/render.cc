@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "metrics/schema.h"
+
 namespace anygpu {
 
 namespace {
@@ -15,10 +17,6 @@ using json = nlohmann::ordered_json;
 json num(double v) {
   if (std::floor(v) == v && std::fabs(v) < 9e15) return static_cast<int64_t>(v);
   return v;
-}
-
-void put(json& j, const char* key, const std::optional<double>& v) {
-  if (v) j[key] = num(*v);
 }
 
 std::string fixed(double v, int decimals) {
@@ -64,77 +62,67 @@ std::string rfc3339(std::chrono::system_clock::time_point t) {
   return buf;
 }
 
+namespace {
+
+json device_json(const DeviceSample& d) {
+  json j;
+  j["vendor"] = d.vendor;
+  j["index"] = d.index;
+  j["pci_bus_id"] = d.pci_bus_id;
+  if (d.uuid) j["uuid"] = *d.uuid;
+  if (d.name) j["name"] = *d.name;
+  for (const auto& m : device_metrics()) {
+    if (m.scalar) {
+      if (const auto& v = d.*(m.scalar)) j[std::string(m.key)] = num(*v);
+    } else if (const auto& values = d.*(m.labelled); !values.empty()) {
+      json& o = j[std::string(m.key)];
+      for (const auto& [k, v] : values) o[k] = num(v);
+    }
+  }
+  if (!d.warnings.empty()) j["warnings"] = d.warnings;
+  return j;
+}
+
+json backend_json(const BackendStatus& b, std::chrono::system_clock::time_point now) {
+  json j;
+  j["vendor"] = b.vendor;
+  j["source"] = b.source;
+  j["up"] = b.up;
+  if (b.last_success != std::chrono::system_clock::time_point{}) {
+    j["last_success"] = rfc3339(b.last_success);
+    j["age_seconds"] = std::max(0.0, std::chrono::duration<double>(now - b.last_success).count());
+  }
+  if (b.error) j["error"] = *b.error;
+  if (const auto& l = b.library) {
+    json& lj = j["library"];
+    lj["api"] = l->api;
+    lj["crashes"] = l->crashes;
+    if (l->status) lj["status"] = std::string(to_string(*l->status));
+    if (l->signal) lj["signal"] = *l->signal;
+    if (l->exit_code) lj["exit_code"] = *l->exit_code;
+  }
+  return j;
+}
+
+}  // namespace
+
 nlohmann::ordered_json metrics_to_json(const MetricsSnapshot& s) {
   json doc;
   doc["schema"] = "anygpu.metrics/v1";
   doc["timestamp"] = rfc3339(s.timestamp);
   doc["devices"] = json::array();
-  for (const auto& d : s.devices) {
-    json j;
-    j["vendor"] = d.vendor;
-    j["index"] = d.index;
-    j["pci_bus_id"] = d.pci_bus_id;
-    if (d.uuid) j["uuid"] = *d.uuid;
-    if (d.name) j["name"] = *d.name;
-    put(j, "utilization_ratio", d.utilization_ratio);
-    put(j, "memory_used_bytes", d.memory_used_bytes);
-    put(j, "memory_total_bytes", d.memory_total_bytes);
-    put(j, "temperature_celsius", d.temperature_celsius);
-    if (!d.temperatures_celsius.empty()) {
-      json& t = j["temperatures_celsius"];
-      for (const auto& [k, v] : d.temperatures_celsius) t[k] = num(v);
-    }
-    put(j, "power_watts", d.power_watts);
-    put(j, "power_limit_watts", d.power_limit_watts);
-    put(j, "energy_joules", d.energy_joules);
-    if (!d.clocks_hertz.empty()) {
-      json& c = j["clocks_hertz"];
-      for (const auto& [k, v] : d.clocks_hertz) c[k] = num(v);
-    }
-    if (!d.warnings.empty()) j["warnings"] = d.warnings;
-    doc["devices"].push_back(std::move(j));
-  }
+  for (const auto& d : s.devices) doc["devices"].push_back(device_json(d));
   doc["backends"] = json::array();
-  for (const auto& b : s.backends) {
-    json j;
-    j["vendor"] = b.vendor;
-    j["source"] = b.source;
-    j["up"] = b.up;
-    if (b.last_success != std::chrono::system_clock::time_point{}) {
-      j["last_success"] = rfc3339(b.last_success);
-      j["age_seconds"] =
-          std::max(0.0, std::chrono::duration<double>(s.timestamp - b.last_success).count());
-    }
-    if (b.error) j["error"] = *b.error;
-    if (const auto& l = b.library) {
-      json& lj = j["library"];
-      lj["api"] = l->api;
-      lj["crashes"] = l->crashes;
-      if (l->status) lj["status"] = std::string(to_string(*l->status));
-      if (l->signal) lj["signal"] = *l->signal;
-      if (l->exit_code) lj["exit_code"] = *l->exit_code;
-    }
-    doc["backends"].push_back(std::move(j));
-  }
+  for (const auto& b : s.backends) doc["backends"].push_back(backend_json(b, s.timestamp));
   return doc;
 }
 
 const std::vector<std::string>& metrics_csv_columns() {
-  static const std::vector<std::string> columns = {"timestamp",
-                                                   "vendor",
-                                                   "index",
-                                                   "pci_bus_id",
-                                                   "uuid",
-                                                   "name",
-                                                   "utilization_ratio",
-                                                   "memory_used_bytes",
-                                                   "memory_total_bytes",
-                                                   "temperature_celsius",
-                                                   "power_watts",
-                                                   "energy_joules",
-                                                   "clock_graphics_hertz",
-                                                   "clock_sm_hertz",
-                                                   "clock_memory_hertz"};
+  static const std::vector<std::string> columns = [] {
+    std::vector<std::string> c = {"timestamp", "vendor", "index", "pci_bus_id", "uuid", "name"};
+    for (const auto& m : csv_metric_columns()) c.emplace_back(m.column);
+    return c;
+  }();
   return columns;
 }
 
@@ -153,16 +141,8 @@ std::string metrics_csv_rows(const MetricsSnapshot& s) {
                                       std::to_string(d.index),
                                       d.pci_bus_id,
                                       csv_field(d.uuid.value_or("")),
-                                      csv_field(d.name.value_or("")),
-                                      csv_number(d.utilization_ratio),
-                                      csv_number(d.memory_used_bytes),
-                                      csv_number(d.memory_total_bytes),
-                                      csv_number(d.temperature_celsius),
-                                      csv_number(d.power_watts),
-                                      csv_number(d.energy_joules),
-                                      csv_number(clock(d, "graphics")),
-                                      csv_number(clock(d, "sm")),
-                                      csv_number(clock(d, "memory"))};
+                                      csv_field(d.name.value_or(""))};
+    for (const auto& m : csv_metric_columns()) cells.push_back(csv_number(m.value(d)));
     for (size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i];
     out += "\n";
   }

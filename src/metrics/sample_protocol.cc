@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "metrics/schema.h"
 #include "util/strings.h"
 #include "worker/message.h"
 
@@ -25,22 +26,27 @@ std::optional<double> parse_number(const std::string& s) {
   return v;
 }
 
-// The single-number value lines, where each lands, and the range it must fall in.
-struct ValueLine {
-  std::string_view tag;
-  std::optional<double> DeviceSample::*field;
-  double min, max;
-};
-constexpr double kHuge = 1e30;
-constexpr ValueLine kValues[] = {
-    {"utilization", &DeviceSample::utilization_ratio, 0, 1},
-    {"memory-used", &DeviceSample::memory_used_bytes, 0, kHuge},
-    {"memory-total", &DeviceSample::memory_total_bytes, 0, kHuge},
-    {"temperature", &DeviceSample::temperature_celsius, -273.15, 10000},
-    {"power", &DeviceSample::power_watts, 0, kHuge},
-    {"power-limit", &DeviceSample::power_limit_watts, 0, kHuge},
-    {"energy", &DeviceSample::energy_joules, 0, kHuge},
-};
+// A value the worker may send: finite and within its metric's range (metrics/schema.h).
+bool in_range(const DeviceMetric& m, double v) {
+  return std::isfinite(v) && v >= m.min && v <= m.max;
+}
+
+// One value line into `s`; what is wrong with it otherwise.
+std::optional<std::string> decode_value(const Record& r, DeviceSample& s) {
+  const DeviceMetric* m = find_metric_by_wire(r.tag);
+  if (!m) return cat({"unknown tag '", r.tag, "'"});
+  if (r.fields.size() != (m->labelled ? 2u : 1u)) return cat({"bad '", r.tag, "'"});
+  auto v = parse_number(r.fields.back());
+  if (!v) return "not a finite number";
+  if (!in_range(*m, *v)) return cat({"'", r.tag, "' out of range"});
+  if (m->labelled) {
+    if (!(s.*(m->labelled)).emplace(r.fields[0], *v).second) return "repeated label";
+  } else {
+    if (s.*(m->scalar)) return cat({"repeated '", r.tag, "'"});
+    s.*(m->scalar) = *v;
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -137,13 +143,14 @@ std::string encode_samples(const std::vector<SampleTarget>& targets,
     w.line("device", {targets[i].address.str()});
     if (i >= samples.size()) continue;
     const auto& s = samples[i];
-    for (const auto& v : kValues)
-      if (const auto& x = s.*(v.field); x && std::isfinite(*x) && *x >= v.min && *x <= v.max)
-        w.line(v.tag, {number(*x)});
-    for (const auto& [label, t] : s.temperatures_celsius)
-      if (std::isfinite(t)) w.line("sensor", {label, number(t)});
-    for (const auto& [name, hz] : s.clocks_hertz)
-      if (std::isfinite(hz) && hz >= 0) w.line("clock", {name, number(hz)});
+    for (const auto& m : device_metrics()) {
+      if (m.scalar) {
+        if (const auto& x = s.*(m.scalar); x && in_range(m, *x)) w.line(m.wire, {number(*x)});
+        continue;
+      }
+      for (const auto& [label, x] : s.*(m.labelled))
+        if (in_range(m, x)) w.line(m.wire, {label, number(x)});
+    }
     for (const auto& warning : s.warnings)
       if (!warning.empty()) w.line("warning", {warning});
   }
@@ -192,23 +199,7 @@ SampleReply decode_samples(std::string_view block, const std::vector<SampleTarge
       s.warnings.push_back(r.fields[0]);
       continue;
     }
-    bool pair = r.tag == "sensor" || r.tag == "clock";
-    const ValueLine* line = nullptr;
-    for (const auto& vl : kValues)
-      if (vl.tag == r.tag) line = &vl;
-    if (!pair && !line) return fail(at(r, cat({"unknown tag '", r.tag, "'"})));
-    if (r.fields.size() != (pair ? 2u : 1u)) return fail(at(r, cat({"bad '", r.tag, "'"})));
-    auto v = parse_number(r.fields.back());
-    if (!v) return fail(at(r, "not a finite number"));
-    if (pair) {
-      if (r.tag == "clock" && *v < 0) return fail(at(r, "negative clock"));
-      auto& map = r.tag == "sensor" ? s.temperatures_celsius : s.clocks_hertz;
-      if (!map.emplace(r.fields[0], *v).second) return fail(at(r, "repeated label"));
-      continue;
-    }
-    if (*v < line->min || *v > line->max) return fail(at(r, cat({"'", r.tag, "' out of range"})));
-    if (s.*(line->field)) return fail(at(r, cat({"repeated '", r.tag, "'"})));
-    s.*(line->field) = *v;
+    if (auto why = decode_value(r, s)) return fail(at(r, *why));
   }
   if (out.samples.size() != targets.size()) return fail("not every device answered");
   return out;

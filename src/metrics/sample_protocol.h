@@ -18,9 +18,11 @@
 //                                   output 37 mock-nvml%20says%20hi   (printed meanwhile)
 //                                   end
 //
-// Value lines: utilization (0..1), memory-used, memory-total, temperature, power, power-limit,
-// energy (one finite number each, at most once per device); sensor LABEL N; clock NAME N;
-// warning TEXT. A suspended device is listed with no values. Anything else is a protocol error.
+// Value lines are the metric table's `wire` names (metrics/schema.h): `TAG N` for a scalar
+// (utilization, memory-used, …, at most once per device), `TAG LABEL N` for a labelled metric
+// (sensor, clock; each label once); N is a finite number within the row's range. Then
+// `warning TEXT`. A suspended device is listed with no values. Anything else is a protocol
+// error.
 #pragma once
 
 #include <chrono>

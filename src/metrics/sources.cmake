@@ -12,7 +12,10 @@ set(ANYGPU_METRICS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/render.cc
   ${CMAKE_CURRENT_LIST_DIR}/sample_protocol.cc
   ${CMAKE_CURRENT_LIST_DIR}/sample_serve.cc
+  ${CMAKE_CURRENT_LIST_DIR}/schema.cc
   ${CMAKE_CURRENT_LIST_DIR}/sysfs_sampler.cc
+  ${CMAKE_CURRENT_LIST_DIR}/top.cc
+  ${CMAKE_CURRENT_LIST_DIR}/top_terminal.cc
   ${CMAKE_CURRENT_LIST_DIR}/top_view.cc
   ${CMAKE_CURRENT_LIST_DIR}/ze_api.cc
   ${CMAKE_CURRENT_LIST_DIR}/ze_health.cc

@@ -58,6 +58,10 @@ bool Device::usable() const {
   return status == DeviceStatus::ok || status == DeviceStatus::library_missing;
 }
 
+bool Device::selectable() const {
+  return usable() || status == DeviceStatus::suspended;
+}
+
 void Device::add_source(std::string_view source) {
   if (std::find(sources.begin(), sources.end(), source) == sources.end())
     sources.emplace_back(source);

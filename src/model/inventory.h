@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/library_status.h"
+#include "util/diagnostics.h"
 
 namespace anygpu {
 
@@ -86,6 +87,7 @@ struct Device {
   std::optional<std::string> card_node;
   std::optional<int> minor;  // vendor device minor (/dev/nvidiaN, /dev/accel/accelN)
   DeviceStatus status = DeviceStatus::ok;
+  bool integrated = false;  // the registry knows it as graphics in the CPU package (iGPU, APU)
   std::vector<std::string> sources;  // "sysfs", "registry", "nvml", …
   std::optional<Partitioning> partitioning;
   std::vector<Partition> partitions;
@@ -97,6 +99,9 @@ struct Device {
   // May be selected and handed to a process: bound and awake. A missing management library
   // costs only detail, so library-missing devices are usable.
   bool usable() const;
+  // May be selected: usable, or runtime-suspended (its driver wakes it on first use; discovery
+  // itself never does).
+  bool selectable() const;
 };
 
 struct HostInfo {
@@ -125,7 +130,9 @@ struct Inventory {
   std::vector<Device> devices;
   std::vector<RuntimeComponent> runtimes;
   std::vector<LibraryReport> libraries;
-  std::vector<std::string> warnings;
+  // What discovery went on without (a malformed file, a failed library), each naming where.
+  // A command hands these on to its own channel; anygpu.inventory/v1 carries them as "warnings".
+  Diagnostics diagnostics;
 
   std::vector<const Device*> of_vendor(std::string_view vendor) const;
 };

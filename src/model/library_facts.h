@@ -65,10 +65,20 @@ struct DeviceLibraryFacts {
   std::vector<std::string> errors;                       // calls that failed (not "not supported")
 };
 
-// By PCI bus id ("0000:18:00.0"), and what went wrong reading them (a crashed worker).
+// What became of one vendor's health library: the API asked (or that would have been) and,
+// when it gave no facts, why: absent, disabled, error, timeout, crashed, exited, protocol-error.
+struct LibraryOutcome {
+  std::string api;
+  std::string reason;  // empty: it loaded and answered
+  std::string detail;
+};
+
+// By PCI bus id ("0000:18:00.0"), what went wrong reading them (a crashed worker), and each
+// vendor's library outcome (by registry id).
 struct LibraryHealth {
   std::map<std::string, DeviceLibraryFacts> devices;
   std::vector<std::string> warnings;
+  std::map<std::string, LibraryOutcome> vendors;
 };
 
 }  // namespace anygpu::health

@@ -4,10 +4,10 @@
 #include <cerrno>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "host/host_root.h"
 #include "registry/registry.h"
+#include "util/diagnostics.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -15,10 +15,14 @@ namespace anygpu {
 struct ProbeContext {
   const HostRoot& host;
   const Registry& registry;
-  std::vector<std::string>& warnings;
+  Diagnostics& diagnostics;
 
   // Messages carry file and directory names from the host: never their control characters.
-  void warn(std::string_view message) const { warnings.push_back(escape_control(message)); }
+  void warn(std::string_view where, std::string_view message) const {
+    diagnostics.warn(escape_control(where), escape_control(message));
+  }
+  // A message that names its path already (HostRoot's errors do).
+  void warn(std::string_view message) const { warn({}, message); }
 
   // A value that may legitimately be absent; a file that is there but unusable (empty,
   // binary, oversized, a directory or FIFO, unreadable) becomes a warning naming its path.

@@ -14,7 +14,7 @@ std::optional<int> count_list(const ProbeContext& ctx, std::string_view path) {
   if (!text) return std::nullopt;
   auto list = parse_cpulist(*text);
   if (!list) {
-    ctx.warn(std::string(path) + ": " + list.error().message);
+    ctx.warn(path, list.error().message);
     return std::nullopt;
   }
   if (list->empty()) return std::nullopt;
@@ -37,7 +37,7 @@ HostInfo probe_host_info(const ProbeContext& ctx) {
     if (auto os = parse_os_release(*text))
       h.os = *os;
     else
-      ctx.warn(std::string(file) + ": " + os.error().message);
+      ctx.warn(file, os.error().message);
     break;
   }
   // The real machine always answers uname(2); a replayed root only answers from its files.

@@ -25,7 +25,7 @@ std::optional<T> parsed(const ProbeContext& ctx, const std::string& path, Parse 
   if (!text) return std::nullopt;
   auto v = parse(*text);
   if (!v) {
-    ctx.warn(cat({path, ": ", v.error().message}));
+    ctx.warn(path, v.error().message);
     return std::nullopt;
   }
   return *v;
@@ -43,7 +43,7 @@ void read_locality(const ProbeContext& ctx, PciDevice& d) {
     if (auto list = parse_cpulist(*cpus); list && !list->empty())
       d.device.cpu_affinity = format_cpulist(*list);
     else if (!list)
-      ctx.warn(cat({attr(d, "local_cpulist"), ": ", list.error().message}));
+      ctx.warn(attr(d, "local_cpulist"), list.error().message);
   }
 }
 
@@ -75,7 +75,7 @@ std::optional<PciDevice> identify(const ProbeContext& ctx, const std::string& na
   d.sysfs_dir = cat({paths::kPciDevices, "/", name});
   auto addr = PciAddress::parse(name);
   if (!addr) {
-    ctx.warn(cat({d.sysfs_dir, ": not a PCI address"}));
+    ctx.warn(d.sysfs_dir, "not a PCI address");
     return std::nullopt;
   }
   auto cls_text = ctx.optional_value(attr(d, "class"));
@@ -84,7 +84,7 @@ std::optional<PciDevice> identify(const ProbeContext& ctx, const std::string& na
   auto cls = parse_pci_class(*cls_text);
   auto ven = parse_pci_id(*ven_text);
   if (!cls || !ven) {
-    ctx.warn(cat({d.sysfs_dir, ": ", !cls ? cls.error().message : ven.error().message}));
+    ctx.warn(d.sysfs_dir, !cls ? cls.error().message : ven.error().message);
     return std::nullopt;
   }
   d.vendor = ctx.registry.vendor_for_pci(*ven, *cls);
@@ -92,7 +92,7 @@ std::optional<PciDevice> identify(const ProbeContext& ctx, const std::string& na
   auto dev = ctx.host.read_value(attr(d, "device"));
   auto dev_id = dev ? parse_pci_id(*dev) : Result<uint16_t>(dev.error());
   if (!dev_id) {
-    ctx.warn(cat({attr(d, "device"), ": ", dev_id.error().message}));
+    ctx.warn(attr(d, "device"), dev_id.error().message);
     return std::nullopt;
   }
   auto& pci = d.device.pci;
@@ -156,7 +156,7 @@ std::optional<std::string> read_driver_version(const ProbeContext& ctx, const Ve
     std::erase_if(candidates,
                   [](const std::string& v) { return !is_printable_text(v) || v.size() >= 128; });
     if (candidates.empty())
-      ctx.warn(cat({path, ": no driver version found"}));
+      ctx.warn(path, "no driver version found");
     else
       found.push_back(std::move(candidates));
   }

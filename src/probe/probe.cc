@@ -30,7 +30,8 @@ void merge(const ProbeContext& ctx, Device& dev, const LibraryDeviceFacts& f,
   if (f.uuid && !dev.uuid) dev.uuid = f.uuid;
   if (f.arch) dev.arch = f.arch;
   if (f.memory_total_bytes && *f.memory_total_bytes > kMaxPlausibleMemoryBytes)
-    ctx.warn(cat({dev.pci.address.str(), ": ", api, " reports an implausible memory size of ",
+    ctx.warn(dev.pci.address.str(),
+             cat({api, " reports an implausible memory size of ",
                   std::to_string(*f.memory_total_bytes), " bytes (over 64 PiB); ignored"}));
   else if (f.memory_total_bytes)
     dev.memory_total_bytes = f.memory_total_bytes;
@@ -49,7 +50,7 @@ void merge_library(const ProbeContext& ctx, const Vendor& vendor, std::vector<Pc
         d.device.driver->version = r.driver_version;
   for (auto& rt : r.runtimes) inv.runtimes.push_back(std::move(rt));
   if (r.report.status == LibraryStatus::error)
-    ctx.warn(cat({vendor.id, " ", r.report.api, ": ", r.report.message.value_or("error")}));
+    ctx.warn(cat({vendor.id, " ", r.report.api}), r.report.message.value_or("error"));
   inv.libraries.push_back(std::move(r.report));
 }
 
@@ -76,7 +77,7 @@ void probe_libraries(const ProbeContext& ctx, std::vector<PciDevice>& found, Inv
   for (auto& s : sessions) s.start();
   auto deadline = worker::Clock::now() + ctx.host.options().library_timeout;
   for (size_t i = 0; i < sessions.size(); ++i)
-    for (auto& r : sessions[i].finish(deadline, inv.warnings))
+    for (auto& r : sessions[i].finish(deadline, inv.diagnostics))
       merge_library(ctx, *vendors[i], found, inv, r);
 }
 
@@ -102,7 +103,7 @@ void mark_missing_libraries(std::vector<PciDevice>& found, const Inventory& inv)
 
 Inventory probe(const HostRoot& host, const Registry& registry) {
   Inventory inv;
-  ProbeContext ctx{host, registry, inv.warnings};
+  ProbeContext ctx{host, registry, inv.diagnostics};
   inv.host = probe_host_info(ctx);
   auto found = scan_pci(ctx);
   probe_kernel_facts(ctx, found);

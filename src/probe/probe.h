@@ -1,4 +1,5 @@
-// Discovery: kernel interfaces first, vendor libraries second, into one Inventory snapshot.
+// Discovery: kernel interfaces first, vendor libraries second, into one Inventory snapshot;
+// what it went on without (a malformed file, a failed library) is in Inventory::diagnostics.
 #pragma once
 
 #include "host/host_root.h"

@@ -25,7 +25,7 @@ std::optional<std::string> read_runtime(const ProbeContext& ctx, const RuntimeSp
     auto v = spec.key.empty() ? std::optional<std::string>(std::string(first_line(*text)))
                               : key_value(*text, spec.key);
     if (!v || v->empty() || v->size() > 64 || !is_printable_text(*v)) {
-      ctx.warn(cat({spec.path, ": no version found"}));
+      ctx.warn(spec.path, "no version found");
       return std::nullopt;
     }
     return strip_build(*v);

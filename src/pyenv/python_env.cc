@@ -1,11 +1,6 @@
 #include "pyenv/python_env.h"
 
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -16,11 +11,10 @@
 #include <map>
 #include <set>
 
+#include "host/spawn.h"
 #include "util/pep440.h"
 #include "util/regular_file.h"
 #include "util/strings.h"
-
-extern char** environ;
 
 namespace fs = std::filesystem;
 
@@ -130,73 +124,28 @@ std::optional<InstalledDist> parse_metadata(std::string_view text) {
 Result<std::vector<std::string>> query_sys_path(const std::string& python,
                                                 std::chrono::milliseconds timeout) {
   if (python.empty()) return bad_input("--python: empty interpreter name");
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return internal_error(cat({"pipe: ", std::strerror(errno)}));
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  std::string prog = python;
-  std::string arg_c = "-c";
-  std::string code = "import sys; print(\"\\n\".join(sys.path))";
-  char* argv[] = {prog.data(), arg_c.data(), code.data(), nullptr};
-  // Its own process group: on timeout the whole group goes, not just the interpreter (a
-  // wrapper script's python, or anything it started, would otherwise live on).
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);
-  pid_t pid = 0;
-  int rc = ::posix_spawnp(&pid, python.c_str(), &fa, &attr, argv, environ);
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&fa);
-  ::close(fds[1]);
-  if (rc != 0) {
-    ::close(fds[0]);
-    return bad_input(cat({"--python ", python, ": cannot run (", std::strerror(rc),
+  SpawnSpec spec;
+  spec.argv = {python, "-c", "import sys; print(\"\\n\".join(sys.path))"};
+  spec.fds = {{1, ChildFd::capture()}};  // stdin and stderr: /dev/null
+  // Asked and waited for by this thread: nothing of it outlives anygpu, even killed.
+  spec.parent_death_signal = SIGKILL;
+  auto run = run_to_completion(spec, timeout, kMaxOutput);
+  if (!run)
+    return bad_input(cat({"--python ", python, ": cannot run (",
+                          std::strerror(run.error().sys_errno ? run.error().sys_errno : EINVAL),
                           "); pass the interpreter of the experiment's environment"}));
-  }
-  std::string out;
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  bool timed_out = false;
-  char buf[8192];
-  while (true) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                    deadline - std::chrono::steady_clock::now())
-                    .count();
-    if (left <= 0) {
-      timed_out = true;
-      break;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    int n = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    if (n == 0) continue;
-    ssize_t got = ::read(fds[0], buf, sizeof buf);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    if (out.size() < kMaxOutput) out.append(buf, static_cast<size_t>(got));
-  }
-  ::close(fds[0]);
-  if (timed_out) ::kill(-pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (timed_out)
+  // A wrapper script's python, and anything either started, went with it (host/spawn.h).
+  if (run->timed_out)
     return internal_error(
         cat({"--python ", python, ": no answer within ", std::to_string(timeout.count()), " ms"}));
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-      return bad_input(cat({"--python ", python, ": not found"}));
+  const auto& exit = run->exit;
+  if (exit.kind == ExitStatus::Kind::exited && exit.value == 127)
+    return bad_input(cat({"--python ", python, ": not found"}));
+  if (!exit.success())
     return internal_error(
-        cat({"--python ", python, ": exited with status ",
-             std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)),
-             " when asked for sys.path"}));
-  }
+        cat({"--python ", python, ": ", describe(exit), " when asked for sys.path"}));
   std::vector<std::string> paths;
-  for (auto line : split_lines(out)) {
+  for (auto line : split_lines(run->output[1])) {
     auto t = std::string(line);
     if (!t.empty() && t.back() == '\r') t.pop_back();
     paths.push_back(t);

@@ -40,8 +40,9 @@ struct PythonEnv {
   const InstalledDist* dist(std::string_view normalised_name) const;
 };
 
-// Runs `python -c 'import sys; print("\n".join(sys.path))'` (posix_spawnp, no shell, stdin
-// and stderr on /dev/null) and returns the entries. Errors: not found, timeout, exit status.
+// Runs `python -c 'import sys; print("\n".join(sys.path))'` (host/spawn.h: no shell, stdin
+// and stderr on /dev/null, PATH lookup) and returns the entries. At `timeout` the interpreter
+// ends with its process group and every descendant. Errors: not found, timeout, exit status.
 Result<std::vector<std::string>> query_sys_path(const std::string& python,
                                                 std::chrono::milliseconds timeout);
 

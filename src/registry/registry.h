@@ -98,6 +98,16 @@ struct AccessSpec {
   std::string_view fix;    // how to recreate missing nodes; empty: reload the driver
 };
 
+// How Slurm hands the vendor's devices to a job (the registry's `slurm:` section).
+struct SlurmSpec {
+  // gres.conf(5) environment flags for the vendor's Name=gpu lines: which variable slurmd sets
+  // for a step — nvidia_gpu_env CUDA_VISIBLE_DEVICES, amd_gpu_env ROCR_VISIBLE_DEVICES,
+  // intel_gpu_env ZE_AFFINITY_MASK, opencl_env GPU_DEVICE_ORDINAL — or no_gpu_env (none: Slurm
+  // knows no variable the vendor's runtime reads). Empty: not known (Slurm's default then sets
+  // all four).
+  Strings gres_flags;
+};
+
 // The torch build that runs on the vendor's devices (torch.build in the registry).
 struct VendorTorchBuild {
   // As torch reports it: cuda, rocm, xpu; "plugin": a CPU torch and the vendor's torch_package;
@@ -135,6 +145,7 @@ struct Vendor {
   std::string_view k8s_resource;  // may contain {driver}
   ContainerSpec container;
   AccessSpec access;
+  SlurmSpec slurm;
   // Kernel log lines of the vendor's driver that dev_printk does not attribute: those starting
   // with (NVIDIA's "NVRM:") or containing one of these.
   Strings kmsg_starts;
@@ -154,13 +165,14 @@ struct DeviceSpec {
   std::string_view arch;
   std::optional<double> memory_gib;
   std::optional<double> memory_bandwidth_gbps;
+  bool integrated = false;  // graphics in the CPU package, on system memory (iGPU, APU)
   std::string_view source;
   Strings unverified;
 };
 
 class Registry {
  public:
-  Registry(std::span<const Vendor> vendors, std::span<const DeviceSpec> devices)
+  constexpr Registry(std::span<const Vendor> vendors, std::span<const DeviceSpec> devices)
       : vendors_(vendors), devices_(devices) {}
 
   // The registry in force for this process: the compiled-in one, or the one ANYGPU_REGISTRY

@@ -43,7 +43,9 @@ class Emitter {
         << vendors.str() << "};\n\nconst DeviceSpec kDevices[] = {\n"
         << devices.str() << "};\n}  // namespace\n\n"
         << "const Registry& compiled_registry() {\n"
-        << "  static const Registry registry(kVendors, kDevices);\n  return registry;\n}\n\n"
+        << "  // Constant-initialised: no one-time guard for a fork() to strand.\n"
+        << "  static constinit const Registry registry(kVendors, kDevices);\n"
+        << "  return registry;\n}\n\n"
         << "}  // namespace anygpu\n";
     return out.str();
   }
@@ -137,7 +139,8 @@ class Emitter {
       << ", .conflicting_env = " << strings(v.conflicting_env)
       << ", .backend_names = " << strings(v.backend_names) << ", .cdi_kind = " << quote(v.cdi_kind)
       << ", .k8s_resource = " << quote(v.k8s_resource) << ", .container = " << container
-      << ", .access = " << access << ", .kmsg_starts = " << strings(v.kmsg_starts)
+      << ", .access = " << access << ", .slurm = {" << strings(v.slurm.gres_flags) << "}"
+      << ", .kmsg_starts = " << strings(v.kmsg_starts)
       << ", .kmsg_contains = " << strings(v.kmsg_contains) << ", .sources = " << named(v.sources)
       << ", .unverified = " << strings(v.unverified) << "}";
     return o.str();
@@ -179,6 +182,7 @@ class Emitter {
                 ", .name = ", quote(d.name), ", .arch = ", quote(d.arch),
                 ", .memory_gib = ", number(d.memory_gib),
                 ", .memory_bandwidth_gbps = ", number(d.memory_bandwidth_gbps),
+                ", .integrated = ", d.integrated ? "true" : "false",
                 ", .source = ", quote(d.source), ", .unverified = ", strings(d.unverified), "}"});
   }
 

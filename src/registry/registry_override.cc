@@ -7,7 +7,8 @@
 #include <string>
 
 #include "registry/registry_yaml.h"
-#include "util/regular_file.h"
+#include "util/file_trust.h"
+#include "util/fork_safety.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -28,9 +29,11 @@ Override read_override() {
   if (!dir || !*dir) return o;
   std::string base = dir;
   if (base.back() != '/') base += '/';
-  auto vendors = read_regular_file(base + "vendors.yaml", kMaxRegistryFileBytes,
+  // The registry names the libraries the worker loads (as root, for a root caller): refused
+  // when anyone but root or this user can change it, or a directory above it (util/file_trust.h).
+  auto vendors = read_trusted_file(base + "vendors.yaml", kMaxRegistryFileBytes,
                                    cat({kRegistryEnv, " vendors file"}));
-  auto devices = read_regular_file(base + "devices.yaml", kMaxRegistryFileBytes,
+  auto devices = read_trusted_file(base + "devices.yaml", kMaxRegistryFileBytes,
                                    cat({kRegistryEnv, " devices file"}));
   if (!vendors || !devices) {
     o.error = !vendors ? vendors.error() : devices.error();
@@ -46,9 +49,12 @@ Override read_override() {
   return o;
 }
 
+// Read on the first use, not at load: a program may set the variable before its first call.
+// Not a function-local static: the C ABI's callers fork (util/fork_safety.h).
+constinit ForkSafeLazy<Override> g_override;
+
 const Override& current() {
-  static const Override o = read_override();
-  return o;
+  return g_override.get(read_override);
 }
 
 }  // namespace

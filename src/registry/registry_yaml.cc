@@ -27,10 +27,14 @@ constexpr std::string_view kVendorKeys[] = {"id",
                                             "k8s_resource",
                                             "container",
                                             "access",
+                                            "slurm",
                                             "kmsg",
                                             "sources",
                                             "unverified"};
-constexpr std::string_view kOptionalVendorKeys[] = {"access", "kmsg", "unverified"};
+constexpr std::string_view kOptionalVendorKeys[] = {"access", "slurm", "kmsg", "unverified"};
+// gres.conf(5) environment flags: the variable each has slurmd set, or none (no_gpu_env).
+constexpr std::string_view kGresEnvFlags[] = {"nvidia_gpu_env", "amd_gpu_env", "intel_gpu_env",
+                                              "opencl_env", "no_gpu_env"};
 // Every field but these needs a public source.
 constexpr std::string_view kUnsourced[] = {"id", "sources", "unverified"};
 // Nested fields that cite a source of their own ("torch.build: https://…" in sources).
@@ -177,6 +181,7 @@ class RegistryParser {
     v.k8s_resource = str(r, n, "k8s_resource");
     v.container = container(n["container"], v);
     if (n["access"]) v.access = access(n["access"], v);
+    if (n["slurm"]) v.slurm = slurm(n["slurm"]);
     if (n["kmsg"]) kmsg(n["kmsg"], v);
     v.sources = named(r, n["sources"], "sources");
     v.unverified = n["unverified"] ? list(r, n["unverified"], "unverified") : Strings();
@@ -347,6 +352,33 @@ class RegistryParser {
     return a;
   }
 
+  // slurm.gres_flags: environment flags slurmd accepts, no_gpu_env alone (slurmd refuses it
+  // beside another: "must be mutually exclusive to all other GRES env flags").
+  SlurmSpec slurm(const YAML::Node& n) {
+    const auto& r = vr_;
+    static constexpr std::string_view keys[] = {"gres_flags"};
+    r.expect_map(n, "slurm");
+    r.check_keys(n, keys, keys);
+    SlurmSpec s;
+    s.gres_flags = list(r, n["gres_flags"], "gres_flags");
+    if (s.gres_flags.empty()) r.fail(n["gres_flags"], "gres_flags: must not be empty");
+    for (size_t i = 0; i < s.gres_flags.size(); ++i) {
+      auto f = s.gres_flags[i];
+      const auto& at = n["gres_flags"][i];
+      if (std::find(std::begin(kGresEnvFlags), std::end(kGresEnvFlags), f) ==
+          std::end(kGresEnvFlags))
+        r.fail(at, cat({"gres_flags: '", escape_control(f),
+                        "' is not a gres.conf environment "
+                        "flag (nvidia_gpu_env, amd_gpu_env, intel_gpu_env, opencl_env, "
+                        "no_gpu_env)"}));
+      if (std::find(s.gres_flags.begin(), s.gres_flags.begin() + i, f) != s.gres_flags.begin() + i)
+        r.fail(at, cat({"gres_flags: '", f, "' appears twice"}));
+      if (f == "no_gpu_env" && s.gres_flags.size() > 1)
+        r.fail(at, "gres_flags: no_gpu_env excludes every other flag");
+    }
+    return s;
+  }
+
   // How the vendor's kernel driver marks its kernel log lines when dev_printk does not.
   void kmsg(const YAML::Node& n, Vendor& v) {
     const auto& r = vr_;
@@ -397,8 +429,6 @@ class RegistryParser {
     for (size_t i = 0; i < c.drm.size(); ++i)
       if (c.drm[i] != "card" && c.drm[i] != "render")
         r.fail(n["drm"][i], cat({"drm: \"", c.drm[i], "\" is not card or render"}));
-    if (!c.drm.empty() && !v.drm_nodes)
-      r.fail(n["drm"], "drm nodes for a vendor whose device_nodes.drm is false");
     c.withhold = list(r, n["withhold"], "withhold");
     for (size_t i = 0; i < c.withhold.size(); ++i)
       if (std::find(v.shared_nodes.begin(), v.shared_nodes.end(), c.withhold[i]) ==
@@ -531,9 +561,9 @@ class RegistryParser {
 
   DeviceSpec device(const YAML::Node& n) {
     const auto& r = dr_;
-    static constexpr std::string_view keys[] = {"vendor", "device_id",  "name",
-                                                "arch",   "memory_gib", "memory_bandwidth_gbps",
-                                                "source", "unverified"};
+    static constexpr std::string_view keys[] = {"vendor",     "device_id",  "name",
+                                                "arch",       "memory_gib", "memory_bandwidth_gbps",
+                                                "integrated", "source",     "unverified"};
     static constexpr std::string_view required[] = {"vendor", "device_id", "name", "arch",
                                                     "source"};
     r.expect_map(n, "device");
@@ -549,6 +579,9 @@ class RegistryParser {
     if (n["memory_gib"]) d.memory_gib = r.number(n["memory_gib"], "memory_gib");
     if (n["memory_bandwidth_gbps"])
       d.memory_bandwidth_gbps = r.number(n["memory_bandwidth_gbps"], "memory_bandwidth_gbps");
+    if (n["integrated"]) d.integrated = r.boolean(n["integrated"], "integrated");
+    if (d.integrated && (d.memory_gib || d.memory_bandwidth_gbps))
+      r.fail(n["integrated"], "an integrated GPU uses system memory: no memory_gib or bandwidth");
     d.source = str(r, n, "source");
     if (d.source.rfind("https://", 0) != 0) r.fail(n["source"], "source must be an https URL");
     d.unverified = n["unverified"] ? list(r, n["unverified"], "unverified") : Strings();

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 
+#include "util/fork_safety.h"
 #include "util/regular_file.h"
 #include "util/strings.h"
 #include "util/version.h"
@@ -376,13 +377,17 @@ Result<WheelData> load_wheel_data(const std::string& path) {
   return parse_wheel_data(*text, path);
 }
 
+namespace {
+// Not a function-local static: the C ABI's callers fork (util/fork_safety.h).
+constinit ForkSafeLazy<WheelData> g_builtin_wheel_data;
+}  // namespace
+
 const WheelData& builtin_wheel_data() {
   // Validated by the build's tests; a broken embedded table is a build defect, not user input.
-  static const WheelData data = [] {
+  return g_builtin_wheel_data.get([] {
     auto d = parse_wheel_data(builtin_wheel_data_text(), "<built-in>/data/wheels.yaml");
     return d ? std::move(*d) : WheelData{};
-  }();
-  return data;
+  });
 }
 
 }  // namespace anygpu

@@ -76,6 +76,7 @@ json device_json(const Device& d) {
   put(j, "arch", d.arch);
   put(j, "memory_total_bytes", d.memory_total_bytes);
   put(j, "memory_bandwidth_gbps", d.memory_bandwidth_gbps);
+  if (d.integrated) j["integrated"] = true;
   put(j, "uuid", d.uuid);
   j["device_nodes"] = d.device_nodes;
   put(j, "render_node", d.render_node);
@@ -114,7 +115,7 @@ json inventory_to_json(const Inventory& inv) {
     put(lj, "message", l.message);
     j["libraries"].push_back(lj);
   }
-  j["warnings"] = inv.warnings;
+  j["warnings"] = inv.diagnostics.warnings();
   return j;
 }
 
@@ -198,6 +199,7 @@ json registry_to_json(const Registry& registry) {
             {"arch", std::string(d.arch)}};
     put(dj, "memory_gib", d.memory_gib);
     put(dj, "memory_bandwidth_gbps", d.memory_bandwidth_gbps);
+    if (d.integrated) dj["integrated"] = true;
     dj["source"] = std::string(d.source);
     if (!d.unverified.empty()) dj["unverified"] = strings(d.unverified);
     j["devices"].push_back(dj);

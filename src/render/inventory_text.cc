@@ -92,7 +92,6 @@ std::string inventory_to_text(const Inventory& inv) {
     for (const auto& r : inv.runtimes) parts.push_back(r.component + " " + r.version);
     out += "runtimes: " + join(parts, ", ") + "\n";
   }
-  for (const auto& w : inv.warnings) out += "warning: " + w + "\n";
   return out;
 }
 

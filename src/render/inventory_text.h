@@ -1,4 +1,5 @@
-// Human output: one line per device, then runtimes and warnings.
+// Human output: one line per device, then runtimes. Warnings are not part of the table: the
+// command reports them on stderr.
 #pragma once
 
 #include <string>

@@ -258,7 +258,7 @@ Result<Selection> select_devices(const Inventory& inv, const AcceleratorConfig& 
   if (cfg.backend == "cpu") return cpu_selection(inv, in, {"backend: cpu was asked for"});
 
   for (const auto& d : inv.devices)
-    if (!d.usable()) reasons.push_back(cat({"skipped ", label(d), ": ", to_string(d.status)}));
+    if (!d.selectable()) reasons.push_back(cat({"skipped ", label(d), ": ", to_string(d.status)}));
 
   std::vector<const PolicyRule*> rules;
   for (const auto& r : cfg.policy) rules.push_back(&r);
@@ -318,7 +318,7 @@ Result<Selection> select_devices(const Inventory& inv, const AcceleratorConfig& 
       for (const auto& d : inv.devices) {
         if (d.vendor != v->id) continue;
         ++devices_of_vendor;
-        if (!d.usable()) {
+        if (!d.selectable()) {
           why_not.push_back(cat({label(d), ": ", to_string(d.status)}));
           continue;
         }
@@ -392,8 +392,15 @@ Result<Selection> select_devices(const Inventory& inv, const AcceleratorConfig& 
       found.push_back(std::move(c));
     }
     if (!found.empty()) {
-      // One vendor per process: the one with the most qualifying devices, then registry order.
-      std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+      // One vendor per process: a discrete accelerator before integrated graphics (a laptop's
+      // suspended dGPU wakes on use and is what its owner trains on), then the most qualifying
+      // devices, then registry order.
+      auto discrete = [](const Candidate& c) {
+        return std::any_of(c.eligible.begin(), c.eligible.end(),
+                           [](const Device* d) { return !d->integrated; });
+      };
+      std::stable_sort(found.begin(), found.end(), [&](const auto& a, const auto& b) {
+        if (discrete(a) != discrete(b)) return discrete(a);
         return a.eligible.size() > b.eligible.size();
       });
       winner = found.front();
@@ -402,8 +409,8 @@ Result<Selection> select_devices(const Inventory& inv, const AcceleratorConfig& 
         misses.push_back(
             cat({rule_name(rule), ", ", found[i].vendor->id,
                  ": also qualifies, but a process uses one vendor (", found.front().vendor->id,
-                 " has more qualifying devices or comes "
-                 "first in the registry)"}));
+                 " has a discrete device, more qualifying devices or comes first in the "
+                 "registry)"}));
       break;
     }
   }

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "util/fork_safety.h"
 #include "util/result.h"
 
 namespace anygpu {
@@ -46,6 +47,10 @@ class YamlReader {
   const std::string& file() const { return file_; }
 
  private:
+  // yaml-cpp builds statics on first use (its scanner's regular expressions, an empty scalar):
+  // while a reader lives, fork() waits (util/fork_safety.h). Nodes a parse returns are read
+  // within a reader's life.
+  ForkGate gate_;
   std::string file_;
 };
 

@@ -8,10 +8,18 @@
 #include <vector>
 
 #include "host/paths.h"
+#include "util/env_vars.h"
 #include "util/strings.h"
 
 #ifndef ANYGPU_INSTALL_WORKER
 #define ANYGPU_INSTALL_WORKER ""
+#endif
+// The install layout relative to any prefix (CMAKE_INSTALL_LIBDIR, CMAKE_INSTALL_BINDIR).
+#ifndef ANYGPU_INSTALL_LIBDIR
+#define ANYGPU_INSTALL_LIBDIR ""
+#endif
+#ifndef ANYGPU_INSTALL_BINDIR
+#define ANYGPU_INSTALL_BINDIR ""
 #endif
 
 namespace anygpu::worker {
@@ -34,6 +42,16 @@ std::string own_directory() {
   return path.substr(0, slash);
 }
 
+// PREFIX/BINDIR/anygpu when `dir` is PREFIX/LIBDIR: the CLI installed with this library, under
+// whatever prefix it was installed (a venv, a DESTDIR-staged tree), not only the configured one.
+std::string installed_beside(const std::string& dir) {
+  std::string_view libdir = ANYGPU_INSTALL_LIBDIR, bindir = ANYGPU_INSTALL_BINDIR;
+  if (libdir.empty() || bindir.empty() || libdir.front() == '/' || bindir.front() == '/') return {};
+  std::string suffix = cat({"/", libdir});
+  if (dir.size() <= suffix.size() || !dir.ends_with(suffix)) return {};
+  return cat({std::string_view(dir).substr(0, dir.size() - suffix.size()), "/", bindir, "/anygpu"});
+}
+
 }  // namespace
 
 void use_self_as_worker() {
@@ -43,15 +61,18 @@ void use_self_as_worker() {
 Result<std::string> worker_executable() {
   if (g_self.load()) return std::string(paths::kSelfExe);
   std::vector<std::string> tried;
-  if (const char* env = std::getenv("ANYGPU_WORKER"); env && *env) {
-    if (executable(env)) return std::string(env);
-    return host_error(cat({"ANYGPU_WORKER=", env, " is not an absolute path to an executable"}));
-  }
+  auto env = read_env("ANYGPU_WORKER");  // the table's rule: an absolute path, executable
+  if (!env) return env.error();
+  if (*env) return (*env)->text;
   tried.push_back("$ANYGPU_WORKER (unset)");
   if (auto dir = own_directory(); !dir.empty()) {
     std::string beside = dir + "/anygpu";
     if (executable(beside)) return beside;
     tried.push_back(beside);
+    if (std::string installed = installed_beside(dir); !installed.empty()) {
+      if (executable(installed)) return installed;
+      tried.push_back(installed);
+    }
   }
   if (std::string installed = ANYGPU_INSTALL_WORKER; !installed.empty()) {
     if (executable(installed)) return installed;

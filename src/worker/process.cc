@@ -2,23 +2,15 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <mutex>
-#include <vector>
 
 #include "util/strings.h"
 #include "worker/message.h"
-
-extern char** environ;
 
 namespace anygpu::worker {
 
@@ -29,77 +21,11 @@ int ms_until(Clock::time_point deadline) {
   return left.count() <= 0 ? 0 : static_cast<int>(std::min<int64_t>(left.count(), 1 << 30));
 }
 
-// A descriptor moved to 4 or above, so the child's dup2 onto 0..3 never meets itself.
-int high_fd(int fd) {
-  if (fd < 0 || fd > 3) return fd;
-  int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 4);
-  ::close(fd);
-  return moved;
-}
-
-void close_fd(int& fd) {
-  if (fd >= 0) ::close(fd);
-  fd = -1;
-}
-
-// Workers that would not die within a second of SIGKILL (stuck in the kernel): reaped at a
-// later spawn instead of blocking the caller or costing a thread.
-std::mutex g_unreaped_mu;
-std::vector<pid_t> g_unreaped;
-
-void reap_leftovers() {
-  std::lock_guard lock(g_unreaped_mu);
-  std::erase_if(g_unreaped, [](pid_t p) {
-    int st = 0;
-    pid_t r = ::waitpid(p, &st, WNOHANG);
-    return r == p || (r < 0 && errno == ECHILD);
-  });
-}
-
-const char* signal_name(int sig) {
-  switch (sig) {
-    case SIGSEGV:
-      return "SIGSEGV";
-    case SIGABRT:
-      return "SIGABRT";
-    case SIGBUS:
-      return "SIGBUS";
-    case SIGILL:
-      return "SIGILL";
-    case SIGFPE:
-      return "SIGFPE";
-    case SIGKILL:
-      return "SIGKILL";
-    case SIGTERM:
-      return "SIGTERM";
-    case SIGPIPE:
-      return "SIGPIPE";
-    case SIGALRM:
-      return "SIGALRM";
-    case SIGTRAP:
-      return "SIGTRAP";
-    case SIGSYS:
-      return "SIGSYS";
-    default:
-      return nullptr;
-  }
+Error setup_error(std::string_view what) {
+  return internal_error(cat({"worker: ", what, ": ", std::strerror(errno)}));
 }
 
 }  // namespace
-
-std::string describe(const Exit& e) {
-  switch (e.kind) {
-    case Exit::Kind::exited:
-      return "exited with code " + std::to_string(e.value);
-    case Exit::Kind::signaled: {
-      const char* name = signal_name(e.value);
-      return cat({"killed by ", name ? name : "signal", " (signal ", std::to_string(e.value), ")"});
-    }
-    case Exit::Kind::unknown:
-      break;
-  }
-  return "ended (exit status unknown)";
-}
 
 std::string excerpt_of(std::string_view raw) {
   std::string out;
@@ -112,79 +38,45 @@ std::string excerpt_of(std::string_view raw) {
 
 Result<std::unique_ptr<Process>> Process::spawn(const std::string& executable,
                                                 std::string_view mode) {
-  reap_leftovers();
   std::unique_ptr<Process> p(new Process());
   int request[2], reply[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, request) != 0)
-    return internal_error(cat({"worker: socketpair: ", std::strerror(errno)}));
-  p->to_worker_ = high_fd(request[0]);
-  int child_in = high_fd(request[1]);
-  if (::pipe2(reply, O_CLOEXEC) != 0) {
-    ::close(child_in);
-    return internal_error(cat({"worker: pipe: ", std::strerror(errno)}));
-  }
-  p->from_worker_ = high_fd(reply[0]);
-  int child_out = high_fd(reply[1]);
-  p->output_ = high_fd(::memfd_create("anygpu-worker-output", MFD_CLOEXEC));
-  if (p->to_worker_ < 0 || child_in < 0 || p->from_worker_ < 0 || child_out < 0 || p->output_ < 0) {
-    if (child_in >= 0) ::close(child_in);
-    if (child_out >= 0) ::close(child_out);
-    return internal_error(cat({"worker: cannot set up descriptors: ", std::strerror(errno)}));
-  }
+    return setup_error("socketpair");
+  p->to_worker_ = UniqueFd(request[0]);
+  UniqueFd child_in(request[1]);
+  if (::pipe2(reply, O_CLOEXEC) != 0) return setup_error("pipe");
+  p->from_worker_ = UniqueFd(reply[0]);
+  UniqueFd child_out(reply[1]);
+  p->output_ = UniqueFd(::memfd_create("anygpu-worker-output", MFD_CLOEXEC));
+  if (!p->output_) return setup_error("memfd_create");
 
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, child_in, 0);
-  posix_spawn_file_actions_adddup2(&fa, p->output_, 1);
-  posix_spawn_file_actions_adddup2(&fa, p->output_, 2);
-  posix_spawn_file_actions_adddup2(&fa, child_out, 3);
-  posix_spawn_file_actions_addclosefrom_np(&fa, 4);  // whatever the host process left open
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  sigdelset(&all, SIGKILL);
-  sigdelset(&all, SIGSTOP);
-  posix_spawnattr_setsigmask(&attr, &none);  // the exporter blocks SIGINT/SIGTERM in threads
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setpgroup(&attr, 0);  // its own group: a timeout kills all it started
-  posix_spawnattr_setflags(&attr,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  std::string mode_arg(mode);
-  std::string parent = std::to_string(::getpid());
-  char* argv[] = {const_cast<char*>(executable.c_str()), const_cast<char*>("__worker"),
-                  mode_arg.data(), parent.data(), nullptr};
-  int rc = ::posix_spawn(&p->pid_, executable.c_str(), &fa, &attr, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  ::close(child_in);
-  ::close(child_out);
-  if (rc != 0) {
-    p->pid_ = -1;
-    return host_error(
-        cat({"cannot start the library worker ", executable, ": ", std::strerror(rc)}));
-  }
-  p->pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, p->pid_, 0));
+  SpawnSpec spec;
+  spec.program = executable;
+  spec.argv = {executable, "__worker", std::string(mode), std::to_string(::getpid())};
+  spec.fds = {{0, ChildFd::from(child_in.get())},
+              {1, ChildFd::from(p->output_.get())},
+              {2, ChildFd::from(p->output_.get())},
+              {3, ChildFd::from(child_out.get())}};
+  // Every signal at its default, nothing blocked: the exporter blocks SIGINT/SIGTERM in its
+  // threads. The worker sets its own parent-death signal where that fits its lifetime.
+  auto child = Child::spawn(spec);
+  if (!child)
+    return host_error(cat({"cannot start the library worker ", executable, ": ",
+                           std::strerror(child.error().sys_errno)}));
+  p->child_ = std::move(*child);
   return p;
 }
 
-Process::~Process() {
-  if (pid_ > 0 && !reaped_) kill();
-  close_fd(to_worker_);
-  close_fd(from_worker_);
-  close_fd(output_);
-  close_fd(pidfd_);
-}
+Process::~Process() = default;  // child_ goes first: killed and reaped before its pipes close
 
 bool Process::send(std::string_view bytes, Clock::time_point deadline) {
   while (!bytes.empty()) {
-    if (to_worker_ < 0) return false;
-    pollfd pfd{to_worker_, POLLOUT, 0};
+    if (!to_worker_) return false;
+    pollfd pfd{to_worker_.get(), POLLOUT, 0};
     int n = ::poll(&pfd, 1, ms_until(deadline));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
-    ssize_t w = ::send(to_worker_, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    ssize_t w = ::send(to_worker_.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     if (w < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (w <= 0) return false;
     bytes.remove_prefix(static_cast<size_t>(w));
@@ -193,7 +85,7 @@ bool Process::send(std::string_view bytes, Clock::time_point deadline) {
 }
 
 void Process::close_input() {
-  if (to_worker_ >= 0) ::shutdown(to_worker_, SHUT_WR);
+  if (to_worker_) ::shutdown(to_worker_.get(), SHUT_WR);
 }
 
 ReadEnd Process::read_until(std::string& buffer, Clock::time_point deadline,
@@ -202,11 +94,11 @@ ReadEnd Process::read_until(std::string& buffer, Clock::time_point deadline,
   for (;;) {
     if (complete(buffer)) return ReadEnd::complete;
     if (buffer.size() > kMaxMessage) return ReadEnd::overflow;
-    pollfd pfd{from_worker_, POLLIN, 0};
+    pollfd pfd{from_worker_.get(), POLLIN, 0};
     int n = ::poll(&pfd, 1, ms_until(deadline));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return ReadEnd::deadline;
-    ssize_t r = ::read(from_worker_, chunk, sizeof chunk);
+    ssize_t r = ::read(from_worker_.get(), chunk, sizeof chunk);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) return ReadEnd::eof;
     buffer.append(chunk, static_cast<size_t>(r));
@@ -214,50 +106,17 @@ ReadEnd Process::read_until(std::string& buffer, Clock::time_point deadline,
 }
 
 Exit Process::wait(Clock::time_point deadline) {
-  if (reaped_ || pid_ <= 0) return exit_;
-  for (bool killed = false;;) {
-    int st = 0;
-    pid_t r = ::waitpid(pid_, &st, WNOHANG);
-    if (r == pid_) {
-      reaped_ = true;
-      if (WIFEXITED(st)) exit_ = {Exit::Kind::exited, WEXITSTATUS(st)};
-      if (WIFSIGNALED(st)) exit_ = {Exit::Kind::signaled, WTERMSIG(st)};
-      return exit_;
-    }
-    if (r < 0 && errno != EINTR) {  // ECHILD: the host process reaps children itself
-      reaped_ = true;
-      return exit_;
-    }
-    if (Clock::now() >= deadline) {
-      if (killed) {  // stuck in the kernel: reaped later, never waited for here
-        std::lock_guard lock(g_unreaped_mu);
-        g_unreaped.push_back(pid_);
-        reaped_ = true;
-        return exit_;
-      }
-      ::kill(-pid_, SIGKILL);
-      killed = true;
-      deadline = Clock::now() + std::chrono::seconds(1);
-    }
-    if (pidfd_ >= 0) {
-      pollfd pfd{pidfd_, POLLIN, 0};
-      ::poll(&pfd, 1, std::min(ms_until(deadline), 1000));
-    } else {
-      ::usleep(2000);
-    }
-  }
+  return child_.wait(deadline, std::chrono::milliseconds(0));
 }
 
 void Process::kill() {
-  if (pid_ <= 0 || reaped_) return;
-  ::kill(-pid_, SIGKILL);
-  wait(Clock::now() + std::chrono::seconds(1));
+  child_.terminate(std::chrono::milliseconds(0));
 }
 
 std::string Process::output_excerpt() const {
-  if (output_ < 0) return {};
+  if (!output_) return {};
   char buf[512];
-  ssize_t n = ::pread(output_, buf, sizeof buf, 0);
+  ssize_t n = ::pread(output_.get(), buf, sizeof buf, 0);
   return n > 0 ? excerpt_of(std::string_view(buf, static_cast<size_t>(n))) : std::string();
 }
 

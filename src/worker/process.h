@@ -1,11 +1,12 @@
-// One worker process: spawned with posix_spawn (no fork of a threaded parent), in its own
-// process group, with
+// One worker process, started by the spawn helper (host/spawn.h: no fork of a threaded
+// parent), in its own process group, with
 //   fd 0  the request pipe (parent -> worker)
 //   fd 1  and fd 2: a memory file the parent can read, so whatever a vendor library prints
 //         never reaches anygpu's stdout or stderr
 //   fd 3  the reply pipe (worker -> parent), the only channel the parent parses
-// and nothing else open. The parent owns every deadline: on timeout the whole group is killed
-// with SIGKILL and reaped; the destructor does the same, so no worker outlives its owner.
+// and nothing else open. The parent owns every deadline: on timeout the worker's group and
+// descendants are killed with SIGKILL (no grace: a worker holds nothing worth saving) and it is
+// reaped; the destructor does the same, so no worker outlives its owner.
 #pragma once
 
 #include <sys/types.h>
@@ -17,19 +18,17 @@
 #include <string>
 #include <string_view>
 
+#include "host/spawn.h"
 #include "model/library_status.h"
 #include "util/result.h"
+#include "util/unique_fd.h"
 
 namespace anygpu::worker {
 
 using Clock = std::chrono::steady_clock;
 
-// How a worker ended.
-struct Exit {
-  enum class Kind { exited, signaled, unknown } kind = Kind::unknown;
-  int value = 0;  // exit code or signal number
-};
-std::string describe(const Exit& e);  // "killed by SIGSEGV (signal 11)", "exited with code 0"
+// How a worker ended (describe() names it: "killed by SIGSEGV (signal 11)").
+using Exit = ExitStatus;
 
 enum class ReadEnd { complete, eof, deadline, overflow };
 
@@ -54,14 +53,12 @@ class Process {
   void kill();  // SIGKILL to the whole group, then reap
   // The first bytes the worker wrote to fd 1/2 (printable, one line), for messages.
   std::string output_excerpt() const;
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return child_.pid(); }
 
  private:
   Process() = default;
-  pid_t pid_ = -1;
-  int to_worker_ = -1, from_worker_ = -1, output_ = -1, pidfd_ = -1;
-  bool reaped_ = false;
-  Exit exit_;
+  UniqueFd to_worker_, from_worker_, output_;
+  Child child_;
 };
 
 // Where libraries' status comes from when a worker failed: the reply stopped because of

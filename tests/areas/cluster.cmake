@@ -10,6 +10,12 @@ add_test(NAME cluster_slurm_e2e
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/cluster_slurm_test.sh $<TARGET_FILE:anygpu>
                  ${CMAKE_CURRENT_LIST_DIR}/../hosts)
 set_tests_properties(cluster_slurm_e2e PROPERTIES LABELS system RESOURCE_LOCK slurm TIMEOUT 300)
+# The real `slurmd -G` reads the gres.conf of every fixture host, mixed ones included (needs root
+# for mknod; Debian slurm-wlm). No daemon is started: -G configures the GRES, prints them, exits.
+add_test(NAME cluster_slurm_gres_fixtures
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/slurm_gres_fixtures_test.sh $<TARGET_FILE:anygpu>
+                 ${CMAKE_CURRENT_LIST_DIR}/../hosts)
+set_tests_properties(cluster_slurm_gres_fixtures PROPERTIES LABELS system TIMEOUT 300)
 # The generated PyTorchJob's pods run as local processes with the training operator's
 # environment (2 pods x 2 processes, gloo DDP through Debian's torchrun).
 add_test(NAME cluster_k8s_pytorchjob

@@ -6,6 +6,7 @@ list(APPEND ANYGPU_UNIT_TEST_SOURCES ${CMAKE_CURRENT_LIST_DIR}/../unit/registry_
 # The host driver's user space (driver_files resolved through ld.so.cache, beneath the root)
 # and anygpu's own CDI hooks (update-ldcache, create-dev-char-links) through the confined writer.
 list(APPEND ANYGPU_UNIT_TEST_SOURCES ${CMAKE_CURRENT_LIST_DIR}/../unit/container_driver_files_test.cc
+     ${CMAKE_CURRENT_LIST_DIR}/../unit/container_driver_version_test.cc
      ${CMAKE_CURRENT_LIST_DIR}/../unit/container_cdi_hooks_test.cc)
 # Real Podman on four fixture hosts carrying mock vendor drivers: one image finds each host's
 # own library by soname, its tool, read-only mounts, nothing of another vendor (needs root).

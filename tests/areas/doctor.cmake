@@ -7,4 +7,5 @@ list(APPEND ANYGPU_UNIT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../unit/doctor_checks_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/doctor_cli_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/doctor_container_driver_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/doctor_driver_userspace_test.cc
 )

@@ -65,3 +65,10 @@ add_test(NAME exporter_processes
   COMMAND ${_exporter_py} ${_exporter_e2e}/exporter_processes_test.py $<TARGET_FILE:anygpu>
           ${_exporter_hosts}/mi300x-8x)
 set_tests_properties(exporter_processes PROPERTIES TIMEOUT 120)
+
+# The exporter (with health and --processes) and `top` discover the host once and share it:
+# a mock NVML counts the discovery workers it is initialised in.
+add_test(NAME exporter_top_probe_once
+  COMMAND ${_exporter_py} ${_exporter_e2e}/probe_once_test.py $<TARGET_FILE:anygpu>
+          ${_exporter_hosts}/h100-8x $<TARGET_FILE:mock_nvml_metrics>)
+set_tests_properties(exporter_top_probe_once PROPERTIES TIMEOUT 120)

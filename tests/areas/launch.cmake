@@ -10,6 +10,15 @@ add_test(NAME launch_native COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/launch_nati
          $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts)
 set_tests_properties(launch_native PROPERTIES TIMEOUT 120)
 
+# torchrun launches: anygpu stays the parent, forwards signals, and no descendant survives;
+# at a terminal, torchrun's group has the terminal (reads, ^Z, ^C) as an exec'd one would.
+add_test(NAME launch_supervise COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/launch_supervise.sh
+         $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts)
+set_tests_properties(launch_supervise PROPERTIES TIMEOUT 120)
+add_test(NAME launch_terminal COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/../e2e/launch_terminal_test.py
+         $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts)
+set_tests_properties(launch_terminal PROPERTIES TIMEOUT 120)
+
 add_test(NAME launch_podman COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/launch_podman.sh
          $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts)
 set_tests_properties(launch_podman PROPERTIES LABELS system RESOURCE_LOCK podman TIMEOUT 600)

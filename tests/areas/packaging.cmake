@@ -14,6 +14,16 @@ add_test(NAME packaging_install
   COMMAND ${_pkg_tests}/install_test.sh ${CMAKE_BINARY_DIR} ${_pkg_hosts}/mi300x-8x)
 set_tests_properties(packaging_install PROPERTIES LABELS system TIMEOUT 180)
 
+# `make install` into a venv and into a staged /usr/local, imported by the interpreter that owns
+# the prefix with nothing pointing it there (exit 77: no private mount namespace here).
+foreach(_mode venv local)
+  add_test(NAME packaging_install_${_mode}
+    COMMAND ${_pkg_tests}/install_prefix_test.sh ${_mode} ${CMAKE_BINARY_DIR}
+            ${_pkg_hosts}/h100-8x $<TARGET_FILE:mock_nvml_ok>)
+  set_tests_properties(packaging_install_${_mode} PROPERTIES
+    LABELS system TIMEOUT 180 SKIP_RETURN_CODE 77)
+endforeach()
+
 # The first run debootstraps Debian 12 into ~/.cache/anygpu (a few minutes); later runs reuse it.
 add_test(NAME packaging_deb
   COMMAND ${_pkg_tests}/deb_test.sh ${CMAKE_BINARY_DIR} ${_pkg_hosts}/mi300x-8x)

@@ -2,7 +2,8 @@
 # End to end with a real Slurm on localhost: `anygpu slurm gres` writes gres.conf for a copied
 # fixture host, slurmctld and slurmd start with it (auth/none, private ports, temp state),
 # the node must come up idle with the Gres, a --gres step must see the devices Slurm gives
-# it, and `srun -n 2 anygpu run --no-check -- env` must show each task its rank.
+# it, and `srun -n 2 anygpu run --no-check -- env` must show each task its rank. Then a mixed
+# NVIDIA+AMD node: one set of environment flags, accepted, and no misread variable in a step.
 # Usage: cluster_slurm_test.sh ANYGPU_BINARY FIXTURE_HOSTS_DIR
 set -u
 anygpu=${1:?usage: cluster_slurm_test.sh ANYGPU FIXTURE_HOSTS_DIR}
@@ -113,4 +114,43 @@ done
 port=$(echo "$out" | sed -n 's/^MASTER_PORT=//p' | sort -u)
 [ "$(echo "$port" | wc -l)" = 1 ] && [ "$port" -ge 20000 ] && [ "$port" -lt 30000 ] ||
   fail "MASTER_PORT '$port' not one value in 20000-29999"
-echo "PASS: slurmd accepted the generated gres.conf; srun tasks got RANK 0/1, WORLD_SIZE=2, MASTER_ADDR=$node, MASTER_PORT=$port"
+
+# A node with GPUs of two vendors (workstation-mixed: an RTX 4090 and an RX 7900). slurmd takes
+# one set of environment flags per node and GRES name, so every line carries no_gpu_env: the
+# daemons must accept the file, and a step on the AMD GPU must get SLURM_STEP_GPUS but neither
+# CUDA_VISIBLE_DEVICES (HIP reads it too) nor ROCR_VISIBLE_DEVICES.
+for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+pids=()
+cp -a "$hosts/workstation-mixed" "$tmp/mixed"
+rm -f "$tmp/mixed/dev/nvidia0" "$tmp/mixed/dev/dri/renderD128"
+mknod "$tmp/mixed/dev/nvidia0" c 195 0 && mknod "$tmp/mixed/dev/dri/renderD128" c 226 128 ||
+  fail "mknod in the mixed host"
+"$anygpu" --root "$tmp/mixed" slurm gres --output "$tmp/gres.conf" 2>/dev/null || fail "slurm gres (mixed)"
+[ "$(grep -c '^Name=gpu .* Flags=no_gpu_env$' "$tmp/gres.conf")" = 2 ] ||
+  { cat "$tmp/gres.conf"; fail "mixed node: expected no_gpu_env on both lines"; }
+mkdir -p "$tmp/state-mixed"
+sed -i -e "s|^StateSaveLocation=.*|StateSaveLocation=$tmp/state-mixed|" \
+  -e "s|^NodeName=.*|NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) Gres=gpu:rtx_4090:1,gpu:rx_7900:1 State=UNKNOWN|" \
+  "$tmp/slurm.conf"
+: >"$tmp/slurmd.log"
+slurmctld -D -i -f "$SLURM_CONF" >"$tmp/slurmctld.out" 2>&1 &
+pids+=($!)
+slurmd -D -N "$node" -f "$SLURM_CONF" >"$tmp/slurmd.out" 2>&1 &
+pids+=($!)
+state=""
+for _ in $(seq 1 60); do
+  state=$(sinfo -h -N -n "$node" -o '%T' 2>/dev/null)
+  case $state in idle*) break ;; esac
+  sleep 1
+done
+case $state in idle*) ;; *) cat "$tmp/slurmd.out"; fail "mixed node state '$state', expected idle" ;; esac
+amd_env=$(timeout 60 srun -n 1 --gres=gpu:rx_7900:1 env 2>"$tmp/srun-mixed.err") ||
+  { cat "$tmp/srun-mixed.err"; fail "srun --gres=gpu:rx_7900:1"; }
+echo "$amd_env" | grep -q "^SLURM_STEP_GPUS=." || { echo "$amd_env" | grep GPU; fail "no SLURM_STEP_GPUS on the mixed node"; }
+for v in CUDA_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES ZE_AFFINITY_MASK GPU_DEVICE_ORDINAL; do
+  echo "$amd_env" | grep -q "^$v=" && fail "$v set for a step on the mixed node"
+done
+mixed_gpus=$(echo "$amd_env" | sed -n 's/^SLURM_STEP_GPUS=//p')
+
+echo "PASS: slurmd accepted the generated gres.conf; srun tasks got RANK 0/1, WORLD_SIZE=2, MASTER_ADDR=$node, MASTER_PORT=$port; the mixed node came up, its AMD step got SLURM_STEP_GPUS=$mixed_gpus and no visible-devices variable"

@@ -38,8 +38,9 @@ def copy_fixture(src, dest):
 class Exporter:
     """`anygpu [global] exporter --listen 127.0.0.1:0 …`; address() once it listens."""
 
-    def __init__(self, binary, global_args=(), args=(), env=None):
-        cmd = [binary, *global_args, "exporter", "--listen", "127.0.0.1:0", *args]
+    def __init__(self, binary, global_args=(), args=(), env=None, wrapper=()):
+        """`wrapper` runs the exporter through another command (setpriv with fewer privileges)."""
+        cmd = [*wrapper, binary, *global_args, "exporter", "--listen", "127.0.0.1:0", *args]
         self.proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                      env=env)
         self.stderr = ""
@@ -81,6 +82,10 @@ class Exporter:
             fields = f.read().rsplit(")", 1)[1].split()
         ticks = os.sysconf("SC_CLK_TCK")
         return (int(fields[11]) + int(fields[12])) / ticks  # utime + stime
+
+    def rest_of_stderr(self):
+        """What the exporter wrote on stderr after it listened; call once it has exited."""
+        return self.stderr + self.proc.stderr.read().decode(errors="replace")
 
     def terminate(self, timeout=10):
         """SIGTERM; returns the exit status (None if it had to be killed)."""

@@ -8,6 +8,12 @@ others ok. Then uptime moves to 100 s: the record is older than the window, so i
 seen, and within the window the findings series goes and GPU 1 is ok again. `--no-health`
 serves none of these families; a bad --health-window is exit 2.
 
+Then the kernel log is made unreadable (mode 000, the exporter run as root without the
+capabilities that bypass file modes, as an unprivileged service would be): every GPU is
+anygpu_gpu_health 3 (unknown), never 0, anygpu_health_source_up{source="kernel-log"} is 0 and
+stderr says so once; once the log is readable again, the Xid shows (2), the source is 1 and
+stderr says it recovered, once. `promtool check metrics` accepts the page.
+
 usage: exporter_health_test.py ANYGPU FIXTURE_DIR
 """
 
@@ -17,7 +23,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exporter_common import Exporter, check, copy_fixture, fail, get, parse_samples, temp_dir  # noqa: E402,E501
+from exporter_common import (Exporter, check, copy_fixture, fail, get, parse_samples,  # noqa: E402
+                             require_tool, temp_dir)
 
 
 def values(samples, name, **labels):
@@ -89,9 +96,53 @@ def main():
                            timeout=30)
         check(r.returncode == 2 and b"--health-window soon" in r.stderr,
               f"bad --health-window: {r.returncode} {r.stderr!r}")
+        unreadable_kernel_log(binary, root, uptime)
         print("PASS: exporter health")
     finally:
         exporter.terminate()
+
+
+def unreadable_kernel_log(binary, root, uptime):
+    kmsg = os.path.join(root, "dev/kmsg")
+    write(kmsg, "3,7,4000000,-;NVRM: Xid (PCI:0000:2a:00): 79, pid=9, GPU has fallen off the bus.\n")
+    write(uptime, "5.00 10.00\n")
+    os.chmod(kmsg, 0)
+    wrapper = ()
+    if os.geteuid() == 0:
+        wrapper = ("setpriv", "--bounding-set=-dac_override,-dac_read_search", "--")
+    exporter = Exporter(binary, ["--root", root, "--no-libs"],
+                        ["--interval", "1", "--health-interval", "1", "--health-window", "60s"],
+                        wrapper=wrapper)
+    try:
+        blind = lambda s: values(s, "anygpu_health_source_up", source="kernel-log") == [0.0]  # noqa: E731,E501
+        samples = wait_until(exporter.port, blind, "kernel-log source down", 10)
+        health = values(samples, "anygpu_gpu_health", vendor="nvidia")
+        check(health == [3.0] * 8, f"unreadable kernel log: health {health}, expected 3 (unknown)")
+        check(values(samples, "anygpu_health_source_up", gpu="1", source="pcie") == [1.0],
+              "GPU 1's pcie source")
+        check(values(samples, "anygpu_health_source_up", gpu="1", source="nvml") == [0.0],
+              "GPU 1's nvml source (--no-libs)")
+        status, _, body = get(exporter.port)
+        r = subprocess.run([require_tool("promtool"), "check", "metrics"], input=body,
+                           capture_output=True)
+        check(status == 200 and r.returncode == 0,
+              f"promtool check metrics: {r.stdout!r} {r.stderr!r}")
+        time.sleep(2.5)  # more evaluations: the log line is not repeated
+        os.chmod(kmsg, 0o644)
+        sick = lambda s: (values(s, "anygpu_gpu_health", gpu="1") == [2.0]  # noqa: E731
+                          and values(s, "anygpu_health_source_up", source="kernel-log") == [1.0])
+        wait_until(exporter.port, sick, "the Xid once the kernel log is readable", 10)
+        time.sleep(2.5)
+    finally:
+        check(exporter.terminate() == 0, "exit status")
+    err = exporter.rest_of_stderr()
+    down = [line for line in err.splitlines() if "cannot read kernel-log" in line]
+    check(down == ["anygpu exporter: health: cannot read kernel-log: permission-denied "
+                   "(/dev/kmsg: Permission denied)"], f"stderr:\n{err}")
+    up = [line for line in err.splitlines() if "reading kernel-log again" in line]
+    check(up == ["anygpu exporter: health: reading kernel-log again"], f"stderr:\n{err}")
+    nvml = [line for line in err.splitlines() if "cannot read nvml" in line]
+    check(len(nvml) == 1 and "for 8 device(s)" in nvml[0], f"stderr:\n{err}")
 
 
 if __name__ == "__main__":

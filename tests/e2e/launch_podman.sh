@@ -47,6 +47,11 @@ for n in "$tmp"/host/dev/nvidia[0-9]* "$tmp/host/dev/nvidiactl" "$tmp/host/dev/n
          "$tmp/host/dev/nvidia-uvm-tools" "$tmp/host/dev/nvidia-modeset"; do
   rm -f "$n" && mknod "$n" c 1 3 || { echo "FAIL: mknod $n"; exit 1; }
 done
+# The GPUs' DRM nodes too (EGL and Vulkan open them), and the host's video and render groups.
+for n in "$tmp"/host/dev/dri/card[0-9]* "$tmp"/host/dev/dri/renderD[0-9]*; do
+  rm -f "$n" && mknod "$n" c 1 3 || { echo "FAIL: mknod $n"; exit 1; }
+done
+printf 'root:x:0:\nvideo:x:44:\nrender:x:993:\n' >"$tmp/host/etc/group"
 mkdir -p "$tmp/work"
 chmod 755 "$tmp/work"
 printf 'devices: [0, 3]\n' >"$tmp/work/accelerator-config.yaml"
@@ -66,6 +71,16 @@ done
 for n in nvidia1 nvidia2 nvidia4 nvidia5 nvidia6 nvidia7 nvidia-modeset; do
   if grep -qx "$n" "$tmp/out"; then echo "FAIL: $n passed into the container"; fail=1; else echo "ok   $n not passed"; fi
 done
+# GPU 0's and GPU 3's DRM nodes (card1 renderD128, card4 renderD131), no other GPU's, and the
+# host's video and render gids to open them as uid 1001.
+run -- sh -c 'ls /dev/dri; id -G' >"$tmp/dri" 2>"$tmp/dri.err"
+check "container run with DRM nodes" 0 $?
+for n in card1 renderD128 card4 renderD131; do expect_in "DRM node $n present" "$tmp/dri" "$n"; done
+for n in card0 card2 renderD129 renderD130 renderD132; do
+  if grep -qx "$n" "$tmp/dri"; then echo "FAIL: $n passed into the container"; fail=1; else echo "ok   $n not passed"; fi
+done
+grep -qE '(^| )44( |$)' "$tmp/dri" && grep -qE '(^| )993( |$)' "$tmp/dri" &&
+  echo "ok   video and render gids" || { echo "FAIL: no video/render gid:"; cat "$tmp/dri" "$tmp/dri.err"; fail=1; }
 expect_in "renumbered CUDA_VISIBLE_DEVICES" "$tmp/out" "CUDA_VISIBLE_DEVICES=0,1"
 expect_in "ANYGPU_VENDOR" "$tmp/out" "ANYGPU_VENDOR=nvidia"
 expect_in "PYTHONUNBUFFERED" "$tmp/out" "PYTHONUNBUFFERED=1"
@@ -163,6 +178,8 @@ devices:
   containerEdits:
     deviceNodes:
     - {path: /dev/nvidia0, hostPath: $tmp/host/dev/nvidia0}
+    - {path: /dev/dri/card1, hostPath: $tmp/host/dev/dri/card1}
+    - {path: /dev/dri/renderD128, hostPath: $tmp/host/dev/dri/renderD128}
 containerEdits:
   deviceNodes:
   - {path: /dev/nvidiactl, hostPath: $tmp/host/dev/nvidiactl}
@@ -181,7 +198,7 @@ for n in nvidia1 mem; do
   if grep -qx "$n" "$tmp/wide"; then echo "FAIL: $n granted"; fail=1; else echo "ok   $n not granted"; fi
 done
 "$bin" --root "$tmp/host" cdi list >"$tmp/list" 2>&1
-grep -qF "warning: top-level containerEdits give every nvidia.com/gpu device" "$tmp/list" &&
+grep -qF "warning: /etc/cdi/wide.yaml: top-level containerEdits give every nvidia.com/gpu device" "$tmp/list" &&
   echo "ok   cdi list marks the spec" || { echo "FAIL: cdi list:"; cat "$tmp/list"; fail=1; }
 rm -f "$tmp/host/etc/cdi/wide.yaml"
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `anygpu run --nproc-per-node 2` through Debian's torchrun on a CPU host: two processes
-# rendezvous over gloo, all_reduce, and both ranks report.
+# rendezvous over gloo, all_reduce, and both ranks report; SIGTERM to anygpu ends every
+# process of a running launch.
 set -u
 bin=$(realpath "$1")
 hosts=$(realpath "$2")
@@ -32,6 +33,50 @@ if [ $rc -ne 0 ]; then echo "FAIL torchrun exit $rc"; tail -30 "$tmp/err"; fail=
 for r in 0 1; do
   grep -q "rank $r/2 sum 3" "$tmp/out" && echo "ok   rank $r reported" || { echo "FAIL rank $r missing"; fail=1; }
 done
+
+# SIGTERM to anygpu while the ranks run: torchrun stops its workers, and what each worker
+# started ends with the launch too, even a child in a session of its own.
+cat >tree.py <<'PY'
+import os
+import subprocess
+import time
+
+rank = os.environ["RANK"]
+child = subprocess.Popen(["sleep", "300"])
+session = subprocess.Popen(["sleep", "300"], start_new_session=True)
+for name, pid in (("worker", os.getpid()), ("child", child.pid), ("session", session.pid)):
+    with open(os.path.join(os.environ["TREE"], f"{name}-{rank}.pid"), "w") as f:
+        f.write(str(pid))
+time.sleep(300)
+PY
+mkdir tree
+set -m  # the background anygpu keeps its signals as a job of its own
+port=$((20000 + RANDOM % 12000))
+TREE="$tmp/tree" "$bin" --root "$hosts/cloud-vm-none" --no-libs run --no-check --nproc-per-node 2 \
+  --master-addr 127.0.0.1 --master-port "$port" -- tree.py >"$tmp/tree-out" 2>"$tmp/tree-err" &
+anygpu=$!
+for _ in $(seq 1 1200); do
+  [ "$(find tree -name '*.pid' | wc -l)" -ge 6 ] && break
+  sleep 0.1
+done
+set +m
+if [ "$(find tree -name '*.pid' | wc -l)" -lt 6 ]; then
+  echo "FAIL the ranks did not start"; tail -30 "$tmp/tree-err"; fail=1; kill -KILL "$anygpu"
+else
+  kill -TERM "$anygpu"
+  wait "$anygpu"
+  echo "anygpu after SIGTERM: exit $?"
+  for f in tree/*.pid; do
+    pid=$(cat "$f")
+    state=$(sed -n 's/^[0-9]* (.*) \([A-Za-z]\) .*/\1/p' "/proc/$pid/stat" 2>/dev/null)
+    if [ -z "$state" ] || [ "$state" = Z ]; then
+      echo "ok   $(basename "$f" .pid) ($pid) ended with the launch"
+    else
+      echo "FAIL $(basename "$f" .pid) ($pid) survived the launch ($state)"; fail=1; kill -KILL "$pid"
+    fi
+  done
+fi
+
 "$bin" --root "$hosts/cloud-vm-none" --no-libs run --no-check --dry-run --nproc-per-node auto -- allreduce.py >"$tmp/plan"
 grep -q -- "torchrun --nproc_per_node 1" "$tmp/plan" && echo "ok   auto on CPU is 1" || { echo "FAIL auto plan"; cat "$tmp/plan"; fail=1; }
 exit $fail

@@ -53,12 +53,19 @@ grep -q '^anygpu_gpu_power_watts{vendor="intel",gpu="0",pci_bus_id="0000:06:00.0
   && bad "intel power from one energy reading" || ok "intel: no power from a single energy reading"
 grep -q '^anygpu_gpu_energy_joules_total{vendor="intel",gpu="0",' "$tmp/intel-max-arc.prom" \
   && ok "intel energy counter" || bad "intel energy"
+# The enforced power limit is in every format (it was once in the JSON only).
+grep -q '^anygpu_gpu_power_limit_watts{vendor="amd",gpu="3",pci_bus_id="0000:65:00.0",.*} 750$' "$tmp/mi300x-8x.prom" \
+  && ok "amd power limit series" || bad "amd power limit series"
+grep -q '^anygpu_gpu_power_limit_watts{vendor="intel",gpu="0",pci_bus_id="0000:06:00.0",.*} 225$' "$tmp/intel-max-arc.prom" \
+  && ok "intel power limit series" || bad "intel power limit series"
+grep -q ',Intel(R) Arc(TM) A770 Graphics,,,,44,,12345.678901,2000000000,,,225$' "$tmp/intel-max-arc.csv" \
+  && ok "intel power limit column" || { bad "intel power limit column"; cat "$tmp/intel-max-arc.csv"; }
 
 # CSV: the documented header, one row per device, empty cells for absent values.
-head -1 "$tmp/mi300x-8x.csv" | grep -qx 'timestamp,vendor,index,pci_bus_id,uuid,name,utilization_ratio,memory_used_bytes,memory_total_bytes,temperature_celsius,power_watts,energy_joules,clock_graphics_hertz,clock_sm_hertz,clock_memory_hertz' \
+head -1 "$tmp/mi300x-8x.csv" | grep -qx 'timestamp,vendor,index,pci_bus_id,uuid,name,utilization_ratio,memory_used_bytes,memory_total_bytes,temperature_celsius,power_watts,energy_joules,clock_graphics_hertz,clock_sm_hertz,clock_memory_hertz,power_limit_watts' \
   && ok "csv header" || bad "csv header"
 [ "$(wc -l <"$tmp/mi300x-8x.csv")" = 9 ] && ok "csv rows" || bad "csv rows"
-grep -q ',amd,3,0000:65:00.0,GPU-153b4f83b95dbc20,AMD Instinct MI300X,1,298856448,206141652992,41,140,,132000000,,1300000000$' "$tmp/mi300x-8x.csv" \
+grep -q ',amd,3,0000:65:00.0,GPU-153b4f83b95dbc20,AMD Instinct MI300X,1,298856448,206141652992,41,140,,132000000,,1300000000,750$' "$tmp/mi300x-8x.csv" \
   && ok "csv values" || { bad "csv values"; cat "$tmp/mi300x-8x.csv"; }
 grep -q '0000:65:00.0' "$tmp/mi300x-8x.txt" && ok "table" || bad "table"
 

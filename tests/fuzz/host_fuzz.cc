@@ -176,7 +176,7 @@ void check_inventory(const Inventory& inv, const FixtureSpec& spec) {
   }
   // Damage to one device's files never costs another device.
   for (const auto& bdf : spec.survivors) FUZZ_CHECK(seen.count(bdf) == 1);
-  for (const auto& w : inv.warnings) FUZZ_CHECK(!w.empty());
+  for (const auto& w : inv.diagnostics.warnings()) FUZZ_CHECK(!w.empty());
   for (const auto& rt : inv.runtimes) FUZZ_CHECK(!rt.version.empty());
 
   // Both renderers take whatever was found (invalid UTF-8 is replaced, never thrown).

@@ -1,2 +1,3 @@
-# The host's /etc/group reader (numeric ids for containers' --group-add).
-set(ANYGPU_HOST_FUZZ_TARGETS etc_group)
+# The host's /etc/group reader (numeric ids for containers' --group-add), and the
+# /proc/PID/stat line that places a child's descendants in its tree.
+set(ANYGPU_HOST_FUZZ_TARGETS etc_group proc_stat)

@@ -6,6 +6,7 @@
 #include "contract/evaluate.h"
 #include "contract/spec.h"
 #include "fuzz_check.h"
+#include "render/json_text.h"
 
 using namespace anygpu;
 
@@ -29,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }());
   for (const auto& c : v.checks) FUZZ_CHECK(!c.name.empty());
   // The JSON names every status with one of the four documented words, and `passed` agrees.
-  auto doc = nlohmann::json::parse(render_check_json(v));
+  auto doc = nlohmann::json::parse(dump_json(render_check_json(v)));
   bool failed = false;
   for (const auto& c : doc["checks"]) {
     auto status = c["status"].get<std::string>();

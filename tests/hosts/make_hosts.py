@@ -1184,6 +1184,7 @@ HOSTS = {
     "nvidia-open-aarch64": lambda: make_nvidia_variant("nvidia-open-aarch64"),
     "nvidia-grid-guest": lambda: make_nvidia_variant("nvidia-grid-guest"),
 }
+HOSTS.update(__import__("make_topology_hosts").hosts(sys.modules[__name__]))
 
 
 def main(argv):

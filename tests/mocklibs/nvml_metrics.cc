@@ -13,7 +13,9 @@
 // "print N" or "fd3 N" makes the process's Nth nvmlDeviceGetUtilizationRates call (counted
 // from 1 in each process; N omitted: every call) dereference NULL, abort(), _exit(3), print to
 // stdout and stderr, or write a line to file descriptor 3 (the worker's reply channel).
-// MOCK_NVML_INIT_MARKER names a file nvmlInit appends a line to: the proof it ran.
+// MOCK_NVML_INIT_MARKER names a file nvmlInit appends a line to: the proof it ran, and in
+// which process ("nvmlInit_v2 pid N mode M": M is the worker's mode, `probe`, `health` or
+// `sample`, or `-` outside a worker), so a test can count discoveries.
 #include <unistd.h>
 
 #include <atomic>
@@ -24,15 +26,30 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "metrics/nvml_metrics_types.h"
 #include "mock_crash.h"
 #include "mock_nvml_common.h"
 
+namespace {
+
+// argv[2] of `anygpu __worker MODE PARENT`, read from /proc/self/cmdline; "-" otherwise.
+std::string worker_mode() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string arg;
+  std::vector<std::string> argv;
+  while (std::getline(in, arg, '\0')) argv.push_back(arg);
+  return argv.size() > 2 && argv[1] == "__worker" ? argv[2] : "-";
+}
+
+}  // namespace
+
 MOCK_NVML_EXPORT anygpu::nvml::Return nvmlInit_v2() {
   if (const char* marker = std::getenv("MOCK_NVML_INIT_MARKER"))
     if (FILE* f = std::fopen(marker, "a")) {
-      std::fprintf(f, "nvmlInit_v2 pid %d\n", static_cast<int>(::getpid()));
+      std::fprintf(f, "nvmlInit_v2 pid %d mode %s\n", static_cast<int>(::getpid()),
+                   worker_mode().c_str());
       std::fclose(f);
     }
   mock_nvml::mark_initialized();

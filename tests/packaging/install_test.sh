@@ -82,12 +82,18 @@ else
   bad "find_package(anygpu) consumer: $(tail -15 "$tmp/cm.log")"
 fi
 
-# Python from the staged dist-packages, with the library found by its soname.
-out=$(cd "$tmp" && env -u ANYGPU_LIBRARY PYTHONPATH=$stage/usr/lib/python3/dist-packages /usr/bin/python3 -c '
+# Python from the staged dist-packages: the library found through the installation's note
+# (relative to the package), not the loader path.
+out=$(cd "$tmp" && env -u ANYGPU_LIBRARY -u LD_LIBRARY_PATH PYTHONPATH="$stage/usr/lib/python3/dist-packages" /usr/bin/python3 -c '
 import sys, anygpu
 inv = anygpu.detect(root=sys.argv[1], no_libs=True)
-print(anygpu.__file__, len(inv["devices"]))' "$fixture" 2>&1) || bad "python: $out"
-case "$out" in "$stage"/*) ;; *) bad "python imported another anygpu: $out" ;; esac
+print(anygpu.__file__, anygpu.library_path, len(inv["devices"]))' "$fixture" 2>&1) || bad "python: $out"
+case "$out" in "$stage/usr/lib/python3/dist-packages/anygpu/__init__.py $stage/$libdir/libanygpu.so.0 "*) ;;
+  *) bad "python imported another anygpu or library: $out" ;; esac
+grep -qx "LIBRARY = \"/$libdir/libanygpu.so.0\"" "$stage/usr/lib/python3/dist-packages/anygpu/_installed.py" \
+  || bad "_installed.py: $(cat "$stage/usr/lib/python3/dist-packages/anygpu/_installed.py")"
+grep -qx 'ExecStart=/usr/bin/anygpu exporter .*' "$stage/usr/lib/systemd/system/anygpu-exporter.service" \
+  || bad "unit: $(grep ExecStart "$stage/usr/lib/systemd/system/anygpu-exporter.service")"
 
 "$stage/usr/bin/anygpu" --root "$fixture" --no-libs detect --json >/dev/null || bad "installed CLI"
 [ $fail = 0 ] && echo "PASS: install layout and consumers"

@@ -2,6 +2,7 @@
 documents become typed exceptions; a selection `anygpu run` exported is used as it is."""
 import json
 import os
+import shutil
 import subprocess
 
 import pytest
@@ -89,6 +90,32 @@ def test_failed_runtime_contract_is_a_contract_error(isolated, tmp_path):
     assert e.value.exit_code == 1 and "failed" in str(e.value)
 
 
+BROKEN = "sys/bus/pci/devices/0000:05:00.0/numa_node"
+WARNING = f"/{BROKEN}: not text (NUL bytes)"
+
+
+def corrupted_mi300x(tmp_path):
+    root = shutil.copytree(host("mi300x-8x"), tmp_path / "host", symlinks=True)
+    (root / BROKEN).write_bytes(b"x\0\0")
+    return str(root)
+
+
+def test_discovery_warnings_are_in_every_document_once(isolated, tmp_path):
+    root = corrupted_mi300x(tmp_path)
+    assert anygpu.detect(root=root, no_libs=True)["warnings"] == [WARNING]
+    assert anygpu.select(root=root, no_libs=True)["warnings"] == [WARNING]
+    assert anygpu.select(root=host("mi300x-8x"), no_libs=True)["warnings"] == []
+
+
+def test_failed_selection_carries_discovery_warnings(isolated, tmp_path):
+    root = corrupted_mi300x(tmp_path)
+    cfg = tmp_path / "accelerator-config.yaml"
+    cfg.write_text("backend: cuda\n")
+    with pytest.raises(anygpu.HostError) as e:
+        anygpu.select(cfg, root=root, no_libs=True)
+    assert e.value.warnings == [WARNING]
+
+
 @pytest.mark.parametrize("kwargs", [{"lib_timeout_ms": 0}, {"nproc_per_node": 0}])
 def test_out_of_range_options_are_rejected(isolated, kwargs):
     with pytest.raises(anygpu.BadInputError):
@@ -115,14 +142,15 @@ def test_exported_selection_is_used_without_probing(isolated, tmp_path):
     assert (sel["vendor"], sel["backend"], sel["torch_device"], sel["dist_backend"]) == (
         "amd", "rocm", "cuda", "nccl")
     assert sel["devices"] == ["0000:05:00.0", "0000:26:00.0"] and sel["num_workers"] == 12
+    assert sel["warnings"] == []  # reported by the launcher that chose
 
 
 @pytest.mark.parametrize("env,named", [
-    ({"ANYGPU_VENDOR": "nvidia", "ANYGPU_TORCH_DEVICE": "hip"}, "ANYGPU_TORCH_DEVICE='hip'"),
+    ({"ANYGPU_VENDOR": "nvidia", "ANYGPU_TORCH_DEVICE": "hip"}, 'ANYGPU_TORCH_DEVICE="hip"'),
     ({"ANYGPU_VENDOR": "nvidia", "ANYGPU_TORCH_DEVICE": "cuda", "ANYGPU_NUM_WORKERS": "abc"},
-     "ANYGPU_NUM_WORKERS='abc'"),
+     'ANYGPU_NUM_WORKERS="abc"'),
     ({"ANYGPU_VENDOR": "nvidia", "ANYGPU_TORCH_DEVICE": "cuda", "ANYGPU_NUM_WORKERS": "-3"},
-     "ANYGPU_NUM_WORKERS='-3'"),
+     'ANYGPU_NUM_WORKERS="-3"'),
     ({"ANYGPU_VENDOR": "nvidia", "ANYGPU_TORCH_DEVICE": "cuda",
       "ANYGPU_NUM_WORKERS": "9" * 400}, "ANYGPU_NUM_WORKERS"),
     ({"ANYGPU_TORCH_DEVICE": "cuda"}, "ANYGPU_VENDOR"),

@@ -104,5 +104,5 @@ def test_malformed_environment_is_named(isolated, var, value):
     if var == "ANYGPU_TORCH_DEVICE":
         isolated.setenv("ANYGPU_VENDOR", "amd")
     isolated.setenv(var, value)
-    with pytest.raises(anygpu.InvalidEnvironmentError, match=f"{var}='{value}'"):
+    with pytest.raises(anygpu.InvalidEnvironmentError, match=f'{var}="{value}"'):
         agt.device()

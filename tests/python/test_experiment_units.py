@@ -249,7 +249,7 @@ def test_rendezvous_times_out_naming_who_came(isolated):
         agt.init_distributed()
     assert time.monotonic() - start < 30 and not torch.distributed.is_initialized()
     isolated.setenv("ANYGPU_RENDEZVOUS_TIMEOUT", "soon")
-    with pytest.raises(anygpu.InvalidEnvironmentError, match="ANYGPU_RENDEZVOUS_TIMEOUT='soon'"):
+    with pytest.raises(anygpu.InvalidEnvironmentError, match='ANYGPU_RENDEZVOUS_TIMEOUT="soon"'):
         agt.init_distributed()
 
 

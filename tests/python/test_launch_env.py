@@ -45,15 +45,15 @@ def test_first_host(nodelist, first):
 
 
 @pytest.mark.parametrize("env,named", [
-    ({"RANK": "abc", "WORLD_SIZE": "2"}, "RANK='abc'"),
+    ({"RANK": "abc", "WORLD_SIZE": "2"}, 'RANK="abc"'),
     ({"RANK": "2", "WORLD_SIZE": "2", "MASTER_ADDR": "a", "MASTER_PORT": "1"}, "do not fit"),
-    ({"RANK": "0", "WORLD_SIZE": "0"}, "WORLD_SIZE='0'"),
+    ({"RANK": "0", "WORLD_SIZE": "0"}, 'WORLD_SIZE="0"'),
     ({"RANK": "0", "WORLD_SIZE": "2"}, "MASTER_ADDR/MASTER_PORT"),
-    ({"RANK": "0", "WORLD_SIZE": "2", "MASTER_ADDR": "a", "MASTER_PORT": "x"}, "MASTER_PORT='x'"),
+    ({"RANK": "0", "WORLD_SIZE": "2", "MASTER_ADDR": "a", "MASTER_PORT": "x"}, 'MASTER_PORT="x"'),
     ({"SLURM_JOB_ID": "1", "SLURM_PROCID": "0", "SLURM_STEP_NUM_TASKS": "2",
       "SLURM_JOB_NODELIST": "[01-02"}, "SLURM_JOB_NODELIST"),
     ({"SLURM_JOB_ID": "x1", "SLURM_PROCID": "0", "SLURM_STEP_NUM_TASKS": "1"},
-     "SLURM_JOB_ID='x1'"),
+     'SLURM_JOB_ID="x1"'),
     ({"SLURM_JOB_ID": "1", "SLURM_PROCID": "2", "SLURM_STEP_NUM_TASKS": "2"}, "does not fit"),
     # A batch script (or salloc shell) of a 2-task job: not one of the job's tasks.
     ({"SLURM_JOB_ID": "7", "SLURM_NTASKS": "2", "SLURM_PROCID": "0"}, "srun"),
@@ -77,7 +77,7 @@ def test_num_workers_from_the_selection_variable(isolated):
     isolated.setenv("ANYGPU_NUM_WORKERS", "0")
     assert agt.num_workers() == 0
     isolated.setenv("ANYGPU_NUM_WORKERS", "abc")
-    with pytest.raises(anygpu.InvalidEnvironmentError, match="ANYGPU_NUM_WORKERS='abc'"):
+    with pytest.raises(anygpu.InvalidEnvironmentError, match='ANYGPU_NUM_WORKERS="abc"'):
         agt.num_workers()
 
 

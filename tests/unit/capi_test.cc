@@ -9,12 +9,14 @@
 namespace anygpu {
 
 namespace {
-nlohmann::json call(const char* options) {
-  char* doc = anygpu_detect_json(options);
+nlohmann::json document(char* doc) {
   EXPECT_NE(doc, nullptr);
   auto j = nlohmann::json::parse(doc);
   anygpu_free(doc);
   return j;
+}
+nlohmann::json call(const char* options) {
+  return document(anygpu_detect_json(options));
 }
 }  // namespace
 
@@ -46,6 +48,30 @@ TEST(CApi, BadOptionsGiveAnErrorDocument) {
   }
   anygpu_free(nullptr);
   EXPECT_STREQ(anygpu_version(), ANYGPU_VERSION);
+}
+
+// Discovery's warnings are in every document the ABI returns, once, error documents included.
+TEST(CApi, EveryDocumentCarriesDiscoveryWarnings) {
+  test::TempDir tmp;
+  auto root = tmp.path() + "/host";
+  test::copy_tree(test::fixture_host("mi300x-8x"), root);
+  const std::string broken = "/sys/bus/pci/devices/0000:05:00.0/numa_node";
+  test::write_file(root + broken, std::string("x\0\0", 3));
+  const nlohmann::json warnings = {broken + ": not text (NUL bytes)"};
+  nlohmann::json opts{{"root", root}, {"no_libs", true}};
+  EXPECT_EQ(call(opts.dump().c_str())["warnings"], warnings);
+  auto selection = document(anygpu_select_json(opts.dump().c_str()));
+  EXPECT_EQ(selection["schema"], "anygpu.selection/v1");
+  EXPECT_EQ(selection["warnings"], warnings);
+
+  auto config = tmp.path() + "/accelerator-config.yaml";
+  test::write_file(config, "backend: cuda\n");  // no NVIDIA device here: exit code 3
+  opts["config"] = config;
+  auto error = document(anygpu_select_json(opts.dump().c_str()));
+  EXPECT_EQ(error["schema"], "anygpu.error/v1");
+  EXPECT_EQ(error["exit_code"], 3);
+  EXPECT_EQ(error["warnings"], warnings);
+  EXPECT_EQ(call("not json")["warnings"], nlohmann::json::array());
 }
 
 }  // namespace anygpu

@@ -48,13 +48,15 @@ TEST(CdiGenerate, NvidiaSpecParsesBackWithEveryName) {
   EXPECT_EQ(spec->devices.size(), 8u * 3 + 1);  // index, bus id, uuid per GPU, and "all"
   const auto* d0 = device(*spec, "0");
   ASSERT_NE(d0, nullptr);
-  // CUDA computes through /dev/nvidiaN alone: no DRM node (the card node is display).
-  EXPECT_EQ(d0->device_paths, (std::vector<std::string>{"/dev/nvidia0"}));
+  // CUDA computes through /dev/nvidiaN; EGL's device platform and Vulkan open the GPU's DRM
+  // nodes, which nvidia-ctk's spec gives each GPU too.
+  EXPECT_EQ(d0->device_paths,
+            (std::vector<std::string>{"/dev/nvidia0", "/dev/dri/card1", "/dev/dri/renderD128"}));
   const auto* by_bus = device(*spec, "0000:18:00.0");
   ASSERT_NE(by_bus, nullptr);
   EXPECT_EQ(by_bus->device_paths, d0->device_paths);
   ASSERT_NE(device(*spec, "GPU-445d2601-9853-a7c7-c87c-e2ff0e3d2f08"), nullptr);
-  EXPECT_EQ(device(*spec, "all")->device_paths.size(), 8u);
+  EXPECT_EQ(device(*spec, "all")->device_paths.size(), 8u * 3);
   // /dev/nvidia-modeset is withheld (display only), as `run --container` withholds it.
   EXPECT_EQ(
       spec->common_device_paths,
@@ -92,8 +94,21 @@ TEST(CdiGenerate, EveryVendorOfEveryFixture) {
       auto text = generate(fixture, v, true);
       auto spec = parse_cdi_spec(text, std::string(fixture) + ".yaml");
       ASSERT_TRUE(spec) << fixture << " " << v << ": " << spec.error().message << "\n" << text;
-      EXPECT_EQ(spec->kind, std::string(Registry::builtin().vendor(v)->cdi_kind));
+      const auto* vendor = Registry::builtin().vendor(v);
+      EXPECT_EQ(spec->kind, std::string(vendor->cdi_kind));
       EXPECT_EQ(spec->cdi_version, spec->minimum_version);
+      // The render node of each device, for every vendor whose stack opens it.
+      bool render = std::find(vendor->container.drm.begin(), vendor->container.drm.end(),
+                              "render") != vendor->container.drm.end();
+      for (const auto* d : inv.of_vendor(v)) {
+        if (!d->render_node || !render) continue;
+        const auto* entry = device(*spec, std::to_string(d->index));
+        ASSERT_NE(entry, nullptr) << fixture << " " << v << " " << d->index;
+        EXPECT_NE(
+            std::find(entry->device_paths.begin(), entry->device_paths.end(), *d->render_node),
+            entry->device_paths.end())
+            << fixture << " " << v << " device " << d->index;
+      }
     }
   }
 }
@@ -307,6 +322,7 @@ CdiSpec hostile(const std::string& top_level_edits) {
   std::string text =
       "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n"
       "- name: \"0\"\n  containerEdits:\n    deviceNodes:\n    - path: /dev/nvidia0\n"
+      "    - path: /dev/dri/card1\n    - path: /dev/dri/renderD128\n"
       "containerEdits:\n  deviceNodes:\n  - path: /dev/nvidiactl\n  - path: /dev/nvidia-uvm\n"
       "  - path: /dev/nvidia-uvm-tools\n" +
       top_level_edits;
@@ -367,7 +383,8 @@ TEST(CdiTrust, ASpecGrantingMoreThanTheSelectionIsNotUsedByName) {
   // A spec lacking a shared node the container needs is not used either.
   auto thin = parse_cdi_spec(
       "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: \"0\"\n  containerEdits:\n"
-      "    deviceNodes:\n    - path: /dev/nvidia0\n",
+      "    deviceNodes:\n    - path: /dev/nvidia0\n    - path: /dev/dri/card1\n"
+      "    - path: /dev/dri/renderD128\n",
       "/etc/cdi/thin.yaml");
   ASSERT_TRUE(thin);
   auto lacking = choose_cdi_names({*thin}, *edits);
@@ -377,7 +394,8 @@ TEST(CdiTrust, ASpecGrantingMoreThanTheSelectionIsNotUsedByName) {
   // A device entry holding another GPU's node does not stand for GPU 0 at all.
   auto wide_device = parse_cdi_spec(
       "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: \"0\"\n  containerEdits:\n"
-      "    deviceNodes:\n    - path: /dev/nvidia0\n    - path: /dev/nvidia1\n",
+      "    deviceNodes:\n    - path: /dev/nvidia0\n    - path: /dev/dri/card1\n"
+      "    - path: /dev/dri/renderD128\n    - path: /dev/nvidia1\n",
       "/etc/cdi/w.yaml");
   ASSERT_TRUE(wide_device);
   EXPECT_FALSE(choose_cdi_names({*wide_device}, *edits).names);

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <filesystem>
+#include <set>
 
 #include "cluster/gres.h"
 #include "test_support.h"
@@ -42,28 +44,75 @@ TEST(Gres, NodePerVendor) {
   EXPECT_EQ(mixed[0].type, "rtx_4090");
 }
 
-// gres.conf(5): AMD-class lines carry Flags=amd_gpu_env (Slurm then sets only
-// ROCR_VISIBLE_DEVICES, as its own RSMI AutoDetect does: gpu_rsmi.c, GRES_CONF_ENV_RSMI).
-TEST(Gres, AmdClassLinesCarryAmdGpuEnv) {
-  for (const char* host : {"mi300x-8x", "hygon-dcu"}) {
-    auto text = gres_conf(gres_lines(test::fixture_inventory(host), nullptr), "n1", "");
-    for (auto line : split_lines(text)) {
-      if (line.rfind("Name=gpu", 0) == 0) {
-        EXPECT_TRUE(line.ends_with(" Flags=amd_gpu_env")) << host << ": " << line;
-      }
-    }
+// The Flags= of each line of a gres.conf text.
+std::vector<std::string> flags_of(const std::string& text) {
+  std::vector<std::string> out;
+  for (auto line : split_lines(text)) {
+    if (!line.starts_with("Name=gpu")) continue;
+    auto at = line.find(" Flags=");
+    out.push_back(at == std::string_view::npos ? "" : std::string(line.substr(at + 7)));
   }
-  auto mixed =
-      gres_conf(gres_lines(test::fixture_inventory("workstation-mixed"), nullptr), "n1", "");
-  EXPECT_NE(mixed.find("Name=gpu Type=rtx_4090 File=/dev/nvidia0\n"), std::string::npos) << mixed;
-  EXPECT_NE(mixed.find("File=/dev/dri/renderD128 Flags=amd_gpu_env\n"), std::string::npos) << mixed;
+  return out;
+}
+
+// gres.conf(5) environment flags from the registry (slurm.gres_flags): CUDA_VISIBLE_DEVICES
+// alone for NVIDIA, ROCR_VISIBLE_DEVICES alone for the ROCm runtimes (with CUDA_ as well ROCm
+// finds no GPU), ZE_AFFINITY_MASK for Intel, nothing for vendors Slurm has no variable for.
+TEST(Gres, EnvironmentFlagsFromTheRegistry) {
+  struct Case {
+    const char* host;
+    std::string flags;
+  };
+  for (const auto& c : {Case{"h100-8x", "nvidia_gpu_env"}, Case{"mi300x-8x", "amd_gpu_env"},
+                        Case{"hygon-dcu", "amd_gpu_env"}, Case{"intel-max-arc", "intel_gpu_env"},
+                        Case{"ascend-910b-8x", "no_gpu_env"}}) {
+    auto lines = gres_lines(test::fixture_inventory(c.host), nullptr);
+    auto got = flags_of(gres_conf(lines, "n1", {}));
+    ASSERT_FALSE(got.empty()) << c.host;
+    for (const auto& f : got) EXPECT_EQ(f, c.flags) << c.host;
+    EXPECT_EQ(gres_flags_note(lines), "") << c.host;
+  }
+}
+
+// slurmd takes one set of environment flags per node and GRES name: a node whose vendors want
+// different ones gets no_gpu_env on every line, and says why.
+TEST(Gres, MixedNodesCarryOneSetOfFlags) {
+  for (const char* host : {"workstation-mixed", "laptop-hybrid"}) {
+    auto lines = gres_lines(test::fixture_inventory(host), nullptr);
+    auto note = gres_flags_note(lines);
+    auto text = gres_conf(lines, "n1", {note});
+    EXPECT_EQ(flags_of(text), std::vector<std::string>(lines.size(), "no_gpu_env")) << text;
+    EXPECT_NE(note.find("nvidia nvidia_gpu_env"), std::string::npos) << note;
+    EXPECT_NE(text.find("# Flags=no_gpu_env: this node's GPUs want different variables"),
+              std::string::npos)
+        << text;
+  }
+  auto mixed = gres_flags_note(gres_lines(test::fixture_inventory("workstation-mixed"), nullptr));
+  EXPECT_NE(mixed.find("(amd amd_gpu_env, nvidia nvidia_gpu_env)"), std::string::npos) << mixed;
+}
+
+// Whatever the host, one Flags= value for all its lines (the rule slurmd enforces); the real
+// slurmd -G reads every fixture's file in tests/e2e/slurm_gres_fixtures_test.sh.
+TEST(Gres, EveryFixtureHostHasOneFlagsValue) {
+  size_t hosts = 0;
+  for (const auto& e : std::filesystem::directory_iterator(test::source_dir() + "/tests/hosts")) {
+    if (!e.is_directory()) continue;
+    auto lines = gres_lines(test::probe_root(e.path().string()), nullptr);
+    std::set<std::string> flags;
+    for (const auto& l : lines) flags.insert(l.flags);
+    EXPECT_LE(flags.size(), 1u) << e.path();
+    ++hosts;
+  }
+  EXPECT_GE(hosts, 10u);
 }
 
 TEST(Gres, ConfTextHasAutoDetectOffAndTheSlurmConfHint) {
   auto lines = gres_lines(test::fixture_inventory("h100-8x"), nullptr);
-  auto text = gres_conf(lines, "n1", "Cores= left out: no topology");
+  auto text = gres_conf(lines, "n1", {"Cores= left out: no topology"});
   EXPECT_NE(text.find("\nAutoDetect=off\n"), std::string::npos);
-  EXPECT_NE(text.find("\nName=gpu Type=h100 File=/dev/nvidia0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nName=gpu Type=h100 File=/dev/nvidia0 Flags=nvidia_gpu_env\n"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("# Cores= left out: no topology\n"), std::string::npos);
   EXPECT_NE(text.find("NodeName=n1 Gres=gpu:h100:8\n"), std::string::npos) << text;
   // Every non-comment line is a key=value gres.conf line.

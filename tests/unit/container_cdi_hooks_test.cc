@@ -7,12 +7,14 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "container/cdi_hooks.h"
 #include "host/ld_cache.h"
+#include "host/process_tree.h"
 #include "test_support.h"
 #include "util/strings.h"
 
@@ -35,6 +37,14 @@ std::vector<std::string> entries(const std::string& dir) {
     ::closedir(d);
   }
   return out;
+}
+
+// Exited (a zombie nobody reaped yet counts) or gone.
+bool ended(const std::string& pid_text) {
+  auto pid = parse_int(trim(pid_text));
+  if (!pid) return false;
+  auto st = parse_proc_stat(read_all("/proc/" + std::to_string(*pid) + "/stat"));
+  return !st || st->state == 'Z' || st->state == 'X';
 }
 
 Result<std::string> root_of(const std::string& state, const std::string& config) {
@@ -140,6 +150,39 @@ TEST(CdiHooks, DevCharLinksForTheContainersNodes) {
   ASSERT_GT(::readlink((root + "/dev/char/226:128").c_str(), buf, sizeof buf - 1), 0);
   EXPECT_STREQ(buf, "../dri/renderD128");
   EXPECT_EQ(*create_dev_char_links(root), 0);  // existing links are kept
+}
+
+// A fake ldconfig on a test path. One that never finishes, having started a helper in a
+// session of its own, is killed at the timeout together with the helper, and the error names
+// the command; one that fails is reported with what it said.
+TEST(CdiHooks, AnLdconfigThatHangsIsKilledWithItsHelperAndNamed) {
+  test::TempDir tmp;
+  auto root = tmp / "rootfs";
+  ASSERT_EQ(::mkdir(root.c_str(), 0755), 0);
+  auto fake = tmp / "ldconfig";
+  auto pidfile = tmp / "helper.pid";
+  test::write_file(fake,
+                   "#!/bin/sh\nsetsid sleep 300 &\necho $! > " + pidfile + "\nexec sleep 300\n");
+  ::chmod(fake.c_str(), 0755);
+  auto start = std::chrono::steady_clock::now();
+  auto r = update_container_ldcache(root, {"/usr/lib"}, fake, std::chrono::milliseconds(1000));
+  ASSERT_FALSE(r);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_NE(r.error().message.find(fake + " -r " + root + ": did not finish within 1000 ms"),
+            std::string::npos)
+      << r.error().message;
+  auto helper = read_all(pidfile);
+  ASSERT_FALSE(helper.empty());
+  EXPECT_TRUE(ended(helper)) << "the helper " << helper << " outlived the killed ldconfig";
+
+  test::write_file(fake, "#!/bin/sh\necho 'ldconfig: cannot open \\033[31m' >&2\nexit 1\n");
+  auto failed = update_container_ldcache(root, {"/usr/lib"}, fake);
+  ASSERT_FALSE(failed);
+  EXPECT_NE(
+      failed.error().message.find(fake + " -r " + root +
+                                  " failed (exited with code 1): ldconfig: cannot open \\x1b[31m"),
+      std::string::npos)
+      << failed.error().message;
 }
 
 }  // namespace anygpu

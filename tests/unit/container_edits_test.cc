@@ -194,9 +194,15 @@ TEST(ContainerEdits, RegistryRulesPerVendor) {
     for (const auto& n : nodes) out.push_back(n.path);
     return out;
   };
-  // NVIDIA: /dev/nvidiaN only, modeset withheld (and said so), the legacy hook turned off.
+  // NVIDIA: /dev/nvidiaN and the GPU's DRM nodes (EGL, Vulkan), modeset withheld (and said
+  // so), the legacy hook turned off.
   auto nv = edits_of("h100-8x", "nvidia");
-  EXPECT_EQ(paths(nv.devices[0].edits.device_nodes), std::vector<std::string>{"/dev/nvidia0"});
+  EXPECT_EQ(paths(nv.devices[0].edits.device_nodes),
+            (std::vector<std::string>{"/dev/nvidia0", "/dev/dri/card1", "/dev/dri/renderD128"}));
+  for (const auto& d : nv.devices)
+    EXPECT_EQ(paths(d.edits.device_nodes),
+              (std::vector<std::string>{"/dev/nvidia" + std::to_string(*d.device->minor),
+                                        *d.device->card_node, *d.device->render_node}));
   EXPECT_EQ(
       paths(nv.common.device_nodes),
       (std::vector<std::string>{"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools"}));

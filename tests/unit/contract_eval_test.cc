@@ -1,6 +1,8 @@
 // `anygpu check` semantics against the fixture hosts and fake Python environments.
+#include <signal.h>
 #include <sys/stat.h>
 
+#include <fstream>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +13,8 @@
 #include "contract/evaluate.h"
 #include "contract/spec.h"
 #include "pyenv/python_env.h"
+#include "render/json_text.h"
+#include "host/process_tree.h"
 #include "test_support.h"
 #include "wheel/framework_check.h"
 
@@ -567,6 +571,31 @@ TEST(ContractPython, FakeInterpreterAndTimeout) {
   EXPECT_FALSE(query_sys_path(failing, std::chrono::seconds(5)).ok());
 }
 
+TEST(ContractPython, AnInterpreterThatNeverAnswersEndsWithEverythingItStarted) {
+  // A wrapper that starts two helpers, one in a session of its own, and never answers.
+  test::TempDir dir;
+  auto script = dir / "python";
+  test::write_file(script, "#!/bin/sh\nsleep 300 &\necho $! > " + dir / "a.pid" +
+                               "\nsetsid sleep 300 &\necho $! > " + dir / "b.pid" +
+                               "\nsleep 300\n");
+  ::chmod(script.c_str(), 0755);
+  auto r = query_sys_path(script, std::chrono::milliseconds(1000));
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(has(r.error().message, "no answer within 1000 ms")) << r.error().message;
+  for (const char* name : {"a.pid", "b.pid"}) {
+    std::ifstream in(dir / name);
+    long pid = 0;
+    ASSERT_TRUE(in >> pid) << name;
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    auto st = parse_proc_stat(line);
+    // Right when the query returns, not eventually.
+    EXPECT_TRUE(!st || st->state == 'Z') << name << " " << pid << " outlived the query: " << line;
+    if (st && st->state != 'Z') ::kill(static_cast<pid_t>(pid), SIGKILL);
+  }
+}
+
 TEST(ContractPython, CheckContractFileEndToEnd) {
   FakeSite s;
   s.torch("2.1.0+cu121", "'12.1'", "None");
@@ -579,7 +608,7 @@ TEST(ContractPython, CheckContractFileEndToEnd) {
   auto v = check_contract_file(spec, host("h100-8x"), o);
   ASSERT_TRUE(v.ok()) << v.error().message;
   EXPECT_TRUE(v->passed()) << render_check_text(spec, *v);
-  auto j = nlohmann::json::parse(render_check_json(*v));
+  auto j = nlohmann::json::parse(dump_json(render_check_json(*v)));
   EXPECT_EQ(j["schema"], "anygpu.check/v1");
   EXPECT_EQ(j["passed"], true);
   ASSERT_EQ(j["checks"].size(), 4u);

@@ -7,9 +7,11 @@
 
 #include <filesystem>
 
+#include "cdi/cdi.h"
 #include "doctor/checks.h"
 #include "doctor/doctor.h"
 #include "test_support.h"
+#include "util/strings.h"
 
 namespace fs = std::filesystem;
 
@@ -191,6 +193,101 @@ TEST(DoctorContainers, BrokenSpecIsAnErrorAndDoesNotHideTheOthers) {
   ASSERT_EQ(bad.size(), 1u) << dump(found);
   EXPECT_NE(bad[0].detail.find("/etc/cdi/broken.json"), std::string::npos) << bad[0].detail;
   EXPECT_TRUE(with_id(found, "containers.cdi-missing").empty()) << dump(found);
+}
+
+// One file per vendor everywhere: the fixes name /etc/cdi/anygpu-<vendor>.yaml (the file
+// host-init writes) with --vendor, and run as printed on a host with two vendors.
+TEST(DoctorContainers, FixesWriteOneFilePerVendorAndRunAsPrinted) {
+  Host h("workstation-mixed");
+  auto found = h.run(check_containers);
+  auto nv = with_id(found, "containers.toolkit-missing");
+  auto amd = with_id(found, "containers.cdi-missing");
+  ASSERT_EQ(nv.size(), 1u) << dump(found);
+  ASSERT_EQ(amd.size(), 1u) << dump(found);
+  const std::string nv_fix =
+      "sudo anygpu cdi generate --vendor nvidia --output "
+      "/etc/cdi/anygpu-nvidia.yaml";
+  const std::string amd_fix =
+      "sudo anygpu cdi generate --vendor amd --output "
+      "/etc/cdi/anygpu-amd.yaml";
+  EXPECT_NE(nv[0].fix.find(nv_fix), std::string::npos) << nv[0].fix;
+  EXPECT_EQ(amd[0].fix, amd_fix);
+  for (const auto& f : found) {
+    EXPECT_EQ(f.fix.find("/etc/cdi/anygpu.yaml"), std::string::npos) << f.fix;
+    EXPECT_EQ(f.fix.find("/etc/cdi/nvidia.yaml"), std::string::npos) << f.fix;
+  }
+  // As printed, beneath the copy's root: both specs, and the findings are gone.
+  for (const auto& fix : {nv_fix, amd_fix}) {
+    auto args = fix.substr(std::string("sudo anygpu ").size());
+    auto at = args.find("/etc/cdi/");
+    auto cmd = cat({test::anygpu_binary(), " -q --root ", h.root, " ", args.substr(0, at), h.root,
+                    args.substr(at)});
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  }
+  found = h.run(check_containers);
+  EXPECT_TRUE(with_id(found, "containers.toolkit-missing").empty()) << dump(found);
+  EXPECT_TRUE(with_id(found, "containers.cdi-missing").empty()) << dump(found);
+  EXPECT_TRUE(with_id(found, "containers.cdi-duplicate").empty()) << dump(found);
+}
+
+// A stale spec elsewhere is replaced by anygpu's one file, or rewritten by the vendor's tool.
+TEST(DoctorContainers, StaleSpecFixReplacesItWithTheOneFile) {
+  Host h("h100-8x");
+  test::write_file(h.root + "/etc/cdi/nvidia.yaml",
+                   "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: \"9\"\n"
+                   "  containerEdits:\n    deviceNodes: [{path: /dev/nvidia9}]\n");
+  auto stale = with_id(h.run(check_containers), "containers.cdi-stale");
+  ASSERT_EQ(stale.size(), 1u);
+  EXPECT_EQ(stale[0].fix,
+            "sudo anygpu cdi generate --vendor nvidia --output /etc/cdi/anygpu-nvidia.yaml && "
+            "sudo rm -- /etc/cdi/nvidia.yaml   (or, to keep the vendor tool's own spec: sudo "
+            "nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml)");
+}
+
+// Two specs defining the same names: in one directory an error (runtimes refuse those names),
+// across directories a warning (/var/run/cdi's are used). A subdirectory is not read at all.
+TEST(DoctorContainers, TwoSpecsDefiningTheSameDevices) {
+  Host h("mi300x-8x");
+  const std::string vendor_spec = R"({"cdiVersion": "0.5.0", "kind": "amd.com/gpu", "devices": [
+  {"name": "0", "containerEdits": {"deviceNodes": [{"path": "/dev/dri/renderD128"}]}},
+  {"name": "all", "containerEdits": {"deviceNodes": [{"path": "/dev/dri/renderD128"}]}}],
+ "containerEdits": {"deviceNodes": [{"path": "/dev/kfd"}]}})";
+  test::write_file(h.root + "/etc/cdi/amd.json", vendor_spec);
+  test::write_file(h.root + "/etc/cdi/old/amd.json", vendor_spec);
+  EXPECT_TRUE(with_id(h.run(check_containers), "containers.cdi-duplicate").empty());
+  auto ours = generate_cdi_spec(HostRoot([&] {
+                                  HostOptions o;
+                                  o.root = h.root;
+                                  return o;
+                                }()),
+                                h.inv, "amd", {.host_view = true});
+  ASSERT_TRUE(ours);
+  test::write_file(h.root + "/etc/cdi/anygpu-amd.yaml", *ours);
+  auto found = h.run(check_containers);
+  auto dup = with_id(found, "containers.cdi-duplicate");
+  ASSERT_EQ(dup.size(), 1u) << dump(found);
+  EXPECT_EQ(dup[0].severity, Severity::error);
+  EXPECT_EQ(dup[0].title,
+            "/etc/cdi/amd.json and /etc/cdi/anygpu-amd.yaml both define 2 amd.com/gpu device "
+            "name(s)");
+  EXPECT_NE(dup[0].detail.find("amd.com/gpu=0, amd.com/gpu=all"), std::string::npos)
+      << dup[0].detail;
+  // The vendor's own spec is kept, as host-init keeps it.
+  EXPECT_EQ(dup[0].fix,
+            "keep one: sudo rm -- /etc/cdi/anygpu-amd.yaml   (/etc/cdi/amd.json stays)");
+  EXPECT_TRUE(with_id(found, "containers.cdi-shadowed").empty());
+
+  fs::create_directories(h.root + "/var/run/cdi");
+  fs::rename(h.root + "/etc/cdi/amd.json", h.root + "/var/run/cdi/amd.json");
+  found = h.run(check_containers);
+  EXPECT_TRUE(with_id(found, "containers.cdi-duplicate").empty()) << dump(found);
+  auto shadow = with_id(found, "containers.cdi-shadowed");
+  ASSERT_EQ(shadow.size(), 1u) << dump(found);
+  EXPECT_EQ(shadow[0].severity, Severity::warning);
+  EXPECT_EQ(shadow[0].title,
+            "/var/run/cdi/amd.json overrides 2 amd.com/gpu device name(s) of "
+            "/etc/cdi/anygpu-amd.yaml");
+  EXPECT_EQ(shadow[0].fix, "remove the one not in use: sudo rm -- /etc/cdi/anygpu-amd.yaml");
 }
 
 TEST(DoctorKernel, OlderThanRocmSupports) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <mutex>
 
 #include "exporter/health_monitor.h"
 #include "health/window.h"
@@ -16,10 +17,25 @@ using health::HealthReport;
 using health::Severity;
 using namespace std::chrono_literals;
 
-HealthReport report_with(std::vector<Finding> findings, std::vector<Finding> host = {}) {
+health::SourceReading source(std::string name, bool read, std::string reason = {}) {
+  return {std::move(name), read, true, std::move(reason), read ? "" : "why"};
+}
+
+// Two NVIDIA devices whose PCI state and kernel log (node-wide) were read unless told otherwise.
+HealthReport report_with(std::vector<Finding> findings, std::vector<Finding> host = {},
+                         bool kernel_log = true) {
   HealthReport r;
-  r.devices.push_back({"0000:18:00.0", "nvidia", 0, std::move(findings)});
-  r.devices.push_back({"0000:2a:00.0", "nvidia", 1, {}});
+  auto log = source("kernel-log", kernel_log, kernel_log ? "" : "permission-denied");
+  r.sources = {log};
+  r.devices.push_back({"0000:18:00.0",
+                       "nvidia",
+                       0,
+                       std::move(findings),
+                       {source("pcie", true), source("nvml", false, "disabled"), log}});
+  r.devices.push_back(
+      {"0000:2a:00.0", "nvidia", 1, {}, {source("pcie", true), source("nvml", true), log}});
+  r.devices[0].sources[1].essential = false;
+  r.devices[1].sources[1].essential = false;
   r.host = std::move(host);
   return r;
 }
@@ -76,7 +92,7 @@ TEST(HealthMonitor, EvaluatesInTheBackgroundWithTheWindowAsSince) {
         if (++calls == 2) return internal_error("kmsg vanished");
         return report_with({xid(79)});
       },
-      {.interval = 20ms, .window = 120s});
+      {.interval = 20ms, .window = 120s, .log = {}});
   EXPECT_EQ(calls.load(), 1);  // the first evaluation runs before the constructor returns
   EXPECT_EQ(since.load(), 120.0);
   auto first = m.latest();
@@ -100,7 +116,7 @@ TEST(HealthMonitor, AFailedEvaluationKeepsThePreviousStateAndSaysSo) {
         if (++calls >= 2) return internal_error("kmsg vanished");
         return report_with({xid(79)});
       },
-      {.interval = 10ms, .window = 60s});
+      {.interval = 10ms, .window = 60s, .log = {}});
   for (int i = 0; i < 200 && calls < 2; ++i) std::this_thread::sleep_for(5ms);
   std::this_thread::sleep_for(10ms);
   m.stop();
@@ -113,8 +129,8 @@ TEST(HealthMonitor, AFailedEvaluationKeepsThePreviousStateAndSaysSo) {
 
 TEST(HealthSeries, RendersWithTheSnapshotsDeviceLabels) {
   HealthSeries s;
-  s.devices = {{"0000:18:00.0", "nvidia", 0, health::Health::critical},
-               {"0000:2a:00.0", "nvidia", 1, health::Health::warning}};
+  s.devices = {{"0000:18:00.0", "nvidia", 0, health::Health::critical, {}},
+               {"0000:2a:00.0", "nvidia", 1, health::Health::warning, {}}};
   s.findings = {{"", "", 0, "sxid", Severity::warning, 1},
                 {"0000:18:00.0", "nvidia", 0, "xid", Severity::critical, 2}};
   s.window = 900s;
@@ -152,10 +168,81 @@ TEST(HealthSeries, RendersWithTheSnapshotsDeviceLabels) {
 
 TEST(HealthSeries, NoFindingsMeansNoFindingsFamily) {
   HealthSeries s;
-  s.devices = {{"0000:18:00.0", "nvidia", 0, health::Health::ok}};
+  s.devices = {{"0000:18:00.0", "nvidia", 0, health::Health::ok, {}}};
   auto text = render_health_prometheus(s, {}, std::chrono::system_clock::now());
   EXPECT_EQ(text.find("anygpu_health_findings"), std::string::npos);
   EXPECT_NE(text.find("} 0\n"), std::string::npos);
+}
+
+TEST(HealthSeries, UnknownIsItsOwnValueAndEverySourceHasASeries) {
+  EXPECT_EQ(health_series_value(health::Health::ok), 0);
+  EXPECT_EQ(health_series_value(health::Health::warning), 1);
+  EXPECT_EQ(health_series_value(health::Health::critical), 2);
+  EXPECT_EQ(health_series_value(health::Health::unknown), 3);
+  HealthSeries s;
+  s.node_sources = {source("kernel-log", false, "permission-denied")};
+  s.devices = {{"0000:18:00.0",
+                "nvidia",
+                0,
+                health::Health::unknown,
+                {source("pcie", true), source("nvml", false, "absent")}}};
+  auto text = render_health_prometheus(s, {}, std::chrono::system_clock::now());
+  const std::string labels = "vendor=\"nvidia\",gpu=\"0\",pci_bus_id=\"0000:18:00.0\"";
+  EXPECT_NE(text.find("anygpu_gpu_health{" + labels + "} 3\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("# TYPE anygpu_health_source_up gauge\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("anygpu_health_source_up{source=\"kernel-log\"} 0\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("anygpu_health_source_up{" + labels + ",source=\"pcie\"} 1\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("anygpu_health_source_up{" + labels + ",source=\"nvml\"} 0\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(HealthMonitor, KeepsTheNodesSourcesApartFromTheDevices) {
+  HealthMonitor m([](double) -> Result<HealthReport> { return report_with({}, {}, false); },
+                  {.interval = 1h, .window = 60s, .log = [](const std::string&) {}});
+  auto s = m.latest();
+  m.stop();
+  ASSERT_TRUE(s);
+  ASSERT_EQ(s->node_sources.size(), 1u);
+  EXPECT_EQ(s->node_sources[0].source, "kernel-log");
+  ASSERT_EQ(s->devices.size(), 2u);
+  ASSERT_EQ(s->devices[0].sources.size(), 2u);  // pcie and nvml; the kernel log is the node's
+  EXPECT_EQ(s->devices[0].sources[1].source, "nvml");
+  // The kernel log is essential and unread: nothing found is unknown, not ok.
+  EXPECT_EQ(s->devices[1].health, health::Health::unknown);
+}
+
+TEST(HealthMonitor, LogsASourceOnceWhenItBecomesUnreadableAndWhenItRecovers) {
+  std::mutex mu;
+  std::vector<std::string> lines;
+  std::atomic<int> calls{0};
+  // Kernel log: unread, unread (said once), read (recovered), read, unread again.
+  HealthMonitor m(
+      [&](double) -> Result<HealthReport> {
+        int n = ++calls;
+        return report_with({}, {}, n == 3 || n == 4);
+      },
+      {.interval = 5ms, .window = 60s, .log = [&](const std::string& line) {
+         std::lock_guard lock(mu);
+         lines.push_back(line);
+       }});
+  for (int i = 0; i < 400 && calls < 6; ++i) std::this_thread::sleep_for(5ms);
+  m.stop();
+  std::lock_guard lock(mu);
+  std::vector<std::string> log_lines, nvml_lines;
+  for (const auto& l : lines)
+    (l.find("kernel-log") != std::string::npos ? log_lines : nvml_lines).push_back(l);
+  ASSERT_GE(log_lines.size(), 3u) << testing::PrintToString(lines);
+  EXPECT_EQ(log_lines[0], "cannot read kernel-log: permission-denied (why)");
+  EXPECT_EQ(log_lines[1], "reading kernel-log again");
+  EXPECT_EQ(log_lines[2], "cannot read kernel-log: permission-denied (why)");
+  EXPECT_EQ(log_lines.size(), 3u) << testing::PrintToString(lines);
+  // GPU 0's NVML is unread every time: said once, naming the device.
+  ASSERT_EQ(nvml_lines.size(), 1u) << testing::PrintToString(lines);
+  EXPECT_EQ(nvml_lines[0], "cannot read nvml for 1 device(s) 0000:18:00.0: disabled (why)");
 }
 
 }  // namespace

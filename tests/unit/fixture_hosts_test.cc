@@ -24,7 +24,7 @@ std::vector<std::string> bus_ids(const Inventory& inv, const char* vendor) {
 TEST(FixtureHosts, H100ServerIgnoresBmcAndNic) {
   auto inv = host("h100-8x");
   ASSERT_EQ(inv.devices.size(), 8u);  // the ASPEED VGA, the ConnectX NIC and bridges are not GPUs
-  EXPECT_TRUE(inv.warnings.empty());
+  EXPECT_TRUE(inv.diagnostics.warnings().empty());
   for (size_t i = 0; i < 8; ++i) {
     const auto& d = inv.devices[i];
     EXPECT_EQ(d.vendor, "nvidia");
@@ -62,7 +62,7 @@ TEST(FixtureHosts, NvidiaDriverVersionOfEveryModuleFlavour) {
     EXPECT_EQ(*inv.devices[0].driver->version, version);
     ASSERT_EQ(inv.runtimes.size(), 1u);
     EXPECT_EQ(inv.runtimes[0].version, cuda);
-    EXPECT_TRUE(inv.warnings.empty());
+    EXPECT_TRUE(inv.diagnostics.warnings().empty());
   }
 }
 

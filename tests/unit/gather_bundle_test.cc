@@ -77,7 +77,11 @@ TEST(GatherManifest, SaysWhatWhenHowAndWhatWasLeftOut) {
     fs::remove(source + "/dev/nvidiactl");
     ASSERT_EQ(::mknod((source + "/dev/nvidiactl").c_str(), S_IFCHR | 0666, makedev(195, 255)), 0);
   }
-  test::write_file(source + "/usr/bin/podman", elf_object());          // doctor looks for engines
+  // Doctor looks for container engines when a vendor has no CDI spec: without the planted
+  // specs it reads /usr/bin/podman, an executable the gather records by name only.
+  fs::remove_all(source + "/etc/cdi");
+  fs::remove_all(source + "/run/cdi");
+  test::write_file(source + "/usr/bin/podman", elf_object());
   test::write_file(source + "/etc/group", std::string(9 << 20, '#'));  // past the copy's cap
 
   auto before = std::chrono::system_clock::now() - std::chrono::seconds(1);

@@ -39,14 +39,86 @@ HealthReport run(const std::string& root, HealthOptions opts = {}) {
   return r ? std::move(r.value()) : HealthReport{};
 }
 
-TEST(HealthEval, CleanFixturesAreHealthy) {
-  for (const char* host : {"h100-8x", "mi300x-8x", "intel-max-arc", "ascend-910b-8x"}) {
-    auto r = run(test::fixture_host(host));
+// A copy of a fixture host with a kernel log (empty: nothing happened) that health can read.
+std::string with_kernel_log(TempDir& tmp, const std::string& host, const std::string& log = "") {
+  auto root = tmp / host;
+  test::copy_tree(test::fixture_host(host), root);
+  write_file(root + "/dev/kmsg", log);
+  return root;
+}
+
+TEST(HealthEval, CleanFixturesWithTheirKernelLogAreHealthy) {
+  TempDir tmp;
+  for (const char* host : {"h100-8x", "mi300x-8x", "intel-max-arc"}) {
+    auto r = run(with_kernel_log(tmp, host));
     ASSERT_FALSE(r.devices.empty()) << host;
     for (const auto& d : r.devices)
       EXPECT_EQ(d.health(), Health::ok) << host << " " << d.pci_bus_id;
     EXPECT_FALSE(r.any_critical());
+    ASSERT_EQ(r.sources.size(), 1u);
+    EXPECT_TRUE(r.sources[0].read);
+    EXPECT_EQ(r.sources[0].detail, "/dev/kmsg");
   }
+}
+
+TEST(HealthEval, WithoutAKernelLogNothingFoundIsUnknown) {
+  // The fixtures carry no kernel log: Xids and driver resets could not be seen.
+  for (const char* host : {"h100-8x", "mi300x-8x", "intel-max-arc"}) {
+    auto r = run(test::fixture_host(host));
+    ASSERT_EQ(r.sources.size(), 1u);
+    EXPECT_FALSE(r.sources[0].read);
+    EXPECT_EQ(r.sources[0].reason, "absent");
+    for (const auto& d : r.devices) {
+      EXPECT_EQ(d.health(), Health::unknown) << host << " " << d.pci_bus_id;
+      EXPECT_FALSE(d.covered());
+    }
+    EXPECT_EQ(r.worst(), Health::unknown);
+    EXPECT_EQ(health_to_json(r)["devices"][0]["health"], "unknown");
+  }
+}
+
+TEST(HealthEval, AscendNeedsDcmiNotTheKernelLog) {
+  TempDir tmp;
+  auto r = run(with_kernel_log(tmp, "ascend-910b-8x"));
+  ASSERT_FALSE(r.devices.empty());
+  for (const auto& d : r.devices) {
+    EXPECT_EQ(d.health(), Health::unknown) << d.pci_bus_id;
+    const SourceReading* dcmi = nullptr;
+    for (const auto& s : d.sources)
+      if (s.source == "dcmi") dcmi = &s;
+    ASSERT_TRUE(dcmi);
+    EXPECT_TRUE(dcmi->essential);
+    EXPECT_EQ(dcmi->reason, "not-asked");
+  }
+  // DCMI read, and no kernel log: Ascend's fault channel is DCMI's.
+  LibraryHealth lib;
+  for (const auto& d : r.devices) lib.devices[d.pci_bus_id].api = "dcmi";
+  HealthOptions o;
+  o.library = &lib;
+  auto with_dcmi = run(test::fixture_host("ascend-910b-8x"), o);
+  for (const auto& d : with_dcmi.devices) EXPECT_EQ(d.health(), Health::ok) << d.pci_bus_id;
+}
+
+TEST(HealthEval, EachDeviceListsItsSources) {
+  TempDir tmp;
+  auto root = with_kernel_log(tmp, "mi300x-8x");
+  write_file(dev(root, "0000:05:00.0", "ras/umc_err_count"), "ue: 0\nce: 0\n");
+  write_file(dev(root, "0000:05:00.0", "aer_dev_correctable"), "RxErr 0\nTOTAL_ERR_COR 0\n");
+  auto r = run(root);
+  auto names = [](const DeviceHealth& d) {
+    std::string out;
+    for (const auto& s : d.sources) out += s.source + (s.read ? "+ " : "- ");
+    return out;
+  };
+  // AER and RAS are listed where the device has them; the MI300X's hwmon everywhere.
+  EXPECT_EQ(names(device(r, "0000:05:00.0")), "pcie+ aer+ ras+ hwmon+ kernel-log+ ");
+  EXPECT_EQ(names(device(r, "0000:26:00.0")), "pcie+ hwmon+ kernel-log+ ");
+  auto j = health_to_json(r)["devices"][0]["sources"];
+  EXPECT_EQ(j[0]["source"], "pcie");
+  EXPECT_EQ(j[0]["essential"], true);
+  EXPECT_EQ(j[1]["essential"], false);
+  EXPECT_EQ(j[4]["detail"], "/dev/kmsg");
+  EXPECT_FALSE(j[0].contains("reason"));
 }
 
 TEST(HealthEval, NvidiaPcieAndKernelLogEvidence) {
@@ -160,10 +232,24 @@ TEST(HealthEval, MalformedEvidenceIsAWarningNotAFinding) {
   test::copy_tree(test::fixture_host("mi300x-8x"), root);
   write_file(dev(root, "0000:05:00.0", "ras/umc_err_count"), "ue: many\n");
   write_file(dev(root, "0000:05:00.0", "aer_dev_fatal"), "\x01\x02garbage\n");
+  write_file(root + "/dev/kmsg", "");
   auto r = run(root);
-  EXPECT_EQ(device(r, "0000:05:00.0").health(), Health::ok);
+  // The essential sources were read: ok, with AER and RAS unread for what they held.
+  const auto& d = device(r, "0000:05:00.0");
+  EXPECT_EQ(d.health(), Health::ok);
   ASSERT_EQ(r.warnings.size(), 2u);
   EXPECT_NE(r.warnings[0].find("0000:05:00.0"), std::string::npos);
+  int malformed = 0;
+  for (const auto& s : d.sources)
+    if ((s.source == "aer" || s.source == "ras") && !s.read && s.reason == "malformed") ++malformed;
+  EXPECT_EQ(malformed, 2);
+}
+
+TEST(HealthEval, AKernelLogOfGarbageIsUnreadNotRead) {
+  TempDir tmp;
+  auto r = run(with_kernel_log(tmp, "h100-8x", "not a record\nnor this\n"));
+  EXPECT_EQ(r.sources[0].reason, "malformed");
+  EXPECT_EQ(r.devices[0].health(), Health::unknown);
 }
 
 TEST(HealthEval, ASuspendedDeviceIsNotTouched) {
@@ -171,8 +257,15 @@ TEST(HealthEval, ASuspendedDeviceIsNotTouched) {
   auto root = tmp / "h";
   test::copy_tree(test::fixture_host("laptop-hybrid"), root);
   write_file(dev(root, "0000:01:00.0", "config"), std::string(64, '\xff'));
+  write_file(root + "/dev/kmsg", "");
   auto r = run(root);
-  EXPECT_EQ(device(r, "0000:01:00.0").health(), Health::ok);
+  // Not fallen off the bus (never read), and not ok either: its state was not looked at.
+  const auto& d = device(r, "0000:01:00.0");
+  EXPECT_TRUE(d.findings.empty());
+  EXPECT_EQ(d.health(), Health::unknown);
+  ASSERT_FALSE(d.sources.empty());
+  EXPECT_EQ(d.sources[0].source, "pcie");
+  EXPECT_EQ(d.sources[0].reason, "suspended");
 }
 
 TEST(HealthEval, DeviceSelection) {

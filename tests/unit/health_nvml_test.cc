@@ -133,6 +133,19 @@ TEST(HealthNvml, ACrashingLibraryCostsOnlyTheFactsNotSent) {
   EXPECT_TRUE(find(device(*r, 0).findings, "ecc.uncorrectable"));
   EXPECT_FALSE(find(device(*r, 6).findings, "ecc.uncorrectable"));  // never read
   EXPECT_TRUE(find(device(*r, 6).findings, "pcie.link.degraded"));  // sysfs facts remain
+  // Each device says whether NVML answered for it, and why not.
+  auto nvml = [&](int gpu) -> const health::SourceReading& {
+    for (const auto& s : device(*r, gpu).sources)
+      if (s.source == "nvml") return s;
+    ADD_FAILURE() << "no nvml source on GPU " << gpu;
+    static health::SourceReading none;
+    return none;
+  };
+  EXPECT_TRUE(nvml(0).read);
+  EXPECT_FALSE(nvml(0).essential);  // the kernel log is NVIDIA's fault channel
+  EXPECT_FALSE(nvml(6).read);
+  EXPECT_EQ(nvml(6).reason, "crashed");
+  EXPECT_NE(nvml(6).detail.find("SIGSEGV"), std::string::npos) << nvml(6).detail;
   bool said = false;
   for (const auto& w : r->warnings) said |= w.find("SIGSEGV") != std::string::npos;
   EXPECT_TRUE(said);
@@ -144,9 +157,35 @@ TEST(HealthNvml, NoLibrariesNoWorker) {
   o.root = h.root;
   o.load_libraries = false;
   HostRoot host(o);
-  auto lib = worker::read_library_health(host, probe(host));
+  auto inv = probe(host);
+  auto lib = worker::read_library_health(host, inv);
   EXPECT_TRUE(lib.devices.empty());
   EXPECT_TRUE(lib.warnings.empty());
+  ASSERT_EQ(lib.vendors.count("nvidia"), 1u);
+  EXPECT_EQ(lib.vendors["nvidia"].api, "nvml");
+  EXPECT_EQ(lib.vendors["nvidia"].reason, "disabled");
+  // Without NVML, nothing found with the kernel log read is still ok for NVIDIA; unread, it
+  // is unknown.
+  health::HealthOptions ho;
+  ho.library = &lib;
+  auto r = health::evaluate_health(host, inv, ho);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(device(*r, 0).health(), health::Health::unknown);
+  test::write_file(h.root + "/dev/kmsg", "");
+  r = health::evaluate_health(host, inv, ho);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(device(*r, 0).health(), health::Health::ok);
+}
+
+TEST(HealthNvml, ALibraryNotOnTheHostIsAbsent) {
+  NvmlHealthHost h;
+  std::filesystem::remove(h.root + "/" + kNvmlPath);
+  auto host = h.host();
+  auto inv = probe(host);
+  auto lib = worker::read_library_health(host, inv);
+  EXPECT_EQ(lib.vendors["nvidia"].reason, "absent");
+  EXPECT_NE(lib.vendors["nvidia"].detail.find("libnvidia-ml.so.1"), std::string::npos)
+      << lib.vendors["nvidia"].detail;
 }
 
 TEST(HealthNvml, RunningProcessesFeedPs) {
@@ -350,6 +389,8 @@ TEST(HealthReply, RoundTripsEveryFact) {
   EXPECT_FALSE(r.devices[0].second.processes->at(1).used_bytes);
   EXPECT_EQ(r.devices[0].second.ras->uncorrectable[6], 1ull << 40);
   EXPECT_EQ(r.devices[0].second.memory_health.value_or(0), 3u);
+  EXPECT_EQ(r.api.value_or(""), "nvml");
+  EXPECT_FALSE(worker::decode_health_reply("anygpu-worker 1\nend\n").api);  // none loaded
 }
 
 TEST(HealthReply, MalformedAndTruncatedReplies) {

@@ -73,6 +73,44 @@ TEST(HealthKmsg, SkipsMalformedRecordsAndCountsThem) {
   EXPECT_EQ(log.malformed, 4);
 }
 
+// syslog(2) READ_ALL, as printk's info_print_prefix writes it with and without printk.time and
+// CONFIG_PRINTK_CALLER (a multi-line message repeats the prefix on each line).
+TEST(HealthSyslog, ParsesTheReadAllFormat) {
+  auto log = parse_syslog_text(
+      "<3>[ 5123.000042] NVRM: Xid (PCI:0000:2a:00): 79, pid=9, GPU has fallen off the bus.\n"
+      "<11>[    0.500000][    T1] amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!\n"
+      "<6>[   12.000001] first line\n<6>[   12.000001] second line\n"
+      "<4>no time at all\n"
+      "<6>[ C3] caller only\n");
+  EXPECT_EQ(log.malformed, 0);
+  ASSERT_EQ(log.records.size(), 6u);
+  EXPECT_EQ(log.records[0].priority, 3);
+  EXPECT_EQ(log.records[0].timestamp_us, 5123000042u);
+  EXPECT_EQ(log.records[0].sequence, 1u);  // the line's number
+  EXPECT_TRUE(parse_xid(log.records[0].message));
+  EXPECT_EQ(log.records[1].priority, 3);  // facility 1 (user) << 3 | 3
+  EXPECT_EQ(log.records[1].message, "amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!");
+  EXPECT_EQ(log.records[1].device.value_or(""), "0000:c1:00.0");
+  EXPECT_EQ(log.records[1].driver.value_or(""), "amdgpu");
+  EXPECT_EQ(log.records[3].message, "second line");
+  EXPECT_EQ(log.records[4].message, "no time at all");
+  EXPECT_EQ(log.records[4].timestamp_us, 0u);
+  EXPECT_EQ(log.records[5].message, "caller only");
+  EXPECT_EQ(log.untimed, 2);
+}
+
+TEST(HealthSyslog, CountsMalformedLines) {
+  auto log = parse_syslog_text(
+      "no priority\n<>[ 1.000000] empty priority\n<x> letters\n<1024> too large\n"
+      "<3 unclosed\n\n<6>[ 1.5] short fraction stays in the message\n"
+      "<6>[99999999999999999999.000000] huge\n");
+  EXPECT_EQ(log.malformed, 5);
+  ASSERT_EQ(log.records.size(), 2u);
+  EXPECT_EQ(log.records[0].message, "[ 1.5] short fraction stays in the message");
+  EXPECT_EQ(log.records[0].timestamp_us, 0u);
+  EXPECT_EQ(log.records[1].message, "[99999999999999999999.000000] huge");
+}
+
 TEST(HealthXid, ParsesEveryPrintedForm) {
   auto a = parse_xid("NVRM: Xid (PCI:0000:18:00): 79, pid=4242, GPU has fallen off the bus.");
   ASSERT_TRUE(a);

@@ -84,12 +84,17 @@ TEST(LaunchContainer, NvidiaTwoOfEightPassesOnlyTheirNodes) {
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   expect_least_privilege(*plan);
   const auto& root = facts.root_prefix;
-  EXPECT_EQ(values_of(plan->argv, "--device"),
-            (std::vector<std::string>{
-                root + "/dev/nvidia0:/dev/nvidia0", root + "/dev/nvidia3:/dev/nvidia3",
-                root + "/dev/nvidiactl:/dev/nvidiactl", root + "/dev/nvidia-uvm:/dev/nvidia-uvm",
-                root + "/dev/nvidia-uvm-tools:/dev/nvidia-uvm-tools"}));
-  EXPECT_TRUE(values_of(plan->argv, "--group-add").empty());  // no DRM node passed
+  // Each GPU's own nodes: /dev/nvidiaN and its DRM nodes (EGL and Vulkan open them, as
+  // nvidia-ctk's spec gives them); the host's video and render gids open those.
+  EXPECT_EQ(
+      values_of(plan->argv, "--device"),
+      (std::vector<std::string>{
+          root + "/dev/nvidia0:/dev/nvidia0", root + "/dev/dri/card1:/dev/dri/card1",
+          root + "/dev/dri/renderD128:/dev/dri/renderD128", root + "/dev/nvidia3:/dev/nvidia3",
+          root + "/dev/dri/card4:/dev/dri/card4", root + "/dev/dri/renderD131:/dev/dri/renderD131",
+          root + "/dev/nvidiactl:/dev/nvidiactl", root + "/dev/nvidia-uvm:/dev/nvidia-uvm",
+          root + "/dev/nvidia-uvm-tools:/dev/nvidia-uvm-tools"}));
+  EXPECT_EQ(values_of(plan->argv, "--group-add"), (std::vector<std::string>{"44", "993"}));
   auto env = values_of(plan->argv, "-e");
   EXPECT_NE(std::find(env.begin(), env.end(), "CUDA_VISIBLE_DEVICES=0,1"), env.end());
   EXPECT_NE(std::find(env.begin(), env.end(), "NVIDIA_VISIBLE_DEVICES=void"), env.end());
@@ -101,7 +106,8 @@ TEST(LaunchContainer, NvidiaTwoOfEightPassesOnlyTheirNodes) {
   EXPECT_EQ(plan->engine, "podman");
   ASSERT_EQ(plan->devices.size(), 2u);
   EXPECT_EQ(plan->devices[1].index, 3);
-  EXPECT_EQ(plan->devices[1].nodes, std::vector<std::string>{"/dev/nvidia3"});
+  EXPECT_EQ(plan->devices[1].nodes,
+            (std::vector<std::string>{"/dev/nvidia3", "/dev/dri/card4", "/dev/dri/renderD131"}));
 }
 
 TEST(LaunchContainer, AmdKfdRenderNodesAndHostGroupIds) {

@@ -18,6 +18,8 @@
 
 #include <gtest/gtest.h>
 
+#include "render/inventory_json.h"
+#include "render/inventory_text.h"
 #include "test_support.h"
 
 namespace anygpu::test {
@@ -92,12 +94,12 @@ Inventory probe_within(const std::string& root,
 
 std::string all_warnings(const Inventory& inv) {
   std::string out;
-  for (const auto& w : inv.warnings) out += "  " + w + "\n";
+  for (const auto& w : inv.diagnostics.warnings()) out += "  " + w + "\n";
   return out;
 }
 
 ::testing::AssertionResult has_warning(const Inventory& inv, const std::string& needle) {
-  for (const auto& w : inv.warnings)
+  for (const auto& w : inv.diagnostics.warnings())
     if (w.find(needle) != std::string::npos) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << "no warning names '" << needle << "'; warnings:\n"
                                        << all_warnings(inv);
@@ -143,7 +145,7 @@ void expect_no_placeholders(const Inventory& inv) {
     }
     for (const auto& n : d.device_nodes) EXPECT_EQ(n.rfind("/dev/", 0), 0u) << n;
   }
-  for (const auto& w : inv.warnings) EXPECT_FALSE(w.empty());
+  for (const auto& w : inv.diagnostics.warnings()) EXPECT_FALSE(w.empty());
 }
 
 // ---- empty attribute files --------------------------------------------------------------
@@ -176,6 +178,21 @@ TEST(MalformedHost, EmptyClassVendorOrDeviceDropsOnlyThatDevice) {
       EXPECT_TRUE(has_warning(inv, gpu_dir("0000:18:00.0") + "/device"));
     }
   }
+}
+
+// ---- where a warning goes -----------------------------------------------------------------
+
+// Once, naming its file, in the inventory's diagnostics and its JSON; never in the human table
+// (the command prints it on stderr).
+TEST(MalformedHost, WarningIsKeptOnceOutsideTheHumanTable) {
+  DamagedHost h("mi300x-8x");
+  auto path = gpu_dir("0000:05:00.0") + "/numa_node";
+  h.write(path, std::string("x\0\0", 3));
+  auto inv = probe_within(h.root());
+  const std::vector<std::string> expected = {path + ": not text (NUL bytes)"};
+  EXPECT_EQ(inv.diagnostics.warnings(), expected);
+  EXPECT_EQ(inventory_to_json(inv)["warnings"], nlohmann::ordered_json(expected));
+  EXPECT_EQ(inventory_to_text(inv).find(path), std::string::npos) << inventory_to_text(inv);
 }
 
 // ---- garbage ----------------------------------------------------------------------------

@@ -27,11 +27,13 @@ class ScriptedBackend final : public MetricsBackend {
     while (block.load()) std::this_thread::sleep_for(5ms);
     if (fail.load()) return host_error("scripted failure");
     auto s = identity();
-    s.utilization_ratio = value.load() / 100.0;
+    if (asleep.load()) s.warnings.push_back("runtime-suspended: not sampled");
+    if (!empty.load() && !asleep.load()) s.utilization_ratio = value.load() / 100.0;
     return std::vector<DeviceSample>{s};
   }
   std::atomic<int> value{0};
-  std::atomic<bool> block{false}, fail{false};
+  // empty: answers with the identity alone; asleep: the device is runtime-suspended.
+  std::atomic<bool> block{false}, fail{false}, empty{false}, asleep{false};
   std::atomic<int> calls{0};
 
  private:
@@ -104,6 +106,43 @@ TEST(MetricsCollector, FailingBackendIsDownWithItsError) {
   EXPECT_EQ(snap.backends[0].last_success, std::chrono::system_clock::time_point{});
   ASSERT_EQ(snap.devices.size(), 1u) << "the device is still listed";
   EXPECT_FALSE(snap.devices[0].utilization_ratio);
+}
+
+TEST(MetricsCollector, ABackendWithoutAnyValueIsDown) {
+  auto b = std::make_shared<ScriptedBackend>();
+  b->empty = true;
+  auto snap = sample_once({b}, {});
+  EXPECT_FALSE(snap.backends[0].up);
+  EXPECT_EQ(snap.backends[0].error, "no value for any device");
+  EXPECT_EQ(snap.backends[0].last_success, std::chrono::system_clock::time_point{});
+  // In the background too, and up again once a value comes.
+  auto c = start_collector({b}, {.interval = 20ms, .call_timeout = 1s});
+  ASSERT_TRUE(c.ok());
+  auto& col = **c;
+  EXPECT_FALSE(col.snapshot()->backends[0].up);
+  b->value = 10;
+  b->empty = false;
+  EXPECT_TRUE(eventually([&] { return col.snapshot()->backends[0].up; }));
+  b->empty = true;
+  EXPECT_TRUE(eventually([&] { return !col.snapshot()->backends[0].up; }));
+  col.stop();
+}
+
+TEST(MetricsCollector, ABackendOfSleepingDevicesIsUp) {
+  auto b = std::make_shared<ScriptedBackend>();
+  b->asleep = true;  // nothing to read, by design: never woken to be sampled
+  auto snap = sample_once({b}, {});
+  EXPECT_TRUE(snap.backends[0].up) << snap.backends[0].error.value_or("");
+}
+
+TEST(MetricsCollector, AscendWithoutDcmiIsDown) {
+  // The fixture has the NPUs and no libdcmi: DCMI's backend has no value to give.
+  auto snap = sample_once(
+      HostOptions{test::fixture_host("ascend-910b-8x"), true, std::chrono::milliseconds(1000)}, {});
+  ASSERT_TRUE(snap.ok()) << snap.error().message;
+  ASSERT_EQ(snap->backends.size(), 1u);
+  EXPECT_EQ(snap->backends[0].vendor, "ascend");
+  EXPECT_FALSE(snap->backends[0].up);
 }
 
 TEST(MetricsCollector, FollowsRewrittenSysfs) {

@@ -81,16 +81,16 @@ TEST(MetricsRender, CsvHeaderAndEmptyCells) {
   EXPECT_EQ(metrics_csv_header(),
             "timestamp,vendor,index,pci_bus_id,uuid,name,utilization_ratio,memory_used_bytes,"
             "memory_total_bytes,temperature_celsius,power_watts,energy_joules,"
-            "clock_graphics_hertz,clock_sm_hertz,clock_memory_hertz\n");
+            "clock_graphics_hertz,clock_sm_hertz,clock_memory_hertz,power_limit_watts\n");
   auto rows = metrics_csv_rows(s);
   auto nl = rows.find('\n', rows.find("line") + 1);
   std::string first = rows.substr(0, nl);
   EXPECT_EQ(first,
             "2025-11-29T20:00:00.123Z,amd,0,0000:05:00.0,,\"AMD Instinct \"\"MI300X\"\"\\ "
-            "new\nline\",0.37,298844160,206141652992,41,137.5,,132000000,,1300000000");
+            "new\nline\",0.37,298844160,206141652992,41,137.5,,132000000,,1300000000,750");
   EXPECT_EQ(rows.substr(nl + 1),
             "2025-11-29T20:00:00.123Z,nvidia,0,0000:18:00.0,GPU-445d2601-9853-a7c7-c87c-"
-            "e2ff0e3d2f08,,,,,,,123456.789,,,\n");
+            "e2ff0e3d2f08,,,,,,,123456.789,,,,\n");
 }
 
 // A label value that is not UTF-8 (a Latin-1 pci.ids name, a name cut mid-character) would make
@@ -131,6 +131,7 @@ TEST(MetricsRender, PrometheusNamesLabelsAndEscaping) {
   EXPECT_TRUE(has("anygpu_gpu_temperature_celsius{" + amd + "} 41")) << text;
   EXPECT_TRUE(has("anygpu_gpu_sensor_temperature_celsius{" + amd + ",sensor=\"mem\"} 36")) << text;
   EXPECT_TRUE(has("anygpu_gpu_power_watts{" + amd + "} 137.5")) << text;
+  EXPECT_TRUE(has("anygpu_gpu_power_limit_watts{" + amd + "} 750")) << text;
   EXPECT_TRUE(has("anygpu_gpu_energy_joules_total{" + nv + "} 123456.789")) << text;
   EXPECT_TRUE(has("anygpu_gpu_clock_hertz{" + amd + ",clock=\"memory\"} 1300000000")) << text;
   EXPECT_TRUE(has("anygpu_backend_up{vendor=\"amd\",source=\"sysfs\"} 1")) << text;

@@ -120,6 +120,27 @@ TEST(Registry, VendorFactsTheCodeOnceHeld) {
   EXPECT_EQ(r.vendor("ascend")->kmsg_starts[0], "[ascend]");
 }
 
+// Containers get the render node of each device for every vendor whose compute or graphics
+// stack opens it: the DRM-computing vendors (ROCm, Level Zero, MUSA, MACA: device_nodes.drm),
+// and NVIDIA, whose EGL and Vulkan open the GPU's card and render nodes (nvidia-ctk gives both).
+TEST(Registry, RenderNodeForEveryStackThatOpensIt) {
+  auto has = [](Strings list, std::string_view x) {
+    return std::find(list.begin(), list.end(), x) != list.end();
+  };
+  for (const auto& v : Registry::builtin().vendors()) {
+    if (v.drm_nodes) {
+      EXPECT_TRUE(has(v.container.drm, "render")) << v.id;
+      // Only the host's video/render groups open DRM nodes for a non-root container user.
+      EXPECT_TRUE(has(v.container.groups, "render")) << v.id;
+    }
+  }
+  const auto& nv = Registry::builtin().vendor("nvidia")->container;
+  EXPECT_TRUE(has(nv.drm, "card"));
+  EXPECT_TRUE(has(nv.drm, "render"));
+  EXPECT_TRUE(has(nv.groups, "video"));
+  EXPECT_TRUE(has(nv.groups, "render"));
+}
+
 TEST(Registry, DeviceTableCoversTheRequiredModels) {
   const auto& r = Registry::builtin();
   struct Want {
@@ -285,6 +306,21 @@ TEST(RegistryYaml, RejectsMalformedVendorFacts) {
     std::string message;
   };
   std::vector<Case> cases = {
+      // slurm.gres_flags: gres.conf(5) environment flags only, no_gpu_env alone
+      {replace(v, "gres_flags: [nvidia_gpu_env]", "gres_flags: [cuda_env]"),
+       "v.yaml:83:20: gres_flags: 'cuda_env' is not a gres.conf environment flag"},
+      {replace(v, "gres_flags: [nvidia_gpu_env]", "gres_flags: [nvidia_gpu_env, nvidia_gpu_env]"),
+       "gres_flags: 'nvidia_gpu_env' appears twice"},
+      {replace(v, "gres_flags: [nvidia_gpu_env]", "gres_flags: [no_gpu_env, nvidia_gpu_env]"),
+       "no_gpu_env excludes every other flag"},
+      {replace(v, "gres_flags: [nvidia_gpu_env]", "gres_flags: []"),
+       "gres_flags: must not be empty"},
+      {replace(v, "gres_flags: [nvidia_gpu_env]", "gres_flag: [nvidia_gpu_env]"),
+       "unknown key 'gres_flag'"},
+      {replace(v, "    slurm:\n      gres_flags: [nvidia_gpu_env]", "    slurm: nvidia_gpu_env"),
+       "v.yaml:82:12:"},
+      {replace(v, "      slurm: https://slurm.schedmd.com/gres.conf.html\n", ""),
+       "no source for field 'slurm'"},
       // display_name
       {replace(v, "    display_name: NVIDIA\n", ""), "missing key 'display_name'"},
       {replace(v, "    display_name: NVIDIA\n", "    display_name: \"\"\n"),

@@ -373,7 +373,7 @@ TEST(StrictProbe, ImplausibleMemorySizesAreAbsentWithAWarning) {
   // The corrupt value is gone; the registry's figure for the model stands in for it.
   EXPECT_EQ(d->memory_total_bytes, std::optional<uint64_t>(192ull << 30));  // MI300X: 192 GiB
   bool warned = false;
-  for (const auto& w : inv.warnings)
+  for (const auto& w : inv.diagnostics.warnings())
     warned = warned || w.find("implausible size") != std::string::npos;
   EXPECT_TRUE(warned);
 }
@@ -387,7 +387,7 @@ TEST(StrictProbe, WarningsNeverCarryRawControlCharacters) {
   ::mkdir((dir / "sys/bus/pci/devices/evil\n[FAKE] line\x1b[31m").c_str(), 0755);
   auto inv = test::probe_root(dir.path());
   bool named = false;
-  for (const auto& w : inv.warnings) {
+  for (const auto& w : inv.diagnostics.warnings()) {
     for (unsigned char c : w) EXPECT_FALSE(c < 0x20 || c == 0x7f) << w;
     named = named || w.find("evil\\n[FAKE] line\\x1b[31m") != std::string::npos;
   }

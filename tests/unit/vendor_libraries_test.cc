@@ -86,12 +86,13 @@ std::string dump_libraries(const Inventory& inv) {
     s << "  {" << r.vendor << ", " << r.api << ", " << to_string(r.status) << ", "
       << r.path.value_or("-") << ", " << r.message.value_or("-") << "}\n";
   s << "warnings:\n";
-  for (const auto& w : inv.warnings) s << "  " << w << "\n";
+  for (const auto& w : inv.diagnostics.warnings()) s << "  " << w << "\n";
   return s.str();
 }
 
 bool has_warning(const Inventory& inv, const std::string& part) {
-  return std::any_of(inv.warnings.begin(), inv.warnings.end(),
+  auto warnings = inv.diagnostics.warnings();
+  return std::any_of(warnings.begin(), warnings.end(),
                      [&](const std::string& w) { return w.find(part) != std::string::npos; });
 }
 
@@ -365,7 +366,7 @@ TEST(VendorLibraries, RocmSmiLoadedThroughOptRocmLink) {
   ASSERT_TRUE(r->path.has_value());
   EXPECT_TRUE(starts_with(*r->path, host.root + "/")) << *r->path;
   EXPECT_EQ(fs::canonical(*r->path), fs::canonical(lib));
-  EXPECT_TRUE(inv.warnings.empty()) << dump_libraries(inv);
+  EXPECT_TRUE(inv.diagnostics.warnings().empty()) << dump_libraries(inv);
 
   ASSERT_EQ(inv.of_vendor("amd").size(), 8u);
   for (const auto* bus : kMi300xBuses) {
@@ -446,7 +447,7 @@ TEST(VendorLibraries, LevelZeroSysmanLoaded) {
   ASSERT_TRUE(r->path.has_value());
   EXPECT_TRUE(starts_with(*r->path, host.root + "/")) << *r->path;
   EXPECT_EQ(fs::canonical(*r->path), fs::canonical(lib));
-  EXPECT_TRUE(inv.warnings.empty()) << dump_libraries(inv);
+  EXPECT_TRUE(inv.diagnostics.warnings().empty()) << dump_libraries(inv);
 
   const Device* arc = test::find_device(inv, "0000:06:00.0");
   ASSERT_NE(arc, nullptr);

@@ -47,7 +47,7 @@ const LibraryReport* report(const Inventory& inv, const std::string& vendor,
 }
 
 bool warned(const Inventory& inv, const std::string& part) {
-  for (const auto& w : inv.warnings)
+  for (const auto& w : inv.diagnostics.warnings())
     if (w.find(part) != std::string::npos) return true;
   return false;
 }
@@ -57,7 +57,7 @@ std::string dump(const Inventory& inv) {
   for (const auto& r : inv.libraries)
     s += r.vendor + "/" + r.api + " " + std::string(to_string(r.status)) + " " +
          r.message.value_or("-") + "\n";
-  for (const auto& w : inv.warnings) s += "warning: " + w + "\n";
+  for (const auto& w : inv.diagnostics.warnings()) s += "warning: " + w + "\n";
   return s;
 }
 

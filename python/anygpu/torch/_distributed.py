@@ -6,14 +6,13 @@ master derived the same way `anygpu run` derives it inside an allocation.
 """
 import importlib.util
 import os
-import re
 import time
 from dataclasses import dataclass
 from datetime import timedelta
 
 import torch
 
-from .._environment import TORCH_DEVICES, integer
+from .._environment import TORCH_DEVICES, integer, value
 from .._errors import InvalidEnvironmentError
 from ._device import device, set_device
 from ._vendor import register_backend
@@ -35,47 +34,42 @@ class Ranks:
     source: str = "single process"
 
 
-def first_host(nodelist: str) -> str:
-    """The first host of a Slurm hostlist: "gpu[01-04,07],cpu1" -> "gpu01"."""
-    m = re.match(r"^([^,\[\]]*)(?:\[([^\]]*)\])?", nodelist.strip())
-    if not m or (not m.group(1) and not m.group(2)):
-        raise InvalidEnvironmentError(f"SLURM_JOB_NODELIST={nodelist!r}: not a hostlist")
-    prefix, ranges = m.group(1), m.group(2)
-    if ranges is None:
-        return prefix
-    first = ranges.split(",")[0].split("-")[0]
-    if not first.isdigit():
-        raise InvalidEnvironmentError(f"SLURM_JOB_NODELIST={nodelist!r}: not a hostlist")
-    return prefix + first
+def first_host(nodelist: str, name: str = "SLURM_JOB_NODELIST") -> str:
+    """The first host of a Slurm hostlist ("gpu[01-04,07],cpu1" -> "gpu01"), by the hostlist
+    parser `anygpu run` uses (a malformed list is refused with its message)."""
+    return value(name, {name: nodelist})["first"]
 
 
 def ranks(environ=None) -> Ranks:
     env = os.environ if environ is None else environ
     if "RANK" in env or "WORLD_SIZE" in env:
-        world = integer("WORLD_SIZE", 1, 1, env)
-        rank = integer("RANK", 0, 0, env)
-        local = integer("LOCAL_RANK", 0, 0, env)
-        local_world = integer("LOCAL_WORLD_SIZE", 1, world, env)
+        world = integer("WORLD_SIZE", 1, env)
+        rank = integer("RANK", 0, env)
+        local = integer("LOCAL_RANK", 0, env)
+        local_world = integer("LOCAL_WORLD_SIZE", world, env)
         if rank >= world or local >= local_world:
             raise InvalidEnvironmentError(
                 f"RANK={rank} LOCAL_RANK={local} do not fit WORLD_SIZE={world} "
                 f"LOCAL_WORLD_SIZE={local_world}")
-        port = integer("MASTER_PORT", 1, 0, env)
-        if world > 1 and (not env.get("MASTER_ADDR") or not port):
+        port = integer("MASTER_PORT", 0, env)
+        addr = value("MASTER_ADDR", env)
+        if world > 1 and (not addr or not port):
             raise InvalidEnvironmentError(
                 f"WORLD_SIZE={world} but MASTER_ADDR/MASTER_PORT are not set: start the "
                 "processes with `anygpu run --nproc-per-node N` or torchrun")
-        return Ranks(rank, world, local, local_world, env.get("MASTER_ADDR", ""), port, "env")
+        return Ranks(rank, world, local, local_world, addr["value"] if addr else "", port, "env")
     if "SLURM_JOB_ID" in env and "SLURM_STEP_NUM_TASKS" in env:  # a task srun started
-        world = integer("SLURM_STEP_NUM_TASKS", 1, 1, env)
-        rank = integer("SLURM_PROCID", 0, 0, env)
-        local = integer("SLURM_LOCALID", 0, 0, env)
-        nodes = integer("SLURM_STEP_NUM_NODES", 1, None, env) or integer("SLURM_NNODES", 1, 1, env)
-        job = integer("SLURM_JOB_ID", 0, 0, env)
-        port = integer("MASTER_PORT", 1, None, env) or (
+        world = integer("SLURM_STEP_NUM_TASKS", 1, env)
+        rank = integer("SLURM_PROCID", 0, env)
+        local = integer("SLURM_LOCALID", 0, env)
+        nodes = integer("SLURM_STEP_NUM_NODES", None, env) or integer("SLURM_NNODES", 1, env)
+        job = integer("SLURM_JOB_ID", 0, env)
+        port = integer("MASTER_PORT", None, env) or (
             SLURM_MASTER_PORT_BASE + job % SLURM_MASTER_PORT_SPAN)
-        nodelist = env.get("SLURM_STEP_NODELIST") or env.get("SLURM_JOB_NODELIST", "")
-        addr = env.get("MASTER_ADDR") or (first_host(nodelist) if nodelist else "127.0.0.1")
+        # Both lists are judged as `anygpu run` judges them; the step's names the master.
+        step, job_nodes = value("SLURM_STEP_NODELIST", env), value("SLURM_JOB_NODELIST", env)
+        addr = value("MASTER_ADDR", env)
+        addr = addr["value"] if addr else (step or job_nodes or {"first": "127.0.0.1"})["first"]
         if rank >= world:
             raise InvalidEnvironmentError(
                 f"SLURM_PROCID={rank} does not fit SLURM_STEP_NUM_TASKS={world}")
@@ -89,7 +83,7 @@ def _refuse_lone_task(env) -> None:
     # srun exports SLURM_STEP_* to the tasks of a step (Slurm's env_array_for_step); a batch
     # script or salloc shell has only the job's SLURM_NTASKS. Waiting there for the other
     # tasks would hang until the rendezvous times out, so say how to start them instead.
-    tasks = integer("SLURM_NTASKS", 1, None, env) or integer("SLURM_NPROCS", 1, 1, env)
+    tasks = integer("SLURM_NTASKS", None, env) or integer("SLURM_NPROCS", 1, env)
     if tasks > 1:
         job = env.get("SLURM_JOB_ID")
         raise InvalidEnvironmentError(
@@ -150,11 +144,13 @@ def resolve_backend(explicit=None) -> str:
     """backend= if given, else ANYGPU_DIST_BACKEND, else the device's own; an explicit choice
     that cannot run is an error naming why, never silently replaced."""
     device_type = device().type
-    exported = os.environ.get("ANYGPU_DIST_BACKEND") or None
+    exported = value("ANYGPU_DIST_BACKEND")
+    exported = exported["value"] if exported else None
     if explicit is None and exported is None:
         return dist_backend()
     name, origin = (explicit, "backend") if explicit is not None else (exported, "ANYGPU_DIST_BACKEND")
-    selected = os.environ.get("ANYGPU_TORCH_DEVICE")
+    selected = value("ANYGPU_TORCH_DEVICE")
+    selected = selected["value"] if selected else None
     if explicit is None and selected and selected != device_type:
         # The selection was for devices this torch cannot use (device() warned and fell back).
         fallback = dist_backend()
@@ -169,7 +165,7 @@ def resolve_backend(explicit=None) -> str:
 
 
 def rendezvous_timeout() -> timedelta:
-    seconds = integer("ANYGPU_RENDEZVOUS_TIMEOUT", 1, DEFAULT_RENDEZVOUS_TIMEOUT_S)
+    seconds = integer("ANYGPU_RENDEZVOUS_TIMEOUT", DEFAULT_RENDEZVOUS_TIMEOUT_S)
     return timedelta(seconds=seconds)
 
 
@@ -180,8 +176,9 @@ def _store(r: Ranks, timeout: timedelta):
     """The TCP store of this launch: torchrun's agent store when it hosts one (as
     torch/distributed/rendezvous.py's _create_c10d_store does), else served by rank 0."""
     dist = torch.distributed
-    if os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True":
-        attempt = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")
+    agent_store = value("TORCHELASTIC_USE_AGENT_STORE")
+    if agent_store and agent_store["value"] == "True":
+        attempt = integer("TORCHELASTIC_RESTART_COUNT", 0)
         store = dist.TCPStore(r.master_addr, r.master_port, r.world_size, False, timeout)
         return dist.PrefixStore(f"/worker/attempt_{attempt}", store)
     return dist.TCPStore(r.master_addr, r.master_port, r.world_size, r.rank == 0, timeout)

@@ -15,5 +15,5 @@ def num_workers() -> int:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cpus = os.cpu_count() or 1
-    per_node = integer("LOCAL_WORLD_SIZE", 1, 1)
+    per_node = integer("LOCAL_WORLD_SIZE", 1)
     return max(1, cpus // per_node)

@@ -58,21 +58,20 @@ struct ProbeSession::State {
     return libraries.size();
   }
 
-  void fail(size_t i, LibraryStatus status, std::string message,
-            std::vector<std::string>& warnings) {
+  void fail(size_t i, LibraryStatus status, std::string message, Diagnostics& warnings) {
     LibraryResult r;
     r.report.vendor = libraries[i].vendor;
     r.report.api = libraries[i].api;
     r.report.status = status;
     r.report.message = std::move(message);
-    warnings.push_back(
-        cat({r.report.vendor, " ", r.report.api, ": ", *r.report.message, "; kernel facts only"}));
+    warnings.warn(cat({r.report.vendor, " ", r.report.api}),
+                  cat({*r.report.message, "; kernel facts only"}));
     results[i] = std::move(r);
   }
 
   // One worker's run: what it answered, then its failure (if any) on the library it was in.
   // True when libraries remain that a fresh worker should try.
-  bool collect(Clock::time_point deadline, std::vector<std::string>& warnings) {
+  bool collect(Clock::time_point deadline, Diagnostics& warnings) {
     std::string buffer;
     auto end = process->read_until(buffer, deadline, ends_with_end_line);
     auto reply = decode_probe_reply(buffer);
@@ -85,7 +84,7 @@ struct ProbeSession::State {
       if (lib.output.bytes) {
         std::string note = cat({"the library wrote ", std::to_string(lib.output.bytes),
                                 " bytes to stdout/stderr (ignored): ", lib.output.excerpt});
-        warnings.push_back(cat({lib.result.report.vendor, " ", lib.result.report.api, ": ", note}));
+        warnings.warn(cat({lib.result.report.vendor, " ", lib.result.report.api}), note);
         auto& m = lib.result.report.message;
         m = m ? *m + "; " + note : note;
       }
@@ -136,8 +135,7 @@ void ProbeSession::start() {
   s_->launch();
 }
 
-std::vector<LibraryResult> ProbeSession::finish(Clock::time_point deadline,
-                                                std::vector<std::string>& warnings) {
+std::vector<LibraryResult> ProbeSession::finish(Clock::time_point deadline, Diagnostics& warnings) {
   auto& s = *s_;
   while (s.process || s.cannot_start) {
     if (s.cannot_start) {

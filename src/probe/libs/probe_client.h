@@ -10,6 +10,7 @@
 
 #include "host/host_root.h"
 #include "probe/libs/library_probe.h"
+#include "util/diagnostics.h"
 #include "worker/process.h"
 
 namespace anygpu::worker {
@@ -25,8 +26,8 @@ class ProbeSession {
   void start();
   // Collects the answers by `deadline`; a library whose worker failed gets the failure as its
   // status (timeout, crashed, exited, protocol-error) and the ones after it get a new worker.
-  // Every problem is also a line in `warnings`.
-  std::vector<LibraryResult> finish(Clock::time_point deadline, std::vector<std::string>& warnings);
+  // Every problem is also a warning in `warnings`.
+  std::vector<LibraryResult> finish(Clock::time_point deadline, Diagnostics& warnings);
 
  private:
   struct State;

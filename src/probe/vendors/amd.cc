@@ -24,7 +24,7 @@ std::vector<KfdGpuNode> read_kfd_topology(const ProbeContext& ctx) {
     if (!text) continue;
     auto props = parse_kfd_properties(*text);
     if (!props) {
-      ctx.warn(cat({path, ": ", props.error().message}));
+      ctx.warn(path, props.error().message);
       continue;
     }
     auto value = [&](const char* key) {
@@ -59,7 +59,7 @@ class AmdBackend final : public VendorBackend {
         if (gfx)
           dev.arch = *gfx;
         else
-          ctx.warn(cat({dev.pci.address.str(), ": KFD ", gfx.error().message}));
+          ctx.warn(dev.pci.address.str(), cat({"KFD ", gfx.error().message}));
       }
       // amdgpu's device attributes take a runtime-PM reference: leave suspended devices be.
       if (dev.status == DeviceStatus::suspended) continue;
@@ -69,16 +69,16 @@ class AmdBackend final : public VendorBackend {
         if (bytes && *bytes > 0 && *bytes <= kMaxPlausibleMemoryBytes)
           dev.memory_total_bytes = *bytes;
         else if (bytes && *bytes > kMaxPlausibleMemoryBytes)
-          ctx.warn(cat({vram, ": implausible size ", *text, " bytes (over 64 PiB); ignored"}));
+          ctx.warn(vram, cat({"implausible size ", *text, " bytes (over 64 PiB); ignored"}));
         else
-          ctx.warn(cat({vram, ": invalid byte count '", *text, "'"}));
+          ctx.warn(vram, cat({"invalid byte count '", *text, "'"}));
       }
       std::string unique_id = cat({d->sysfs_dir, "/unique_id"});
       if (auto id = ctx.host.read_value(unique_id)) {
         if (id->size() <= 32 && parse_hex(*id))
           dev.uuid = "GPU-" + to_lower(*id);
         else
-          ctx.warn(cat({unique_id, ": invalid unique id '", *id, "'"}));
+          ctx.warn(unique_id, cat({"invalid unique id '", *id, "'"}));
       } else if (id.error().sys_errno != ENOENT && id.error().sys_errno != ENOTDIR) {
         ctx.warn(id.error().message);  // empty, binary, a directory: present but unusable
       }
@@ -90,9 +90,12 @@ class AmdBackend final : public VendorBackend {
 
 }  // namespace
 
+// Constant-initialised at namespace scope: a function-local static has a one-time guard that
+// a fork() in a C ABI caller can strand.
+constinit const AmdBackend kAmdBackend;
+
 const VendorBackend& amd_backend() {
-  static const AmdBackend backend;
-  return backend;
+  return kAmdBackend;
 }
 
 }  // namespace anygpu

@@ -16,7 +16,7 @@ class AscendBackend final : public VendorBackend {
         if (id && *id < 1024)
           dev.minor = static_cast<int>(*id);
         else
-          ctx.warn(cat({path, ": invalid NPU id '", *text, "'"}));
+          ctx.warn(path, cat({"invalid NPU id '", *text, "'"}));
       }
       // Without dev_id, the driver numbers NPUs in probe order, which is PCI order.
       if (!dev.minor) dev.minor = dev.index;
@@ -24,9 +24,12 @@ class AscendBackend final : public VendorBackend {
   }
 };
 
+// Constant-initialised at namespace scope: a function-local static has a one-time guard that
+// a fork() in a C ABI caller can strand.
+constinit const AscendBackend kAscendBackend;
+
 const VendorBackend& ascend_backend() {
-  static const AscendBackend backend;
-  return backend;
+  return kAscendBackend;
 }
 
 }  // namespace anygpu

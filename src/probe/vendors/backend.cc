@@ -70,6 +70,7 @@ void apply_registry_facts(const ProbeContext& ctx, PciDevice& d) {
     }
     if (spec->memory_bandwidth_gbps)
       dev.memory_bandwidth_gbps = spec->memory_bandwidth_gbps, used = true;
+    if (spec->integrated) dev.integrated = true, used = true;
     if (used) dev.add_source("registry");
   }
   if (!dev.name) {

@@ -17,7 +17,7 @@ class NvidiaBackend final : public VendorBackend {
       if (!text) continue;  // driver not loaded, or nouveau
       auto info = parse_nvidia_information(*text);
       if (!info) {
-        ctx.warn(cat({path, ": ", info.error().message}));
+        ctx.warn(path, info.error().message);
         continue;
       }
       if (info->model) dev.name = info->model;
@@ -28,9 +28,12 @@ class NvidiaBackend final : public VendorBackend {
   }
 };
 
+// Constant-initialised at namespace scope: a function-local static has a one-time guard that
+// a fork() in a C ABI caller can strand.
+constinit const NvidiaBackend kNvidiaBackend;
+
 const VendorBackend& nvidia_backend() {
-  static const NvidiaBackend backend;
-  return backend;
+  return kNvidiaBackend;
 }
 
 }  // namespace anygpu

@@ -4,6 +4,8 @@
 # an /etc/ld.so.cache written by `ldconfig -r`, a mock management tool, firmware; the fixture's
 # device nodes become real character devices (the /dev/null numbers) when `--mknod` is given.
 # Usage: make_driver_host.sh nvidia|ascend|hygon|thead FIXTURE_DIR DEST [--mknod]
+# NVIDIA_USERSPACE_VERSION gives the NVIDIA libraries another version than the fixture's module
+# (550.90.07), as a driver upgraded without a reboot leaves them.
 set -eu
 vendor=$1 fixture=$2 dest=$3 mknod=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,7 +32,7 @@ tool() {
 multiarch=/usr/lib/x86_64-linux-gnu
 case $vendor in
   nvidia)
-    v=550.90.07
+    v=${NVIDIA_USERSPACE_VERSION:-550.90.07}
     lib $multiarch libcuda.so.$v libcuda.so.1 cuDriverGetVersion 12040
     lib $multiarch libnvidia-ml.so.$v libnvidia-ml.so.1 nvmlDeviceGetCount_v2 8
     lib $multiarch libnvidia-ptxjitcompiler.so.$v libnvidia-ptxjitcompiler.so.1 nvPTXCompilerGetVersion 1

@@ -1,0 +1,36 @@
+// A launch anygpu stays the parent of (torchrun): the command runs as a child in its own
+// process group, and anygpu
+//   - forwards SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 to that group (a signal
+//     anygpu was started with ignored stays ignored, as execve would leave it);
+//   - hands the terminal to the group when anygpu had it, and follows it when it stops (^Z)
+//     and continues (fg/bg), as a shell's job;
+//   - is a subreaper (PR_SET_CHILD_SUBREAPER): a process orphaned inside the launch, e.g. a
+//     worker's child whose worker died, is reparented to anygpu instead of init, so it stays
+//     in anygpu's tree;
+//   - when the command ends, ends every process still in that tree (SIGTERM, a grace period,
+//     SIGKILL) and reaps them: no descendant survives the launch;
+//   - sets SIGTERM as the command's parent-death signal, so an anygpu killed outright
+//     (SIGKILL, the OOM killer) still lets torchrun stop its workers;
+//   - exits as the command did: its exit code, or the signal that ended it, raised again.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace anygpu {
+
+struct SupervisedCommand {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // NAME=value, exactly
+  std::string search_path;       // PATH that argv[0] is looked up on when it has no '/'
+  // How long what is left after the command ends may take to exit before SIGKILL.
+  std::chrono::milliseconds grace{3000};
+};
+
+// Runs `command` to its end as described above; returns the exit code (126/127 when it
+// cannot be executed, 125 when it cannot be started, after saying why on stderr). Returns
+// only if the command's signal, raised again, did not end anygpu.
+int supervise(const SupervisedCommand& command);
+
+}  // namespace anygpu

@@ -1,0 +1,14 @@
+# `anygpu topo`: links between devices (KFD xGMI), PCIe distance classes from the PCI tree and
+# the nearest RDMA NIC per device, from kernel interfaces only.
+set(ANYGPU_TOPO_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/kfd_link.cc
+  ${CMAKE_CURRENT_LIST_DIR}/kfd_topology.cc
+  ${CMAKE_CURRENT_LIST_DIR}/pci_path.cc
+  ${CMAKE_CURRENT_LIST_DIR}/pcie_class.cc
+  ${CMAKE_CURRENT_LIST_DIR}/topology.cc
+  ${CMAKE_CURRENT_LIST_DIR}/topology_json.cc
+  ${CMAKE_CURRENT_LIST_DIR}/topology_text.cc
+)
+set(ANYGPU_TOPO_CLI_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/../cli/topo_cmd.cc
+)

@@ -1,0 +1,121 @@
+// Assembles a Topology from the host: the PCI place of every device, KFD links between devices,
+// RDMA NICs and the nearest ones per device.
+#include "topo/topology.h"
+
+#include <cerrno>
+
+#include "probe/sysfs_parse.h"
+#include "topo/kfd_topology.h"
+#include "topo/pci_path.h"
+#include "util/strings.h"
+
+namespace anygpu {
+
+namespace {
+
+constexpr std::string_view kPciDevices = "/sys/bus/pci/devices";
+constexpr std::string_view kInfiniband = "/sys/class/infiniband";
+
+bool absent(const Error& e) {
+  return e.sys_errno == ENOENT || e.sys_errno == ENOTDIR;
+}
+
+void place_device(const HostRoot& host, TopoDevice& d, std::vector<std::string>& warnings) {
+  d.root_complex = d.device->pci.root_complex;
+  auto dir = cat({kPciDevices, "/", d.device->pci.address.str()});
+  auto resolved = host.resolve(dir);
+  if (!resolved) {
+    warnings.push_back(cat({dir, ": ", resolved.error().message, "; PCIe classes unknown (SYS)"}));
+    return;
+  }
+  auto path = parse_pci_sysfs_path(*resolved);
+  if (!path) {
+    warnings.push_back(cat({dir, ": ", path.error().message}));
+    return;
+  }
+  d.root_complex = path->root_complex;
+  d.pci_path = std::move(path->chain);
+}
+
+std::optional<RdmaNic> read_nic(const HostRoot& host, const std::string& name,
+                                std::vector<std::string>& warnings) {
+  auto link = cat({kInfiniband, "/", name, "/device"});
+  auto resolved = host.resolve(link);
+  if (!resolved) {
+    // A software device (rxe, siw over a netdev) has no PCI function of its own.
+    if (!absent(resolved.error())) warnings.push_back(resolved.error().message);
+    return std::nullopt;
+  }
+  auto path = parse_pci_sysfs_path(*resolved);
+  if (!path) {
+    warnings.push_back(cat({link, ": ", path.error().message, "; NIC left out"}));
+    return std::nullopt;
+  }
+  RdmaNic nic{name, std::nullopt, path->chain.back(), std::nullopt, path->chain, path->root_complex,
+              {}};
+  if (auto nets = host.list_dir(cat({*resolved, "/net"})); nets && !nets->empty())
+    nic.netdev = nets->front();
+  auto numa_file = cat({*resolved, "/numa_node"});
+  if (auto text = host.read_value(numa_file)) {
+    auto numa = parse_numa_node(*text);
+    if (numa)
+      nic.numa_node = *numa;
+    else
+      warnings.push_back(cat({numa_file, ": ", numa.error().message}));
+  }
+  return nic;
+}
+
+void read_nics(const HostRoot& host, Topology& t) {
+  auto names = host.list_dir(kInfiniband);
+  if (!names) return;
+  for (const auto& name : *names)
+    if (auto nic = read_nic(host, name, t.warnings)) t.nics.push_back(std::move(*nic));
+}
+
+PciPlace place_of(const TopoDevice& d) {
+  return {d.pci_path ? &*d.pci_path : nullptr, d.root_complex, d.device->numa_node};
+}
+
+PciPlace place_of(const RdmaNic& n) {
+  return {&n.pci_path, n.root_complex, n.numa_node};
+}
+
+void find_nearest(Topology& t) {
+  for (size_t i = 0; i < t.devices.size(); ++i) {
+    std::optional<PcieClass> best;
+    for (size_t k = 0; k < t.nics.size(); ++k) {
+      auto c = pcie_class(place_of(t.devices[i]), place_of(t.nics[k]), t.host_numa_nodes);
+      if (!best || c < *best) {
+        best = c;
+        t.devices[i].nearest_nics.clear();
+      }
+      if (c == *best) t.devices[i].nearest_nics.push_back(k);
+    }
+    for (size_t k : t.devices[i].nearest_nics) t.nics[k].nearest_devices.push_back(i);
+  }
+}
+
+}  // namespace
+
+const DeviceLink* Topology::link(size_t a, size_t b) const {
+  if (a > b) std::swap(a, b);
+  for (const auto& l : links)
+    if (l.a == a && l.b == b) return &l;
+  return nullptr;
+}
+
+Topology read_topology(const HostRoot& host, const Inventory& inventory) {
+  Topology t;
+  t.host_numa_nodes = inventory.host.numa_nodes;
+  for (const auto& d : inventory.devices) {
+    t.devices.push_back(TopoDevice{&d, std::nullopt, {}, std::nullopt, {}});
+    place_device(host, t.devices.back(), t.warnings);
+  }
+  read_kfd_links(host, t);
+  read_nics(host, t);
+  find_nearest(t);
+  return t;
+}
+
+}  // namespace anygpu

@@ -1,0 +1,67 @@
+// The links between a host's devices and its RDMA NICs, read from kernel interfaces only:
+// AMD KFD io_links/p2p_links, the PCI hierarchy in sysfs and /sys/class/infiniband.
+// Bad input never stops the reading: the link or NIC is left out with a warning naming the file.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "host/host_root.h"
+#include "model/inventory.h"
+
+namespace anygpu {
+
+// nvidia-smi's PCIe distance classes, nearest first (`nvidia-smi topo -m` legend).
+enum class PcieClass { pix, pxb, phb, node, sys };
+std::string_view to_string(PcieClass c);  // "PIX", "PXB", "PHB", "NODE", "SYS"
+
+// A direct device-to-device link (both directions seen, so stored once with a < b).
+struct DeviceLink {
+  size_t a = 0, b = 0;  // indexes into Topology::devices
+  std::string kind;     // "xgmi"
+  std::optional<int> count;
+  std::optional<uint64_t> weight;
+};
+
+struct TopoDevice {
+  const Device* device = nullptr;
+  std::optional<std::vector<std::string>> pci_path;  // bridges then the device, below its root
+  std::string root_complex;                          // "pci0000:17"; empty when unknown
+  std::optional<int> kfd_node;
+  std::vector<size_t> nearest_nics;  // indexes into Topology::nics
+};
+
+struct RdmaNic {
+  std::string name;  // "mlx5_0"
+  std::optional<std::string> netdev;
+  std::string pci_bus_id;
+  std::optional<int> numa_node;
+  std::vector<std::string> pci_path;
+  std::string root_complex;
+  std::vector<size_t> nearest_devices;  // devices whose nearest NICs include this one
+};
+
+struct Topology {
+  std::vector<TopoDevice> devices;
+  std::vector<DeviceLink> links;
+  std::vector<RdmaNic> nics;
+  std::vector<std::string> warnings;  // "WHERE: MESSAGE"
+  std::optional<int> host_numa_nodes;
+
+  // The link between two devices, if any.
+  const DeviceLink* link(size_t a, size_t b) const;
+};
+
+// The PCIe class between two places in the PCI tree (paths as in TopoDevice::pci_path).
+// Unknown NUMA nodes on a host of more than one (or an unknown number of) NUMA node are SYS.
+struct PciPlace {
+  const std::vector<std::string>* path = nullptr;
+  std::string_view root_complex;
+  std::optional<int> numa_node;
+};
+PcieClass pcie_class(const PciPlace& a, const PciPlace& b, std::optional<int> host_numa_nodes);
+
+Topology read_topology(const HostRoot& host, const Inventory& inventory);
+
+}  // namespace anygpu

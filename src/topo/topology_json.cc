@@ -1,0 +1,73 @@
+#include "topo/topology_output.h"
+
+namespace anygpu {
+
+namespace {
+
+nlohmann::ordered_json device_json(const Topology& t, const TopoDevice& d) {
+  nlohmann::ordered_json j;
+  j["label"] = device_label(*d.device);
+  j["vendor"] = d.device->vendor;
+  j["index"] = d.device->index;
+  j["pci_bus_id"] = d.device->pci.address.str();
+  if (d.device->numa_node) j["numa_node"] = *d.device->numa_node;
+  if (!d.root_complex.empty()) j["root_complex"] = d.root_complex;
+  if (d.kfd_node) j["kfd_node"] = *d.kfd_node;
+  j["nearest_nics"] = nlohmann::ordered_json::array();
+  for (size_t k : d.nearest_nics) j["nearest_nics"].push_back(t.nics[k].name);
+  return j;
+}
+
+nlohmann::ordered_json nic_json(const Topology& t, const RdmaNic& n) {
+  nlohmann::ordered_json j;
+  j["name"] = n.name;
+  if (n.netdev) j["netdev"] = *n.netdev;
+  j["pci_bus_id"] = n.pci_bus_id;
+  if (n.numa_node) j["numa_node"] = *n.numa_node;
+  j["nearest_devices"] = nlohmann::ordered_json::array();
+  for (size_t i : n.nearest_devices)
+    j["nearest_devices"].push_back(t.devices[i].device->pci.address.str());
+  return j;
+}
+
+std::string bus_id(const Topology& t, size_t i) {
+  return t.devices[i].device->pci.address.str();
+}
+
+PciPlace place(const TopoDevice& d) {
+  return {d.pci_path ? &*d.pci_path : nullptr, d.root_complex, d.device->numa_node};
+}
+
+}  // namespace
+
+nlohmann::ordered_json topology_to_json(const Topology& t,
+                                        const std::vector<std::string>& warnings) {
+  nlohmann::ordered_json j;
+  j["schema"] = "anygpu.topology/v1";
+  j["devices"] = nlohmann::ordered_json::array();
+  for (const auto& d : t.devices) j["devices"].push_back(device_json(t, d));
+  j["links"] = nlohmann::ordered_json::array();
+  for (const auto& l : t.links) {
+    nlohmann::ordered_json e;
+    e["a"] = bus_id(t, l.a);
+    e["b"] = bus_id(t, l.b);
+    e["kind"] = l.kind;
+    if (l.count) e["count"] = *l.count;
+    if (l.weight) e["weight"] = *l.weight;
+    j["links"].push_back(std::move(e));
+  }
+  // Every pair of devices, whether or not a link joins them: the path without the link.
+  j["pcie"] = nlohmann::ordered_json::array();
+  for (size_t a = 0; a < t.devices.size(); ++a)
+    for (size_t b = a + 1; b < t.devices.size(); ++b)
+      j["pcie"].push_back({{"a", bus_id(t, a)},
+                           {"b", bus_id(t, b)},
+                           {"class", to_string(pcie_class(place(t.devices[a]), place(t.devices[b]),
+                                                          t.host_numa_nodes))}});
+  j["nics"] = nlohmann::ordered_json::array();
+  for (const auto& n : t.nics) j["nics"].push_back(nic_json(t, n));
+  j["warnings"] = warnings;
+  return j;
+}
+
+}  // namespace anygpu

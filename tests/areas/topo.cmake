@@ -1,0 +1,10 @@
+# `anygpu topo`: KFD link, PCI path and PCIe class parsers, link validation, the MI210 fixture
+# (public KFD capture) and damaged copies; goldens of topo and topo --json, the JSON schema.
+list(APPEND ANYGPU_UNIT_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/topo_parse_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/topo_links_test.cc
+)
+add_test(NAME topo_cli
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/../e2e/topo_cli_test.py
+         $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/..)
+set_tests_properties(topo_cli PROPERTIES TIMEOUT 120)
