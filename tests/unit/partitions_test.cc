@@ -17,7 +17,7 @@ const std::vector<std::string> kCpxGpus = {"0000:05:00.0", "0000:27:00.0", "0000
 
 std::string warnings_of(const Inventory& inv) {
   std::string out;
-  for (const auto& w : inv.warnings) out += w + "\n";
+  for (const auto& w : inv.diagnostics.warnings()) out += w + "\n";
   return out;
 }
 
@@ -71,7 +71,7 @@ TEST(AmdPartitions, CpxCaptureGivesEightPartitionsPerGpuButOne) {
                      "0000:e5:00.0: CPX shows 7 partitions in KFD where the same model "
                      "shows 8"))
       << warnings_of(inv);
-  EXPECT_EQ(inv.warnings.size(), 1u) << warnings_of(inv);
+  EXPECT_EQ(inv.diagnostics.warnings().size(), 1u) << warnings_of(inv);
 }
 
 TEST(AmdPartitions, SpxHostStaysWhole) {
@@ -146,7 +146,7 @@ TEST(AmdPartitions, MoreMemoryThanComputePartitionsLeavesMemoryModeOut) {
 
 TEST(MigPartitions, InstancesFromCapabilityProcfs) {
   const auto& inv = fixture_inventory("h100-8x-mig");
-  EXPECT_TRUE(inv.warnings.empty()) << warnings_of(inv);
+  EXPECT_TRUE(inv.diagnostics.warnings().empty()) << warnings_of(inv);
   const auto* g0 = find_device(inv, "0000:18:00.0");
   ASSERT_TRUE(g0 && g0->partitioning);
   EXPECT_EQ(g0->partitioning->mode, "mig");
