@@ -50,6 +50,25 @@ struct DriverInfo {
 enum class DeviceStatus { ok, driver_missing, library_missing, suspended, passthrough };
 std::string_view to_string(DeviceStatus s);
 
+// How a device is split into logical devices (SPEC "Partitions"). Present only on a device
+// whose kernel interfaces show more than one partition.
+struct Partitioning {
+  std::string mode;                        // "mig", "CPX", "DPX", "QPX", "TPX"
+  std::optional<std::string> memory_mode;  // AMD "NPS1", "NPS4", …
+};
+
+// One logical device of a partitioned device, in the order the vendor runtime enumerates them.
+struct Partition {
+  int index = 0;
+  std::string id;  // "MIG-<uuid>", or "<bus id>/<index>" where the kernel gives no identifier
+  std::optional<std::string> profile;
+  std::optional<std::string> uuid;
+  std::optional<uint64_t> memory_total_bytes;
+  std::vector<std::string> device_nodes;  // the nodes this partition needs besides shared ones
+  std::optional<std::string> render_node;
+  std::optional<int> numa_node;
+};
+
 struct Device {
   std::string vendor;       // registry id
   std::string vendor_name;  // PCI vendor name
@@ -70,6 +89,8 @@ struct Device {
   DeviceStatus status = DeviceStatus::ok;
   bool integrated = false;  // the registry knows it as graphics in the CPU package (iGPU, APU)
   std::vector<std::string> sources;  // "sysfs", "registry", "nvml", …
+  std::optional<Partitioning> partitioning;
+  std::vector<Partition> partitions;
 
   void add_source(std::string_view source);
   // Bound to the vendor's own driver: the vendor runtime enumerates it and its nodes exist

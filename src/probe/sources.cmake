@@ -3,6 +3,7 @@
 set(ANYGPU_PROBE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/sysfs_parse.cc
   ${CMAKE_CURRENT_LIST_DIR}/sysfs_value.cc
+  ${CMAKE_CURRENT_LIST_DIR}/partition_parse.cc
   ${CMAKE_CURRENT_LIST_DIR}/host_info.cc
   ${CMAKE_CURRENT_LIST_DIR}/pci.cc
   ${CMAKE_CURRENT_LIST_DIR}/pci_ids.cc
@@ -10,7 +11,9 @@ set(ANYGPU_PROBE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/probe.cc
   ${CMAKE_CURRENT_LIST_DIR}/vendors/backend.cc
   ${CMAKE_CURRENT_LIST_DIR}/vendors/nvidia.cc
+  ${CMAKE_CURRENT_LIST_DIR}/vendors/nvidia_mig.cc
   ${CMAKE_CURRENT_LIST_DIR}/vendors/amd.cc
+  ${CMAKE_CURRENT_LIST_DIR}/vendors/amd_partitions.cc
   ${CMAKE_CURRENT_LIST_DIR}/vendors/ascend.cc
   ${CMAKE_CURRENT_LIST_DIR}/libs/library_probe.cc
   ${CMAKE_CURRENT_LIST_DIR}/libs/probe_client.cc

@@ -25,6 +25,29 @@ json named(std::span<const NamedValue> list) {
   return o;
 }
 
+json partition_json(const Partition& p) {
+  json j;
+  j["index"] = p.index;
+  j["id"] = p.id;
+  put(j, "profile", p.profile);
+  put(j, "uuid", p.uuid);
+  put(j, "memory_total_bytes", p.memory_total_bytes);
+  j["device_nodes"] = p.device_nodes;
+  put(j, "render_node", p.render_node);
+  put(j, "numa_node", p.numa_node);
+  return j;
+}
+
+// Only a partitioned device carries the keys: every other device's JSON is unchanged.
+void put_partitions(json& j, const Device& d) {
+  if (!d.partitioning) return;
+  json mode{{"mode", d.partitioning->mode}};
+  put(mode, "memory_mode", d.partitioning->memory_mode);
+  j["partitioning"] = mode;
+  j["partitions"] = json::array();
+  for (const auto& p : d.partitions) j["partitions"].push_back(partition_json(p));
+}
+
 json device_json(const Device& d) {
   json j;
   j["vendor"] = d.vendor;
@@ -60,6 +83,7 @@ json device_json(const Device& d) {
   put(j, "card_node", d.card_node);
   j["status"] = std::string(to_string(d.status));
   j["sources"] = d.sources;
+  put_partitions(j, d);
   return j;
 }
 

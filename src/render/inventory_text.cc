@@ -39,6 +39,40 @@ std::string opt(const std::optional<std::string>& s) {
   return s ? *s : "-";
 }
 
+// "  partition 3 (CPX/NPS4): 0000:05:00.0/3, /dev/dri/card4 /dev/dri/renderD131"
+std::string partition_line(const Device& d, const Partition& p) {
+  std::string mode = d.partitioning->mode;
+  if (d.partitioning->memory_mode) mode += "/" + *d.partitioning->memory_mode;
+  std::string line = cat({"  partition ", std::to_string(p.index), " (", mode, "): ", p.id});
+  if (p.profile) line += ", " + *p.profile;
+  if (p.memory_total_bytes) line += ", " + gib(*p.memory_total_bytes);
+  if (!p.device_nodes.empty()) line += ", " + join(p.device_nodes, " ");
+  return line + "\n";
+}
+
+// The device table, each partitioned device's row followed by one line per partition.
+std::string device_table(const std::vector<Device>& devices) {
+  std::vector<std::vector<std::string>> rows = {
+      {"IDX", "VENDOR", "NAME", "BUS ID", "MEMORY", "ARCH", "DRIVER", "NUMA", "STATUS"}};
+  for (const auto& d : devices) {
+    std::string driver = "-";
+    if (d.driver) driver = d.driver->name + (d.driver->version ? " " + *d.driver->version : "");
+    rows.push_back({std::to_string(d.index), d.vendor, opt(d.name), d.pci.address.str(),
+                    d.memory_total_bytes ? gib(*d.memory_total_bytes) : "-", opt(d.arch), driver,
+                    d.numa_node ? std::to_string(*d.numa_node) : "-",
+                    std::string(to_string(d.status))});
+  }
+  std::string text = table(rows);
+  auto lines = split_lines(text);
+  std::string out = std::string(lines[0]) + "\n";
+  for (size_t i = 0; i < devices.size(); ++i) {
+    out += std::string(lines[i + 1]) + "\n";
+    if (devices[i].partitioning)
+      for (const auto& p : devices[i].partitions) out += partition_line(devices[i], p);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string inventory_to_text(const Inventory& inv) {
@@ -51,17 +85,7 @@ std::string inventory_to_text(const Inventory& inv) {
   if (inv.devices.empty()) {
     out += "no accelerators found: the CPU fallback applies (torch device cpu, backend gloo)\n";
   } else {
-    std::vector<std::vector<std::string>> rows = {
-        {"IDX", "VENDOR", "NAME", "BUS ID", "MEMORY", "ARCH", "DRIVER", "NUMA", "STATUS"}};
-    for (const auto& d : inv.devices) {
-      std::string driver = "-";
-      if (d.driver) driver = d.driver->name + (d.driver->version ? " " + *d.driver->version : "");
-      rows.push_back({std::to_string(d.index), d.vendor, opt(d.name), d.pci.address.str(),
-                      d.memory_total_bytes ? gib(*d.memory_total_bytes) : "-", opt(d.arch), driver,
-                      d.numa_node ? std::to_string(*d.numa_node) : "-",
-                      std::string(to_string(d.status))});
-    }
-    out += table(rows);
+    out += device_table(inv.devices);
   }
   if (!inv.runtimes.empty()) {
     std::vector<std::string> parts;

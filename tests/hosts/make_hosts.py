@@ -479,9 +479,9 @@ def aspeed_bmc(h, bdf_bridge, bdf_vga, parent, numa, card=0, root_bus=None):
 # 1. h100-8x
 # --------------------------------------------------------------------------
 
-def make_h100():
+def make_h100(name="h100-8x", hostname="gpu-h100-01"):
     n0, n1 = "0-55,112-167", "56-111,168-223"
-    h = Host("h100-8x", "gpu-h100-01", "6.8.0-45-generic", "x86_64",
+    h = Host(name, hostname, "6.8.0-45-generic", "x86_64",
              "ubuntu2204", 224, {0: n0, 1: n1})
     # PCH / root complex 0 + BMC
     h.pci("0000:00:00.0", None, 0x8086, 0x09a2, 0x088000, subsys=(0x8086, 0x0000),
@@ -521,6 +521,53 @@ def make_h100():
         "DeviceFileMinor: 1\nDeviceFileMode: 256\nDeviceFileModify: 1")
     h.w("proc/driver/nvidia/capabilities/mig/monitor",
         "DeviceFileMinor: 2\nDeviceFileMode: 292\nDeviceFileModify: 1")
+    return h
+
+
+# --------------------------------------------------------------------------
+# h100-8x-mig: h100-8x with MIG enabled on GPUs 0-2 (kernel interfaces only)
+# --------------------------------------------------------------------------
+
+# (gpu minor) -> {GI id: [CI ids]}. GPU0: seven 1g.10gb (GI ids 7..13 as the driver numbers
+# them), GPU1: a 4g.40gb GI (1) with one CI and a 3g.40gb GI (2) split into two CIs, GPU2: a GI
+# with no CI yet (not usable) beside a 3g.40gb with one. GPUs 3-7 have MIG disabled.
+H100_MIG = {
+    0: {gi: [0] for gi in range(7, 14)},
+    1: {1: [0], 2: [0, 1]},
+    2: {1: [], 2: [0]},
+}
+
+
+def mig_minor(g, gi, ci=None):
+    """nv-caps.c numbering (facts F-2): 3 + 135*gpu + 9*gi (+ 1 + ci)."""
+    return 3 + 135 * g + 9 * gi + (0 if ci is None else 1 + ci)
+
+
+def make_h100_mig():
+    h = make_h100("h100-8x-mig", "gpu-h100-mig-01")
+    # The driver's static table: every possible GI and CI of 32 GPUs (nv-caps.c).
+    lines = ["config 1", "monitor 2"]
+    for g in range(32):
+        for gi in range(15):
+            lines.append("gpu%d/gi%d/access %d" % (g, gi, mig_minor(g, gi)))
+            for ci in range(8):
+                lines.append("gpu%d/gi%d/ci%d/access %d" % (g, gi, ci, mig_minor(g, gi, ci)))
+    h.w("proc/driver/nvidia-caps/mig-minors", "\n".join(lines))
+    h.w("proc/devices", "Character devices:\n  1 mem\n  4 /dev/vc/0\n  5 /dev/tty\n"
+        "195 nvidia-frontend\n226 drm\n234 nvidia-caps-imex-channels\n235 nvidia-caps\n"
+        "510 nvidia-uvm\n\nBlock devices:\n  8 sd\n259 blkext\n")
+    caps = "proc/driver/nvidia/capabilities"
+    for g, gis in H100_MIG.items():
+        for gi, cis in gis.items():
+            d = "%s/gpu%d/mig/gi%d" % (caps, g, gi)
+            h.w(d + "/access", "DeviceFileMinor: %d\nDeviceFileMode: 292\nDeviceFileModify: 1"
+                % mig_minor(g, gi))
+            h.node("dev/nvidia-caps/nvidia-cap%d" % mig_minor(g, gi))
+            for ci in cis:
+                h.w(d + "/ci%d/access" % ci,
+                    "DeviceFileMinor: %d\nDeviceFileMode: 292\nDeviceFileModify: 1"
+                    % mig_minor(g, gi, ci))
+                h.node("dev/nvidia-caps/nvidia-cap%d" % mig_minor(g, gi, ci))
 
 
 # --------------------------------------------------------------------------
@@ -1029,9 +1076,102 @@ def make_acme():
     h.w("opt/acme/version", "2.4.0")
 
 
+# --------------------------------------------------------------------------
+# mi300x-8x-cpx: 8x MI300X in CPX mode, KFD topology from a real public capture
+# --------------------------------------------------------------------------
+
+# KFD topology of a real 8x MI300X node in CPX mode, copied byte for byte from
+# ROCm/k8s-device-plugin@ed7646843003e8f0b6a0630346f01bb4d1ecff2e
+# testdata/topo-mi300-cpx/topology (last changed in 4e0e694ea6f66054db36cda86ba80410c6cec067;
+# Apache-2.0). Only the node `properties`, generation_id and system_properties are kept.
+MI300X_CPX_CAPTURE = HERE.parent / "captures" / "rocm-k8s-device-plugin" / "topo-mi300-cpx"
+
+
+def xcp_platform_device(h, n, card=None, render=None):
+    """/sys/devices/platform/amdgpu_xcp_<n>: a partition's DRM device (partitions 1..7)."""
+    d = "sys/devices/platform/amdgpu_xcp_%d" % n
+    h.w(d + "/uevent", "")
+    h.ln(d + "/subsystem", "../../../bus/platform")
+    h.ln("sys/bus/platform/devices/amdgpu_xcp_%d" % n, "../../../devices/platform/amdgpu_xcp_%d" % n)
+    for kind, minor in (("card", card), ("renderD", render)):
+        if minor is None:
+            continue
+        nm = "%s%d" % (kind, minor)
+        h.w("%s/drm/%s/dev" % (d, nm), "226:%d" % minor)
+        h.w("%s/drm/%s/uevent" % (d, nm),
+            "MAJOR=226\nMINOR=%d\nDEVNAME=dri/%s\nDEVTYPE=drm_minor" % (minor, nm))
+        h.ln("%s/drm/%s/device" % (d, nm), "../../../amdgpu_xcp_%d" % n)
+        h.ln("sys/class/drm/%s" % nm, "../../devices/platform/amdgpu_xcp_%d/drm/%s" % (n, nm))
+        h.node("dev/dri/%s" % nm)
+
+
+def make_mi300x_cpx():
+    n0, n1 = "0-95", "96-191"
+    h = Host("mi300x-8x-cpx", "gpu-mi300x-cpx-01", "6.8.0-52-generic", "x86_64",
+             "ubuntu2204.5", 192, {0: n0, 1: n1})
+    t = "sys/class/kfd/kfd/topology"
+    for f in sorted(MI300X_CPX_CAPTURE.rglob("*")):
+        if f.is_file():
+            rel = f.relative_to(MI300X_CPX_CAPTURE).as_posix()
+            (h.root / t / rel).parent.mkdir(parents=True, exist_ok=True)
+            (h.root / t / rel).write_bytes(f.read_bytes())
+    h.w("sys/class/kfd/kfd/dev", "235:0")
+    h.w("sys/class/kfd/kfd/uevent", "MAJOR=235\nMINOR=0\nDEVNAME=kfd")
+    h.node("dev/kfd")
+    h.module("amdgpu", "6.10.5")
+    # PCI buses and unique ids are the capture's (location_id >> 8, unique_id per GPU).
+    buses = [0x05, 0x27, 0x47, 0x65, 0x85, 0xa7, 0xc7, 0xe5]
+    uids = {}
+    for node in sorted((MI300X_CPX_CAPTURE / "nodes").iterdir(), key=lambda p: int(p.name)):
+        props = dict(l.split(" ", 1) for l in (node / "properties").read_text().splitlines())
+        if int(props["simd_count"]):
+            uids.setdefault(int(props["location_id"]) >> 8, int(props["unique_id"]))
+    for rb in (0x00, 0x20, 0x40, 0x60, 0x80, 0xa0, 0xc0, 0xe0):
+        numa = 0 if rb < 0x80 else 1
+        h.pci("0000:%02x:00.0" % rb, None, 0x1022, 0x14a4, 0x060000,
+              subsys=(0x1022, 0x14a4), rev=0x01, numa=numa)
+    h.bridge("0000:c0:05.2", None, 0x1022, 0x14aa, 1, link(2, 1))
+    aspeed_bmc(h, "0000:c2:00.0", "0000:c3:00.0", "0000:c0:05.2", 1, card=0)
+    xcp = 0
+    for g, gb in enumerate(buses):
+        numa = 0 if gb < 0x80 else 1
+        rb = gb & 0xe0
+        rp = "0000:%02x:01.1" % rb
+        up = "0000:%02x:00.0" % (gb - 2)
+        dn = "0000:%02x:00.0" % (gb - 1)
+        gpu = "0000:%02x:00.0" % gb
+        h.bridge(rp, None, 0x1022, 0x14ab, numa, link(5, 16))
+        h.bridge(up, rp, 0x1002, 0x14a0, numa, link(5, 16))
+        h.bridge(dn, up, 0x1002, 0x14a1, numa, link(5, 16))
+        d = h.pci(gpu, dn, 0x1002, 0x74a1, 0x120000, subsys=(0x1002, 0x74a1),
+                  rev=0x00, numa=numa, driver="amdgpu", module="amdgpu",
+                  modversion="6.10.5", link=link(5, 16), irq=0)
+        h.w(d + "/unique_id", "%016x" % uids[gb])
+        # Not in the capture (it has KFD only): the mode files a CPX/NPS4 host shows.
+        h.w(d + "/current_compute_partition", "CPX")
+        h.w(d + "/available_compute_partition", "SPX, DPX, QPX, CPX")
+        h.w(d + "/current_memory_partition", "NPS4")
+        h.w(d + "/available_memory_partition", "NPS1, NPS4")
+        h.w(d + "/product_name", "AMD Instinct MI300X")
+        # Partition 0 is the PCI device's own DRM device; 1..7 are amdgpu_xcp platform
+        # devices. Render minors stride 8 per GPU as in the capture; card minors (0..63) run
+        # out at the 64th partition because the BMC holds card0: the capture's GPU 0xe5 has
+        # no partition 7 (render minor 191 absent) -- the kernel's "Skip xcp node" path.
+        h.drm(gpu, 1 + 8 * g, 128 + 8 * g)
+        for p in range(1, 8):
+            card = 1 + 8 * g + p
+            if card <= 63:
+                xcp_platform_device(h, xcp, card, 128 + 8 * g + p)
+            else:
+                xcp_platform_device(h, xcp)
+            xcp += 1
+
+
 HOSTS = {
     "h100-8x": make_h100,
     "mi300x-8x": make_mi300x,
+    "mi300x-8x-cpx": make_mi300x_cpx,
+    "h100-8x-mig": make_h100_mig,
     "intel-max-arc": make_intel,
     "ascend-910b-8x": make_ascend,
     "workstation-mixed": make_workstation,

@@ -1,10 +1,11 @@
 // AMD and Hygon (a ROCm derivative): KFD topology gives the gfx target, matched to PCI
 // functions by domain and location_id (KFD node numbers do not follow PCI order).
 #include <cerrno>
-#include <map>
+#include <optional>
 
 #include "host/paths.h"
 #include "probe/sysfs_parse.h"
+#include "probe/vendors/amd_partitions.h"
 #include "probe/vendors/backend.h"
 #include "util/strings.h"
 
@@ -12,13 +13,9 @@ namespace anygpu {
 
 namespace {
 
-struct KfdNode {
-  uint64_t gfx_target_version = 0;
-};
-
-// (domain, location_id) -> node facts, for GPU nodes only.
-std::map<std::pair<uint64_t, uint64_t>, KfdNode> read_kfd_topology(const ProbeContext& ctx) {
-  std::map<std::pair<uint64_t, uint64_t>, KfdNode> nodes;
+// The GPU nodes of KFD's topology (CPU nodes have no gfx target).
+std::vector<KfdGpuNode> read_kfd_topology(const ProbeContext& ctx) {
+  std::vector<KfdGpuNode> nodes;
   auto names = ctx.host.list_dir(paths::kKfdNodes);
   if (!names) return nodes;
   for (const auto& n : *names) {
@@ -30,25 +27,35 @@ std::map<std::pair<uint64_t, uint64_t>, KfdNode> read_kfd_topology(const ProbeCo
       ctx.warn(path, props.error().message);
       continue;
     }
-    auto gfx = props->find("gfx_target_version");
-    auto loc = props->find("location_id");
-    if (gfx == props->end() || gfx->second == 0 || loc == props->end()) continue;
-    auto dom = props->find("domain");
-    nodes[{dom == props->end() ? 0 : dom->second, loc->second}] = {gfx->second};
+    auto value = [&](const char* key) {
+      auto it = props->find(key);
+      return it == props->end() ? std::optional<uint64_t>() : it->second;
+    };
+    auto gfx = value("gfx_target_version");
+    auto loc = value("location_id");
+    if (!gfx || *gfx == 0 || !loc) continue;
+    nodes.push_back({path, value("domain").value_or(0), *loc, *gfx,
+                     value("drm_render_minor").value_or(0), value("local_mem_size").value_or(0)});
   }
   return nodes;
+}
+
+const KfdGpuNode* find_node(const std::vector<KfdGpuNode>& kfd, const PciAddress& a) {
+  uint64_t location = (uint64_t{a.bus} << 8) | (uint64_t{a.device} << 3) | a.function;
+  for (const auto& n : kfd)
+    if (n.domain == a.domain && n.location_id == location) return &n;
+  return nullptr;
 }
 
 class AmdBackend final : public VendorBackend {
  public:
   void probe_kernel(const ProbeContext& ctx, std::vector<PciDevice*>& devices) const override {
     auto kfd = read_kfd_topology(ctx);
+    auto xcp_cards = read_xcp_cards(ctx);
     for (auto* d : devices) {
       auto& dev = d->device;
-      const auto& a = dev.pci.address;
-      uint64_t location = (uint64_t{a.bus} << 8) | (uint64_t{a.device} << 3) | a.function;
-      if (auto it = kfd.find({a.domain, location}); it != kfd.end()) {
-        auto gfx = decode_gfx_target_version(it->second.gfx_target_version);
+      if (const auto* node = find_node(kfd, dev.pci.address)) {
+        auto gfx = decode_gfx_target_version(node->gfx_target_version);
         if (gfx)
           dev.arch = *gfx;
         else
@@ -75,7 +82,9 @@ class AmdBackend final : public VendorBackend {
       } else if (id.error().sys_errno != ENOENT && id.error().sys_errno != ENOTDIR) {
         ctx.warn(id.error().message);  // empty, binary, a directory: present but unusable
       }
+      probe_amd_partitions(ctx, *d, kfd, xcp_cards);
     }
+    warn_missing_cpx_partitions(ctx, devices);
   }
 };
 

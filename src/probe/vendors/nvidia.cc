@@ -2,6 +2,7 @@
 #include "host/paths.h"
 #include "probe/sysfs_parse.h"
 #include "probe/vendors/backend.h"
+#include "probe/vendors/nvidia_mig.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -23,6 +24,7 @@ class NvidiaBackend final : public VendorBackend {
       if (info->uuid) dev.uuid = info->uuid;
       if (info->minor) dev.minor = info->minor;
     }
+    probe_mig_partitions(ctx, devices);
   }
 };
 

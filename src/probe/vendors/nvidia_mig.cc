@@ -1,0 +1,131 @@
+#include "probe/vendors/nvidia_mig.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "probe/partition_parse.h"
+#include "util/strings.h"
+
+namespace anygpu {
+
+namespace {
+
+constexpr std::string_view kCapsDir = "/proc/driver/nvidia/capabilities";
+constexpr std::string_view kMigMinors = "/proc/driver/nvidia-caps/mig-minors";
+constexpr std::string_view kProcDevices = "/proc/devices";
+
+// "gi12" -> 12 within [0, limit); nullopt for any other entry.
+std::optional<int> numbered(std::string_view entry, std::string_view prefix, int limit) {
+  if (entry.substr(0, prefix.size()) != prefix) return std::nullopt;
+  auto n = parse_uint(entry.substr(prefix.size()));
+  if (!n || *n >= static_cast<uint64_t>(limit)) return std::nullopt;
+  return static_cast<int>(*n);
+}
+
+// The minor an access file gives, checked against the driver's formula and mig-minors.
+std::optional<int> cap_minor(const ProbeContext& ctx, const std::string& path, MigCap want,
+                             const std::vector<MigCap>* table) {
+  auto text = ctx.host.read_file(path, kSmallFileBytes);
+  if (!text) {
+    ctx.warn(text.error().message);
+    return std::nullopt;
+  }
+  auto minor = parse_nv_cap_access_minor(*text);
+  if (!minor) {
+    ctx.warn(cat({path, ": ", minor.error().message}));
+    return std::nullopt;
+  }
+  int expected = mig_cap_minor(want.gpu, want.gi, want.ci);
+  if (*minor != expected) {
+    ctx.warn(cat({path, ": minor ", std::to_string(*minor), " is not the driver's ",
+                  std::to_string(expected), "; MIG instances of this GPU not reported"}));
+    return std::nullopt;
+  }
+  want.minor = expected;
+  if (table && std::find(table->begin(), table->end(), want) == table->end()) {
+    ctx.warn(cat({path, ": minor ", std::to_string(expected), " is missing from ", kMigMinors,
+                  "; MIG instances of this GPU not reported"}));
+    return std::nullopt;
+  }
+  return expected;
+}
+
+struct Instance {
+  int gi, ci, gi_minor, ci_minor;
+};
+
+// Every compute instance of GPU `minor`, in (GI, CI) order; nullopt when a file lies.
+std::optional<std::vector<Instance>> read_instances(const ProbeContext& ctx, int minor,
+                                                    const std::vector<MigCap>* table) {
+  std::vector<Instance> out;
+  std::string mig = cat({kCapsDir, "/gpu", std::to_string(minor), "/mig"});
+  auto gis = ctx.host.list_dir(mig);
+  if (!gis) return out;
+  std::vector<int> gi_ids;
+  for (const auto& e : *gis)
+    if (auto gi = numbered(e, "gi", kMigMaxGis)) gi_ids.push_back(*gi);
+  std::sort(gi_ids.begin(), gi_ids.end());
+  for (int gi : gi_ids) {
+    std::string gi_dir = cat({mig, "/gi", std::to_string(gi)});
+    auto gi_minor = cap_minor(ctx, gi_dir + "/access", {minor, gi, std::nullopt, 0}, table);
+    if (!gi_minor) return std::nullopt;
+    std::vector<int> ci_ids;
+    if (auto cis = ctx.host.list_dir(gi_dir))
+      for (const auto& e : *cis)
+        if (auto ci = numbered(e, "ci", kMigMaxCis)) ci_ids.push_back(*ci);
+    std::sort(ci_ids.begin(), ci_ids.end());
+    for (int ci : ci_ids) {
+      std::string path = cat({gi_dir, "/ci", std::to_string(ci), "/access"});
+      auto ci_minor = cap_minor(ctx, path, {minor, gi, ci, 0}, table);
+      if (!ci_minor) return std::nullopt;
+      out.push_back({gi, ci, *gi_minor, *ci_minor});
+    }
+  }
+  return out;
+}
+
+// A MIG device needs its parent GPU's node and the GI and CI capability nodes (F-5). They are
+// listed even where the host has not created the cap nodes: a container runtime can make them.
+Partition make_partition(const Device& dev, int index, const Instance& in) {
+  Partition p;
+  p.index = index;
+  p.id = cat({dev.pci.address.str(), "/", std::to_string(index)});
+  p.device_nodes = {"/dev/nvidia" + std::to_string(*dev.minor),
+                    "/dev/nvidia-caps/nvidia-cap" + std::to_string(in.gi_minor),
+                    "/dev/nvidia-caps/nvidia-cap" + std::to_string(in.ci_minor)};
+  return p;
+}
+
+}  // namespace
+
+void probe_mig_partitions(const ProbeContext& ctx, std::vector<PciDevice*>& devices) {
+  if (!ctx.host.exists(kCapsDir)) return;
+  std::optional<std::vector<MigCap>> table;
+  if (auto text = ctx.host.read_file(kMigMinors, 1 << 20)) {
+    auto parsed = parse_mig_minors(*text);
+    if (!parsed) {
+      ctx.warn(cat({kMigMinors, ": ", parsed.error().message, "; MIG instances not reported"}));
+      return;
+    }
+    table = std::move(*parsed);
+  }
+  bool any = false;
+  for (auto* d : devices) {
+    auto& dev = d->device;
+    if (!dev.minor) continue;
+    auto instances = read_instances(ctx, *dev.minor, table ? &*table : nullptr);
+    if (!instances || instances->empty()) continue;
+    dev.partitioning = Partitioning{"mig", std::nullopt};
+    for (size_t i = 0; i < instances->size(); ++i)
+      dev.partitions.push_back(make_partition(dev, static_cast<int>(i), (*instances)[i]));
+    any = true;
+  }
+  if (!any) return;
+  // The cap nodes' major is dynamic (alloc_chrdev_region): without it no node can be made.
+  if (auto text = ctx.host.read_file(kProcDevices, kSmallFileBytes)) {
+    if (auto major = parse_proc_devices_major(*text, "nvidia-caps"); !major)
+      ctx.warn(cat({kProcDevices, ": ", major.error().message}));
+  }
+}
+
+}  // namespace anygpu

@@ -1,0 +1,34 @@
+"""Partitions reach Python through the C ABI's JSON: the MI300X CPX capture and MIG host."""
+import anygpu
+from conftest import host
+
+
+def test_cpx_partitions_in_python(isolated):
+    doc = anygpu.detect(root=host("mi300x-8x-cpx"), no_libs=True)
+    gpus = doc["devices"]
+    assert len(gpus) == 8
+    assert all(d["partitioning"] == {"mode": "CPX", "memory_mode": "NPS4"} for d in gpus)
+    assert [len(d["partitions"]) for d in gpus] == [8] * 7 + [7]
+    first = gpus[0]["partitions"][3]
+    assert first == {"index": 3, "id": "0000:05:00.0/3",
+                     "device_nodes": ["/dev/dri/card4", "/dev/dri/renderD131"],
+                     "render_node": "/dev/dri/renderD131"}
+    assert any("0000:e5:00.0: CPX shows 7 partitions" in w for w in doc["warnings"])
+
+
+def test_mig_partitions_in_python(isolated):
+    doc = anygpu.detect(root=host("h100-8x-mig"), no_libs=True)
+    by_bus = {d["pci"]["bus_id"]: d for d in doc["devices"]}
+    gpu1 = by_bus["0000:2a:00.0"]
+    assert gpu1["partitioning"] == {"mode": "mig"}
+    assert [p["id"] for p in gpu1["partitions"]] == [
+        "0000:2a:00.0/0", "0000:2a:00.0/1", "0000:2a:00.0/2"]
+    # Without NVML there is no profile, UUID or memory: the keys are absent, never empty or 0.
+    for p in gpu1["partitions"]:
+        assert not {"profile", "uuid", "memory_total_bytes"} & set(p)
+    assert "partitions" not in by_bus["0000:db:00.0"]
+
+
+def test_unpartitioned_host_has_no_partition_keys(isolated):
+    doc = anygpu.detect(root=host("mi300x-8x"), no_libs=True)
+    assert all("partitioning" not in d and "partitions" not in d for d in doc["devices"])
