@@ -46,10 +46,10 @@ Result<SelectOutcome> select_on_host(const HostRoot& host, const SelectRequest& 
   auto cfg = load_accelerator_config(path, request.config_path.has_value(), registry);
   if (!cfg) return cfg.error();
   out.config = std::move(*cfg);
-  if (request.adjust_config)
-    if (auto adjusted = request.adjust_config(out.config); !adjusted) return adjusted.error();
   auto inv = probe(host, registry);
   diagnostics.add(inv.diagnostics);
+  if (request.adjust_config)
+    if (auto adjusted = request.adjust_config(out.config, inv); !adjusted) return adjusted.error();
   if (request.check_contracts) {
     for (const auto& contract : contract_paths(out.config, request.extra_contracts)) {
       CheckOptions options;

@@ -28,8 +28,9 @@ struct SelectRequest {
   // ./runtime-spec.yaml); a file named twice is checked once.
   std::vector<std::string> extra_contracts;
   bool check_contracts = true;  // false: `run --no-check`
-  // Applied to the loaded config before selecting (a Slurm allocation's GPU list).
-  std::function<Result<bool>(AcceleratorConfig&)> adjust_config;
+  // Applied to the loaded config before selecting, with the host's devices (a Slurm
+  // allocation's GPU list names gres.conf lines, which only the inventory turns into devices).
+  std::function<Result<bool>(AcceleratorConfig&, const Inventory&)> adjust_config;
   bool allocation_governs = false;  // see SelectInputs::allocation_governs
   std::string selection_context;    // prefixed to a selection error, e.g. "Slurm allocation (…)"
 };

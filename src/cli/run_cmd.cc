@@ -124,8 +124,8 @@ int run(const RunFlags& f, const GlobalOptions& g) {
   else if (std::filesystem::exists("runtime-spec.yaml"))
     request.extra_contracts.push_back("runtime-spec.yaml");
   if (slurm) {
-    request.adjust_config = [&](AcceleratorConfig& config) {
-      return apply_slurm_gpus(*slurm, config, notes);
+    request.adjust_config = [&](AcceleratorConfig& config, const Inventory& inventory) {
+      return apply_slurm_gpus(*slurm, inventory, config, notes);
     };
     request.allocation_governs = true;
     if (slurm->gpus)

@@ -1,26 +1,61 @@
 #include "launch/slurm_map.h"
 
+#include <algorithm>
+
+#include "cluster/gres.h"
 #include "util/strings.h"
 
 namespace anygpu {
 
-Result<bool> apply_slurm_gpus(const SlurmContext& slurm, AcceleratorConfig& config,
-                              std::vector<std::string>& notes) {
+namespace {
+
+std::string line_text(size_t index, const GresLine& line) {
+  return cat({std::to_string(index), " = gres.conf GPU line ", std::to_string(index + 1), " (",
+              line.type, ", ", line.device->vendor, " ", line.device->pci.address.str(), ")"});
+}
+
+}  // namespace
+
+Result<bool> apply_slurm_gpus(const SlurmContext& slurm, const Inventory& inventory,
+                              AcceleratorConfig& config, std::vector<std::string>& notes,
+                              const Registry& registry) {
   if (!slurm.gpus || slurm.gpus->empty()) return false;
+  auto lines = gres_lines(inventory, nullptr, registry);
+  auto given = join(*slurm.gpus, ",");
   std::vector<DeviceRef> list;
+  std::vector<std::string> mapped, vendors;
   for (const auto& id : *slurm.gpus) {
     auto n = parse_int(trim(id));
     if (!n || *n < 0 || *n > 65535)
       return bad_input(cat({"SLURM_STEP_GPUS/SLURM_JOB_GPUS: '", id, "' is not a GPU index"}));
+    auto index = static_cast<size_t>(*n);
+    if (index >= lines.size())
+      return host_error(cat({"Slurm allocated GPU ", id, " but the gres.conf `anygpu slurm gres` ",
+                             "writes for this node has ", std::to_string(lines.size()), " GPU line",
+                             lines.size() == 1 ? "" : "s",
+                             ": was the node's gres.conf written for other devices?"}));
+    const Device& d = *lines[index].device;
     DeviceRef ref;
-    ref.index = static_cast<int>(*n);
+    ref.bus_id = d.pci.address.str();
     list.push_back(ref);
+    mapped.push_back(line_text(index, lines[index]));
+    if (std::find(vendors.begin(), vendors.end(), d.vendor) == vendors.end())
+      vendors.push_back(d.vendor);
   }
+  if (vendors.size() > 1)
+    return host_error(cat({"Slurm allocated GPUs of ", join(vendors, " and "), " (",
+                           join(mapped, "; "), "): one process drives one vendor; request one ",
+                           "Type, e.g. --gres=gpu:", lines.front().type, ":N"}));
+  if (config.backend != "auto" && config.backend != vendors.front())
+    return host_error(cat({"Slurm allocated ", vendors.front(), " GPUs (", given, ") but ",
+                           config.file.empty() ? std::string("the config") : config.file,
+                           " asks for backend '", config.backend_written, "'"}));
+  config.backend = vendors.front();
   config.list = std::move(list);
-  config.list_origin = cat({"Slurm allocation ", join(*slurm.gpus, ",")});
+  config.list_origin = cat({"Slurm allocation ", given});
   config.count.reset();
-  notes.push_back(
-      cat({"Slurm allocated GPUs ", join(*slurm.gpus, ","), ": selecting exactly those"}));
+  notes.push_back(cat(
+      {"Slurm allocated GPUs ", given, ": selecting exactly those (", join(mapped, "; "), ")"}));
   return true;
 }
 

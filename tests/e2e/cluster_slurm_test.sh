@@ -3,7 +3,8 @@
 # fixture host, slurmctld and slurmd start with it (auth/none, private ports, temp state),
 # the node must come up idle with the Gres, a --gres step must see the devices Slurm gives
 # it, and `srun -n 2 anygpu run --no-check -- env` must show each task its rank. Then a mixed
-# NVIDIA+AMD node: one set of environment flags, accepted, and no misread variable in a step.
+# NVIDIA+AMD node: one set of environment flags, accepted, no misread variable in a step, and
+# `anygpu run` in a step of either Type drives that Type's GPU.
 # Usage: cluster_slurm_test.sh ANYGPU_BINARY FIXTURE_HOSTS_DIR
 set -u
 anygpu=${1:?usage: cluster_slurm_test.sh ANYGPU FIXTURE_HOSTS_DIR}
@@ -152,5 +153,17 @@ for v in CUDA_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES ZE_AFFINITY_MASK GPU_DEVICE_O
   echo "$amd_env" | grep -q "^$v=" && fail "$v set for a step on the mixed node"
 done
 mixed_gpus=$(echo "$amd_env" | sed -n 's/^SLURM_STEP_GPUS=//p')
+# slurmd numbers the node's GPUs by gres.conf line across Types (the RX 7900 is line 2, so 1,
+# while its AMD index is 0): `anygpu run` in each step must drive the GPU Slurm gave it.
+for want in "rx_7900 amd 0000:04:00.0" "rtx_4090 nvidia 0000:01:00.0"; do
+  read -r type vendor bus <<<"$want"
+  got=$(timeout 60 srun -n 1 --gres=gpu:"$type":1 "$anygpu" --root "$tmp/mixed" --no-libs run \
+    --no-check -- env 2>"$tmp/srun-run-mixed.err") ||
+    { cat "$tmp/srun-run-mixed.err"; fail "srun --gres=gpu:$type:1 anygpu run on the mixed node"; }
+  if ! echo "$got" | grep -qx "ANYGPU_VENDOR=$vendor" || ! echo "$got" | grep -qx "ANYGPU_DEVICES=$bus"; then
+    echo "$got" | grep -E '^(ANYGPU|SLURM_STEP_GPUS|[A-Z_]*VISIBLE)'
+    fail "$type step: anygpu run did not drive $vendor $bus"
+  fi
+done
 
-echo "PASS: slurmd accepted the generated gres.conf; srun tasks got RANK 0/1, WORLD_SIZE=2, MASTER_ADDR=$node, MASTER_PORT=$port; the mixed node came up, its AMD step got SLURM_STEP_GPUS=$mixed_gpus and no visible-devices variable"
+echo "PASS: slurmd accepted the generated gres.conf; srun tasks got RANK 0/1, WORLD_SIZE=2, MASTER_ADDR=$node, MASTER_PORT=$port; the mixed node came up, its AMD step got SLURM_STEP_GPUS=$mixed_gpus and no visible-devices variable, and anygpu run drove the GPU of each Type"

@@ -70,7 +70,7 @@ says "devices: [99]" "$tmp/err" "no device 99 on this host"
 env -u CUDA_VISIBLE_DEVICES SLURM_JOB_ID=1 SLURM_JOB_NODELIST=n1 SLURM_STEP_GPUS=0,1,99 \
   "$bin" --root "$h100" --no-libs run --dry-run -- true >/dev/null 2>"$tmp/err"
 check "SLURM_STEP_GPUS=0,1,99" 125 $?
-says "SLURM_STEP_GPUS=0,1,99" "$tmp/err" "no device 99 on this host"
+says "SLURM_STEP_GPUS=0,1,99" "$tmp/err" "Slurm allocated GPU 99 but"
 
 # A caller's CUDA_VISIBLE_DEVICES restricts the selection outside Slurm.
 out=$(env -u SLURM_JOB_ID CUDA_VISIBLE_DEVICES=3 "$bin" --root "$h100" --no-libs select --format dotenv)

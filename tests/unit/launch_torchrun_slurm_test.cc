@@ -114,18 +114,74 @@ SlurmContext two_node_job() {
   return s;
 }
 
+// The devices behind an allocation, by selecting with the config apply_slurm_gpus produced.
+std::vector<std::string> selected_bus_ids(const Inventory& inv, const AcceleratorConfig& cfg) {
+  SelectInputs in;
+  in.allocation_governs = true;
+  auto sel = select_devices(inv, cfg, in);
+  EXPECT_TRUE(sel.ok()) << sel.error().message;
+  std::vector<std::string> out;
+  if (sel.ok())
+    for (const auto& d : sel->devices) out.push_back(d.vendor + " " + d.pci.address.str());
+  return out;
+}
+
 TEST(LaunchSlurm, GpusBecomeTheDeviceList) {
+  auto inv = test::fixture_inventory("h100-8x");
   auto cfg = *parse_accelerator_config("devices: 1\n", "c.yaml");
   std::vector<std::string> notes;
-  ASSERT_TRUE(*apply_slurm_gpus(two_node_job(), cfg, notes));
+  ASSERT_TRUE(*apply_slurm_gpus(two_node_job(), inv, cfg, notes));
   ASSERT_EQ(cfg.list.size(), 2u);
-  EXPECT_EQ(cfg.list[1].index, 3);
   EXPECT_FALSE(cfg.count);
+  EXPECT_EQ(cfg.backend, "nvidia");
+  // Single-vendor node: gres.conf's line order is the vendor's PCI order, so index = index.
+  std::vector<std::string> want;
+  for (const auto& d : inv.devices)
+    if (d.index == 2 || d.index == 3) want.push_back(d.vendor + " " + d.pci.address.str());
+  EXPECT_EQ(selected_bus_ids(inv, cfg), want);
   auto bad = two_node_job();
   bad.gpus = std::vector<std::string>{"0", "gpu:a100"};
-  auto r = apply_slurm_gpus(bad, cfg, notes);
+  auto r = apply_slurm_gpus(bad, inv, cfg, notes);
   ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::bad_input);
   EXPECT_NE(r.error().message.find("gpu:a100"), std::string::npos);
+}
+
+// slurmd (AutoDetect=off) numbers a node's GPUs in gres.conf line order across Types: on the
+// mixed workstation the RTX 4090 is line 1 and the RX 7900 line 2, so a step given the AMD GPU
+// reads SLURM_STEP_GPUS=1 (seen from a real slurmd in tests/e2e/cluster_slurm_test.sh) while
+// its AMD index is 0. Each index must land on its own line's device and vendor.
+TEST(LaunchSlurm, MixedNodeIndicesAreGresLinesNotVendorIndices) {
+  auto inv = test::fixture_inventory("workstation-mixed");
+  auto job = two_node_job();
+  auto apply = [&](std::vector<std::string> gpus, const std::string& config_text) {
+    job.gpus = std::move(gpus);
+    auto cfg = *parse_accelerator_config(config_text, "c.yaml");
+    std::vector<std::string> notes;
+    auto r = apply_slurm_gpus(job, inv, cfg, notes);
+    return std::make_pair(std::move(r), cfg);
+  };
+  auto [amd, amd_cfg] = apply({"1"}, "");
+  ASSERT_TRUE(amd.ok()) << amd.error().message;
+  EXPECT_EQ(amd_cfg.backend, "amd");
+  EXPECT_EQ(selected_bus_ids(inv, amd_cfg), std::vector<std::string>{"amd 0000:04:00.0"});
+  auto [nv, nv_cfg] = apply({"0"}, "");
+  ASSERT_TRUE(nv.ok()) << nv.error().message;
+  EXPECT_EQ(selected_bus_ids(inv, nv_cfg), std::vector<std::string>{"nvidia 0000:01:00.0"});
+
+  auto [both, both_cfg] = apply({"0", "1"}, "");
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.error().kind, ErrorKind::host);
+  EXPECT_NE(both.error().message.find("nvidia and amd"), std::string::npos);
+  EXPECT_NE(both.error().message.find("one process drives one vendor"), std::string::npos);
+
+  auto [past, past_cfg] = apply({"2"}, "");
+  ASSERT_FALSE(past.ok());
+  EXPECT_NE(past.error().message.find("has 2 GPU lines"), std::string::npos);
+
+  auto [clash, clash_cfg] = apply({"1"}, "backend: cuda\n");
+  ASSERT_FALSE(clash.ok());
+  EXPECT_NE(clash.error().message.find("Slurm allocated amd GPUs (1)"), std::string::npos);
 }
 
 TEST(LaunchSlurm, RanksAndSlurmsOwnCudaVariableKept) {
