@@ -14,6 +14,7 @@
 #include "model/inventory.h"
 #include "registry/registry.h"
 #include "util/result.h"
+#include "vendorlib/library_sampler.h"
 
 namespace anygpu {
 
@@ -50,18 +51,31 @@ std::vector<std::shared_ptr<MetricsBackend>> make_backends(const HostRoot& host,
 
 std::shared_ptr<MetricsBackend> make_sysfs_backend(HostRoot host, std::string vendor,
                                                    std::string source, std::vector<Device> devices);
-// NVML (or an NVML-compatible library: `api` names the registry's library entry).
-std::shared_ptr<MetricsBackend> make_nvml_backend(HostRoot host, std::string vendor,
-                                                  const LibrarySpec& library,
-                                                  std::vector<Device> devices);
-// Intel: sysfs/hwmon plus Level Zero Sysman (utilization, memory) when `level_zero` loads.
-std::shared_ptr<MetricsBackend> make_intel_backend(HostRoot host, std::string vendor,
-                                                   const LibrarySpec* level_zero,
-                                                   std::vector<Device> devices);
-// Ascend: DCMI (libdcmi.so) when it loads, else the hwmon reader's identity-only samples.
-std::shared_ptr<MetricsBackend> make_dcmi_backend(HostRoot host, std::string vendor,
-                                                  const LibrarySpec& dcmi,
-                                                  std::vector<Device> devices);
+// How a library's values meet the kernel's in one device's sample.
+enum class MergeRule {
+  library_wins,  // the library's value replaces the kernel's (NVML, DCMI)
+  // The library only fills what the kernel left absent (Level Zero); rows of one merge group
+  // (metrics/schema.h: memory used and total) only when the kernel gave none of them.
+  fill_absent,
+};
+
+// A vendor library as the vendor's one source (NVML and libraries that speak it): its source is
+// the library's API, and a library that cannot init is retried after the backoff.
+std::shared_ptr<MetricsBackend> make_library_backend(HostRoot host, std::string vendor,
+                                                     const LibrarySpec& library,
+                                                     std::vector<Device> devices);
+// The kernel's reader (`kernel_source`: "sysfs" or "hwmon") plus a vendor library that adds to
+// it (Level Zero Sysman, DCMI): "KERNEL+API" once the library has answered, the kernel alone
+// while it does not load, cannot init or its worker is lost.
+std::shared_ptr<MetricsBackend> make_kernel_plus_library_backend(HostRoot host, std::string vendor,
+                                                                 std::string kernel_source,
+                                                                 const LibrarySpec& library,
+                                                                 MergeRule merge,
+                                                                 std::vector<Device> devices);
+
+// What a library worker runs for each API (src/metrics/sample_serve.cc): nvml and ixml (NVML's
+// names), level-zero, dcmi; null for an API without a sampler.
+std::unique_ptr<LibrarySampler> make_library_sampler(std::string_view api);
 
 namespace metrics {
 

@@ -3,7 +3,6 @@
 
 #include "host/paths.h"
 #include "metrics/backend.h"
-#include "metrics/library_sampler.h"
 #include "probe/libs/library_probe.h"
 #include "util/strings.h"
 
@@ -77,11 +76,13 @@ std::vector<std::shared_ptr<MetricsBackend>> make_backends(const HostRoot& host,
       if (d.vendor == id) devices.push_back(d);
     const Vendor* v = registry.vendor(id);
     if (const LibrarySpec* lib = v ? nvml_library(*v) : nullptr) {
-      out.push_back(make_nvml_backend(host, id, *lib, std::move(devices)));
+      out.push_back(make_library_backend(host, id, *lib, std::move(devices)));
     } else if (const LibrarySpec* ze = library(v, "level-zero")) {
-      out.push_back(make_intel_backend(host, id, ze, std::move(devices)));
+      out.push_back(make_kernel_plus_library_backend(host, id, "sysfs", *ze, MergeRule::fill_absent,
+                                                     std::move(devices)));
     } else if (const LibrarySpec* dcmi = library(v, "dcmi")) {
-      out.push_back(make_dcmi_backend(host, id, *dcmi, std::move(devices)));
+      out.push_back(make_kernel_plus_library_backend(host, id, "hwmon", *dcmi,
+                                                     MergeRule::library_wins, std::move(devices)));
     } else if (has_sysfs_driver(v)) {
       out.push_back(make_sysfs_backend(host, id, "sysfs", std::move(devices)));
     } else {

@@ -19,12 +19,6 @@
 
 namespace anygpu {
 
-enum class MergeRule {
-  library_wins,  // the library's value replaces the kernel's (NVML, DCMI)
-  // The library only fills what the kernel left absent (Level Zero); rows of one merge group
-  // (metrics/schema.h: memory used and total) only when the kernel gave none of them.
-  fill_absent,
-};
 // Values and warnings of `from` into `into` (identity untouched).
 void merge_library_values(DeviceSample& into, DeviceSample&& from, MergeRule rule);
 

@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "host/host_root.h"
-#include "metrics/library_sampler.h"
+#include "metrics/backend.h"
 #include "metrics/sample_protocol.h"
 #include "metrics/sample_serve.h"
 #include "worker/serve_io.h"

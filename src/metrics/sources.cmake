@@ -5,6 +5,7 @@ set(ANYGPU_METRICS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/dcmi_api.cc
   ${CMAKE_CURRENT_LIST_DIR}/dcmi_health.cc
   ${CMAKE_CURRENT_LIST_DIR}/dcmi_sampler.cc
+  ${CMAKE_CURRENT_LIST_DIR}/library_backend.cc
   ${CMAKE_CURRENT_LIST_DIR}/nvml_sampler.cc
   ${CMAKE_CURRENT_LIST_DIR}/prometheus.cc
   ${CMAKE_CURRENT_LIST_DIR}/remote_library.cc

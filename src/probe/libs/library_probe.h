@@ -12,21 +12,9 @@
 #include "host/host_root.h"
 #include "model/inventory.h"
 #include "registry/registry.h"
+#include "vendorlib/entry_points.h"
 
 namespace anygpu {
-
-struct LibraryDeviceFacts {
-  PciAddress address;
-  std::optional<std::string> name, uuid, arch;
-  std::optional<uint64_t> memory_total_bytes;
-};
-
-struct LibraryResult {
-  LibraryReport report;
-  std::vector<LibraryDeviceFacts> devices;
-  std::optional<std::string> driver_version;
-  std::vector<RuntimeComponent> runtimes;
-};
 
 // One registry library entry of one vendor, as the worker receives it.
 struct LibraryRequest {
