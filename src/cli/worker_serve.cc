@@ -13,13 +13,13 @@
 
 #include "health/health_protocol.h"
 #include "host/host_root.h"
-#include "metrics/dcmi_health.h"
 #include "metrics/sample_serve.h"
-#include "metrics/ze_health.h"
 #include "probe/libs/library_probe.h"
-#include "probe/libs/nvml_health.h"
 #include "probe/libs/probe_protocol.h"
 #include "util/strings.h"
+#include "vendorlib/dcmi/dcmi.h"
+#include "vendorlib/level_zero/level_zero.h"
+#include "vendorlib/nvml/nvml.h"
 #include "worker/message.h"
 #include "worker/serve_io.h"
 
@@ -83,9 +83,9 @@ void serve_health() {
       announced = true;
       io::reply(encode_health_device(a.str(), facts));
     };
-    auto failed = lib.api == "dcmi"         ? read_dcmi_health(**opened, emit)
-                  : lib.api == "level-zero" ? read_ze_health(**opened, emit)
-                                            : read_nvml_health(**opened, emit);
+    auto failed = lib.api == "dcmi"         ? dcmi::read_health(**opened, emit)
+                  : lib.api == "level-zero" ? ze::read_health(**opened, emit)
+                                            : nvml::read_health(**opened, emit);
     if (failed) {
       last_error = failed;
       continue;

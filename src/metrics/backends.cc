@@ -5,6 +5,9 @@
 #include "metrics/backend.h"
 #include "probe/libs/library_probe.h"
 #include "util/strings.h"
+#include "vendorlib/dcmi/dcmi.h"
+#include "vendorlib/level_zero/level_zero.h"
+#include "vendorlib/nvml/nvml.h"
 
 namespace anygpu {
 
@@ -51,15 +54,11 @@ const LibrarySpec* library(const Vendor* v, std::string_view api) {
 
 }  // namespace
 
-std::unique_ptr<LibrarySampler> make_nvml_sampler();
-std::unique_ptr<LibrarySampler> make_ze_sampler();
-std::unique_ptr<LibrarySampler> make_dcmi_sampler();
-
 // What a library worker runs for each API (src/worker/sample_serve.cc).
 std::unique_ptr<LibrarySampler> make_library_sampler(std::string_view api) {
-  if (speaks_nvml(api)) return make_nvml_sampler();
-  if (api == "level-zero") return make_ze_sampler();
-  if (api == "dcmi") return make_dcmi_sampler();
+  if (speaks_nvml(api)) return nvml::make_sampler();
+  if (api == "level-zero") return ze::make_sampler();
+  if (api == "dcmi") return dcmi::make_sampler();
   return nullptr;
 }
 

@@ -1,14 +1,17 @@
 // What a vendor library's folder (src/vendorlib/<library>/) hands to the rest of anygpu: the
-// facts its probe fills and the sampler it makes. All of it runs only inside a library worker
-// process (src/worker/): a library that crashes, exits or prints costs that process, never
-// anygpu.
+// facts its probe fills, the health facts its reader emits and the sampler it makes. All of it
+// runs only inside a library worker process (src/worker/): a library that crashes, exits or
+// prints costs that process, never anygpu.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "model/inventory.h"
+#include "model/library_facts.h"
+#include "vendorlib/library_sampler.h"
 
 namespace anygpu {
 
@@ -26,5 +29,9 @@ struct LibraryResult {
   std::optional<std::string> driver_version;
   std::vector<RuntimeComponent> runtimes;
 };
+
+// A health reader hands each device's facts over as soon as it has read them, so a library that
+// crashes on a later device costs only that device's facts.
+using HealthEmit = std::function<void(const PciAddress&, const health::DeviceLibraryFacts&)>;
 
 }  // namespace anygpu

@@ -1,6 +1,9 @@
 #include "probe/libs/library_probe.h"
 
 #include "util/strings.h"
+#include "vendorlib/level_zero/level_zero.h"
+#include "vendorlib/nvml/nvml.h"
+#include "vendorlib/rocm_smi/rocm_smi.h"
 
 namespace anygpu {
 
@@ -16,11 +19,11 @@ struct ApiEntry {
 
 // The explicit table of supported APIs.
 constexpr ApiEntry kApis[] = {
-    {"nvml", probe_nvml, "nvmlInit_v2"},
-    {"ixml", probe_nvml, "nvmlInit_v2"},  // Iluvatar exports NVML's names
-    {"rocm-smi", probe_rocm_smi, "rsmi_init"},
-    {"hy-smi", probe_rocm_smi, "rsmi_init"},
-    {"level-zero", probe_level_zero, "zeInit"},  // zesInit only from loader 1.5 (spec 1.5)
+    {"nvml", nvml::probe, "nvmlInit_v2"},
+    {"ixml", nvml::probe, "nvmlInit_v2"},  // Iluvatar exports NVML's names
+    {"rocm-smi", rsmi::probe, "rsmi_init"},
+    {"hy-smi", rsmi::probe, "rsmi_init"},
+    {"level-zero", ze::probe, "zeInit"},  // zesInit only from loader 1.5 (spec 1.5)
     {"amd-smi", nullptr, "amdsmi_init"},
     {"dcmi", nullptr, "dcmi_init"},
     {"cndev", nullptr, "cndevInit"},
@@ -42,7 +45,7 @@ const ApiEntry* api_entry(std::string_view api) {
 
 bool speaks_nvml(std::string_view api) {
   const auto* e = api_entry(api);
-  return e && e->probe == probe_nvml;
+  return e && e->probe == nvml::probe;
 }
 
 bool answers_health(std::string_view api) {

@@ -37,16 +37,11 @@ std::optional<LibraryResult> missing_without_loading(const HostRoot& host,
 // through that vendor's remaining libraries.
 bool ends_search(const LibraryResult& result);
 
-// Per-API probes, given a loaded library. Fill `result.report.status` and `message`.
 // Whether a registry API is NVML under another name (Iluvatar's ixml exports NVML's symbols
 // and types): NVML's health and process calls apply to it as they are.
 // Whether a library of `api` answers health and process calls in a worker (mode "health"):
 // NVML and the libraries that speak it, DCMI, and Level Zero Sysman.
 bool answers_health(std::string_view api);
 bool speaks_nvml(std::string_view api);
-
-void probe_nvml(const DynamicLibrary& lib, LibraryResult& result);
-void probe_rocm_smi(const DynamicLibrary& lib, LibraryResult& result);
-void probe_level_zero(const DynamicLibrary& lib, LibraryResult& result);
 
 }  // namespace anygpu

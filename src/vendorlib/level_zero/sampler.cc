@@ -1,12 +1,14 @@
-// Intel metrics: the kernel's files (sysfs_sampler.cc) plus Level Zero Sysman where the loader
-// loads (libze_loader with zesInit, spec >= 1.5). Sysman adds what sysfs lacks: engine
+// Intel metrics: the kernel's files (metrics/sysfs_sampler.cc) plus Level Zero Sysman where the
+// loader loads (libze_loader with zesInit, spec >= 1.5). Sysman adds what sysfs lacks: engine
 // utilization (from two activity snapshots) and device memory. ZeSampler runs only in a
 // long-lived library worker (src/worker/), which keeps the loader and the activity snapshots.
+#include "vendorlib/level_zero/level_zero.h"
+
 #include <algorithm>
 #include <map>
 #include <tuple>
 
-#include "metrics/ze_api.h"
+#include "vendorlib/level_zero/api.h"
 #include "vendorlib/library_sampler.h"
 
 namespace anygpu {
@@ -119,7 +121,7 @@ class ZeSampler final : public LibrarySampler {
 
 }  // namespace
 
-std::unique_ptr<LibrarySampler> make_ze_sampler() {
+std::unique_ptr<LibrarySampler> ze::make_sampler() {
   return std::make_unique<ZeSampler>();
 }
 

@@ -2,8 +2,10 @@
 // dirs), on top of whatever hwmon the driver registers. Without the library the backend is the
 // hwmon reader it always was; with it, AI Core utilization, temperature, power and HBM join.
 // DcmiSampler runs only in a long-lived library worker (src/worker/), like NVML's.
-#include "metrics/dcmi_api.h"
+#include "vendorlib/dcmi/dcmi.h"
+
 #include "util/strings.h"
+#include "vendorlib/dcmi/api.h"
 #include "vendorlib/library_sampler.h"
 
 namespace anygpu {
@@ -75,7 +77,7 @@ class DcmiSampler final : public LibrarySampler {
 
 }  // namespace
 
-std::unique_ptr<LibrarySampler> make_dcmi_sampler() {
+std::unique_ptr<LibrarySampler> dcmi::make_sampler() {
   return std::make_unique<DcmiSampler>();
 }
 

@@ -3,12 +3,14 @@
 // initialises the library once and keeps it; in anygpu, the library backend
 // (metrics/library_backend.cc) adds identity and turns a worker that crashed, exited or hung
 // into a backend that is down (restarted with backoff).
+#include "vendorlib/nvml/nvml.h"
+
 #include <map>
 
-#include "metrics/nvml_metrics_types.h"
-#include "probe/libs/nvml_api.h"
 #include "util/strings.h"
 #include "vendorlib/library_sampler.h"
+#include "vendorlib/nvml/api.h"
+#include "vendorlib/nvml/metrics_abi.h"
 
 namespace anygpu {
 
@@ -120,7 +122,7 @@ class NvmlSampler final : public LibrarySampler {
 
 }  // namespace
 
-std::unique_ptr<LibrarySampler> make_nvml_sampler() {
+std::unique_ptr<LibrarySampler> nvml::make_sampler() {
   return std::make_unique<NvmlSampler>();
 }
 
