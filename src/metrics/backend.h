@@ -14,7 +14,7 @@
 #include "model/inventory.h"
 #include "registry/registry.h"
 #include "util/result.h"
-#include "vendorlib/library_sampler.h"
+#include "vendorlib/apis.h"
 
 namespace anygpu {
 
@@ -42,23 +42,16 @@ bool devices_gone(const HostRoot& host, const std::vector<Device>& devices);
 // Identity fields of a sample, as `anygpu detect` reports the device.
 DeviceSample identity_of(const Device& device);
 
-// One backend per vendor present: NVML for NVIDIA (and NVML-compatible stacks), sysfs for
-// amdgpu-style drivers, sysfs plus Level Zero Sysman for Intel, hwmon plus DCMI for Ascend, the
-// generic hwmon reader for every other vendor.
+// One backend per vendor present, chosen by the table of library APIs (vendorlib/apis.h): the
+// vendor's library with a sampler alone (NVML and NVML-compatible stacks) or added to the
+// kernel's reader (Level Zero Sysman on sysfs for Intel, DCMI on hwmon for Ascend); without one,
+// sysfs for amdgpu-style drivers and the generic hwmon reader for every other vendor.
 std::vector<std::shared_ptr<MetricsBackend>> make_backends(const HostRoot& host,
                                                            const Inventory& inventory,
                                                            const Registry& registry);
 
 std::shared_ptr<MetricsBackend> make_sysfs_backend(HostRoot host, std::string vendor,
                                                    std::string source, std::vector<Device> devices);
-// How a library's values meet the kernel's in one device's sample.
-enum class MergeRule {
-  library_wins,  // the library's value replaces the kernel's (NVML, DCMI)
-  // The library only fills what the kernel left absent (Level Zero); rows of one merge group
-  // (metrics/schema.h: memory used and total) only when the kernel gave none of them.
-  fill_absent,
-};
-
 // A vendor library as the vendor's one source (NVML and libraries that speak it): its source is
 // the library's API, and a library that cannot init is retried after the backoff.
 std::shared_ptr<MetricsBackend> make_library_backend(HostRoot host, std::string vendor,
@@ -72,10 +65,6 @@ std::shared_ptr<MetricsBackend> make_kernel_plus_library_backend(HostRoot host, 
                                                                  const LibrarySpec& library,
                                                                  MergeRule merge,
                                                                  std::vector<Device> devices);
-
-// What a library worker runs for each API (src/metrics/sample_serve.cc): nvml and ixml (NVML's
-// names), level-zero, dcmi; null for an API without a sampler.
-std::unique_ptr<LibrarySampler> make_library_sampler(std::string_view api);
 
 namespace metrics {
 
