@@ -1,5 +1,5 @@
 // A metrics backend's vendor library, reached through a long-lived library worker
-// (src/worker/remote_sampler.h), with the rules every such backend shares:
+// (src/metrics/remote_sampler.h), with the rules every such backend shares:
 //   - nothing is loaded with --no-libs, nor when none of the vendor's devices is awake (a
 //     library's init opens every device and resumes a runtime-suspended one), nor when the
 //     library is nowhere beneath --root;

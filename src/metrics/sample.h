@@ -14,7 +14,7 @@
 
 namespace anygpu {
 
-// A backend whose vendor library runs in a worker process (src/worker/remote_sampler.h).
+// A backend whose vendor library runs in a worker process (src/metrics/remote_sampler.h).
 struct LibraryWorkerStatus {
   std::string api;       // nvml, ixml, level-zero, dcmi
   uint64_t crashes = 0;  // workers lost (crashed, exited, timed out, protocol error)
