@@ -18,6 +18,7 @@
 
 namespace anygpu {
 
+// Given the loaded library: a probe fills `result.report`'s status and message and the facts.
 using LibraryProbe = void (*)(const DynamicLibrary&, LibraryResult&);
 using HealthReader = std::optional<std::string> (*)(const DynamicLibrary&, const HealthEmit&);
 using SamplerFactory = std::unique_ptr<LibrarySampler> (*)();
@@ -36,7 +37,7 @@ struct LibraryApi {
   LibraryProbe probe = nullptr;      // null: located and checked, not called
   HealthReader health = nullptr;     // null: no health facts
   SamplerFactory sampler = nullptr;  // null: the kernel's metrics only
-  MergeRule merge = MergeRule::library_wins;
+  MergeRule merge = MergeRule::library_wins;  // how the sampler's values meet the kernel's
   // The kernel's metrics are read too, and stand alone while the library is down (Level Zero,
   // DCMI); otherwise the library is the vendor's one source and is retried when it cannot init.
   bool adds_to_kernel = false;
