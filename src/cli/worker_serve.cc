@@ -13,13 +13,11 @@
 
 #include "health/health_protocol.h"
 #include "host/host_root.h"
-#include "metrics/dcmi_health.h"
 #include "metrics/sample_serve.h"
-#include "metrics/ze_health.h"
 #include "probe/libs/library_probe.h"
-#include "probe/libs/nvml_health.h"
 #include "probe/libs/probe_protocol.h"
 #include "util/strings.h"
+#include "vendorlib/apis.h"
 #include "worker/message.h"
 #include "worker/serve_io.h"
 
@@ -59,16 +57,17 @@ void serve_probe() {
   io::reply(kEndLine);
 }
 
-// Health: the first library of the request that loads is asked for every device's health
-// facts (NVML, or a library that speaks it: ixml; DCMI; Level Zero Sysman), each device sent as
-// soon as it is read.
+// Health: the first library of the request that loads and has a health reader in the table of
+// library APIs (NVML, or a library that speaks it: ixml; DCMI; Level Zero Sysman) is asked for
+// every device's health facts, each device sent as soon as it is read.
 void serve_health() {
   auto request = read_request();
   HostRoot host(host_options(request));
   io::reply(Writer().header().take());
   std::optional<std::string> last_error;
   for (const auto& lib : request.libraries) {
-    if (!answers_health(lib.api)) continue;
+    const LibraryApi* api = find_library_api(lib.api);
+    if (!api || !api->health) continue;
     std::vector<std::string_view> sonames(lib.sonames.begin(), lib.sonames.end());
     std::vector<std::string_view> dirs(lib.dirs.begin(), lib.dirs.end());
     auto opened = host.open_library(sonames, dirs);
@@ -83,9 +82,7 @@ void serve_health() {
       announced = true;
       io::reply(encode_health_device(a.str(), facts));
     };
-    auto failed = lib.api == "dcmi"         ? read_dcmi_health(**opened, emit)
-                  : lib.api == "level-zero" ? read_ze_health(**opened, emit)
-                                            : read_nvml_health(**opened, emit);
+    auto failed = api->health(**opened, emit);
     if (failed) {
       last_error = failed;
       continue;

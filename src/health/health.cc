@@ -5,9 +5,9 @@
 
 #include "health/checks.h"
 #include "health/coverage.h"
-#include "probe/libs/library_probe.h"
 #include "registry/registry.h"
 #include "util/strings.h"
+#include "vendorlib/apis.h"
 
 namespace anygpu::health {
 

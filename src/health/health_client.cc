@@ -6,6 +6,7 @@
 #include "probe/libs/library_probe.h"
 #include "probe/libs/probe_protocol.h"
 #include "util/strings.h"
+#include "vendorlib/apis.h"
 #include "worker/locate.h"
 #include "worker/message.h"
 #include "worker/process.h"

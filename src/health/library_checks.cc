@@ -6,8 +6,8 @@
 #include <cstdio>
 
 #include "health/checks.h"
-#include "probe/libs/nvml_health_types.h"
 #include "util/strings.h"
+#include "vendorlib/nvml/health_abi.h"
 
 namespace anygpu::health {
 

@@ -14,6 +14,7 @@
 #include "model/inventory.h"
 #include "registry/registry.h"
 #include "util/result.h"
+#include "vendorlib/apis.h"
 
 namespace anygpu {
 
@@ -41,27 +42,29 @@ bool devices_gone(const HostRoot& host, const std::vector<Device>& devices);
 // Identity fields of a sample, as `anygpu detect` reports the device.
 DeviceSample identity_of(const Device& device);
 
-// One backend per vendor present: NVML for NVIDIA (and NVML-compatible stacks), sysfs for
-// amdgpu-style drivers, sysfs plus Level Zero Sysman for Intel, hwmon plus DCMI for Ascend, the
-// generic hwmon reader for every other vendor.
+// One backend per vendor present, chosen by the table of library APIs (vendorlib/apis.h): the
+// vendor's library with a sampler alone (NVML and NVML-compatible stacks) or added to the
+// kernel's reader (Level Zero Sysman on sysfs for Intel, DCMI on hwmon for Ascend); without one,
+// sysfs for amdgpu-style drivers and the generic hwmon reader for every other vendor.
 std::vector<std::shared_ptr<MetricsBackend>> make_backends(const HostRoot& host,
                                                            const Inventory& inventory,
                                                            const Registry& registry);
 
 std::shared_ptr<MetricsBackend> make_sysfs_backend(HostRoot host, std::string vendor,
                                                    std::string source, std::vector<Device> devices);
-// NVML (or an NVML-compatible library: `api` names the registry's library entry).
-std::shared_ptr<MetricsBackend> make_nvml_backend(HostRoot host, std::string vendor,
-                                                  const LibrarySpec& library,
-                                                  std::vector<Device> devices);
-// Intel: sysfs/hwmon plus Level Zero Sysman (utilization, memory) when `level_zero` loads.
-std::shared_ptr<MetricsBackend> make_intel_backend(HostRoot host, std::string vendor,
-                                                   const LibrarySpec* level_zero,
-                                                   std::vector<Device> devices);
-// Ascend: DCMI (libdcmi.so) when it loads, else the hwmon reader's identity-only samples.
-std::shared_ptr<MetricsBackend> make_dcmi_backend(HostRoot host, std::string vendor,
-                                                  const LibrarySpec& dcmi,
-                                                  std::vector<Device> devices);
+// A vendor library as the vendor's one source (NVML and libraries that speak it): its source is
+// the library's API, and a library that cannot init is retried after the backoff.
+std::shared_ptr<MetricsBackend> make_library_backend(HostRoot host, std::string vendor,
+                                                     const LibrarySpec& library,
+                                                     std::vector<Device> devices);
+// The kernel's reader (`kernel_source`: "sysfs" or "hwmon") plus a vendor library that adds to
+// it (Level Zero Sysman, DCMI): "KERNEL+API" once the library has answered, the kernel alone
+// while it does not load, cannot init or its worker is lost.
+std::shared_ptr<MetricsBackend> make_kernel_plus_library_backend(HostRoot host, std::string vendor,
+                                                                 std::string kernel_source,
+                                                                 const LibrarySpec& library,
+                                                                 MergeRule merge,
+                                                                 std::vector<Device> devices);
 
 namespace metrics {
 

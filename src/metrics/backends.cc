@@ -1,11 +1,11 @@
-// The explicit table of metrics backends: which source samples which vendor.
+// Which source samples which vendor: the vendor's library, as the table of library APIs
+// (vendorlib/apis.h) says, or the kernel's files.
 #include <algorithm>
 
 #include "host/paths.h"
 #include "metrics/backend.h"
-#include "metrics/library_sampler.h"
-#include "probe/libs/library_probe.h"
 #include "util/strings.h"
+#include "vendorlib/apis.h"
 
 namespace anygpu {
 
@@ -37,32 +37,19 @@ bool has_sysfs_driver(const Vendor* v) {
   return false;
 }
 
-const LibrarySpec* nvml_library(const Vendor& v) {
-  for (const auto& lib : v.libraries)
-    if (speaks_nvml(lib.api)) return &lib;
-  return nullptr;
-}
-
-const LibrarySpec* library(const Vendor* v, std::string_view api) {
+// The vendor's first library whose API has a sampler (data/vendors.yaml lists one at most).
+struct SampledLibrary {
+  const LibrarySpec* spec = nullptr;
+  const LibraryApi* api = nullptr;
+};
+SampledLibrary sampled_library(const Vendor* v) {
   if (v)
     for (const auto& lib : v->libraries)
-      if (lib.api == api) return &lib;
-  return nullptr;
+      if (const auto* api = find_library_api(lib.api); api && api->sampler) return {&lib, api};
+  return {};
 }
 
 }  // namespace
-
-std::unique_ptr<LibrarySampler> make_nvml_sampler();
-std::unique_ptr<LibrarySampler> make_ze_sampler();
-std::unique_ptr<LibrarySampler> make_dcmi_sampler();
-
-// What a library worker runs for each API (src/worker/sample_serve.cc).
-std::unique_ptr<LibrarySampler> make_library_sampler(std::string_view api) {
-  if (speaks_nvml(api)) return make_nvml_sampler();
-  if (api == "level-zero") return make_ze_sampler();
-  if (api == "dcmi") return make_dcmi_sampler();
-  return nullptr;
-}
 
 std::vector<std::shared_ptr<MetricsBackend>> make_backends(const HostRoot& host,
                                                            const Inventory& inventory,
@@ -76,18 +63,16 @@ std::vector<std::shared_ptr<MetricsBackend>> make_backends(const HostRoot& host,
     for (const auto& d : inventory.devices)
       if (d.vendor == id) devices.push_back(d);
     const Vendor* v = registry.vendor(id);
-    if (const LibrarySpec* lib = v ? nvml_library(*v) : nullptr) {
-      out.push_back(make_nvml_backend(host, id, *lib, std::move(devices)));
-    } else if (const LibrarySpec* ze = library(v, "level-zero")) {
-      out.push_back(make_intel_backend(host, id, ze, std::move(devices)));
-    } else if (const LibrarySpec* dcmi = library(v, "dcmi")) {
-      out.push_back(make_dcmi_backend(host, id, *dcmi, std::move(devices)));
-    } else if (has_sysfs_driver(v)) {
-      out.push_back(make_sysfs_backend(host, id, "sysfs", std::move(devices)));
-    } else {
-      // No sampler for this vendor's library yet: whatever hwmon the driver registers.
-      out.push_back(make_sysfs_backend(host, id, "hwmon", std::move(devices)));
-    }
+    // Without a driver whose sysfs attributes the sampler reads: whatever hwmon it registers.
+    std::string kernel = has_sysfs_driver(v) ? "sysfs" : "hwmon";
+    auto lib = sampled_library(v);
+    if (!lib.api)
+      out.push_back(make_sysfs_backend(host, id, kernel, std::move(devices)));
+    else if (lib.api->adds_to_kernel)
+      out.push_back(make_kernel_plus_library_backend(host, id, kernel, *lib.spec, lib.api->merge,
+                                                     std::move(devices)));
+    else
+      out.push_back(make_library_backend(host, id, *lib.spec, std::move(devices)));
   }
   return out;
 }

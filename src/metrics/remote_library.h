@@ -1,5 +1,5 @@
 // A metrics backend's vendor library, reached through a long-lived library worker
-// (src/worker/remote_sampler.h), with the rules every such backend shares:
+// (src/metrics/remote_sampler.h), with the rules every such backend shares:
 //   - nothing is loaded with --no-libs, nor when none of the vendor's devices is awake (a
 //     library's init opens every device and resumes a runtime-suspended one), nor when the
 //     library is nowhere beneath --root;
@@ -19,12 +19,6 @@
 
 namespace anygpu {
 
-enum class MergeRule {
-  library_wins,  // the library's value replaces the kernel's (NVML, DCMI)
-  // The library only fills what the kernel left absent (Level Zero); rows of one merge group
-  // (metrics/schema.h: memory used and total) only when the kernel gave none of them.
-  fill_absent,
-};
 // Values and warnings of `from` into `into` (identity untouched).
 void merge_library_values(DeviceSample& into, DeviceSample&& from, MergeRule rule);
 

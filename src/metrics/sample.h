@@ -1,4 +1,5 @@
-// One metrics schema for every vendor. A value a source cannot give is absent (never 0).
+// One metrics schema for every vendor (a device's values: model/device_sample.h), and the state
+// of the backends that sample them. A value a source cannot give is absent (never 0).
 #pragma once
 
 #include <chrono>
@@ -8,29 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "model/device_sample.h"
 #include "model/library_status.h"
 
 namespace anygpu {
 
-struct DeviceSample {
-  std::string vendor;  // registry id
-  int index = 0;       // per vendor, as in `anygpu detect`
-  std::string pci_bus_id;
-  std::optional<std::string> uuid, name;
-  std::optional<double> utilization_ratio;  // 0..1
-  std::optional<double> memory_used_bytes, memory_total_bytes;
-  std::optional<double> temperature_celsius;           // the headline sensor (edge, else junction)
-  std::map<std::string, double> temperatures_celsius;  // every sensor by label
-  std::optional<double> power_watts;
-  std::optional<double> power_limit_watts;     // the enforced cap (amdgpu power1_cap, NVML)
-  std::optional<double> energy_joules;         // monotonic counter
-  std::map<std::string, double> clocks_hertz;  // "graphics", "memory", "sm", …
-  // Why a value is absent although its source exists (unreadable or malformed file, a library
-  // call that failed), each naming the file or call.
-  std::vector<std::string> warnings;
-};
-
-// A backend whose vendor library runs in a worker process (src/worker/remote_sampler.h).
+// A backend whose vendor library runs in a worker process (src/metrics/remote_sampler.h).
 struct LibraryWorkerStatus {
   std::string api;       // nvml, ixml, level-zero, dcmi
   uint64_t crashes = 0;  // workers lost (crashed, exited, timed out, protocol error)

@@ -30,10 +30,10 @@
 #include <string>
 #include <vector>
 
-#include "metrics/library_sampler.h"
 #include "metrics/sample.h"
 #include "probe/libs/probe_protocol.h"
 #include "util/result.h"
+#include "vendorlib/library_sampler.h"
 
 namespace anygpu::worker {
 

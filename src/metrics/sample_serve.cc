@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include "host/host_root.h"
-#include "metrics/library_sampler.h"
 #include "metrics/sample_protocol.h"
 #include "metrics/sample_serve.h"
+#include "vendorlib/apis.h"
 #include "worker/serve_io.h"
 
 namespace anygpu::worker {
@@ -28,7 +28,8 @@ void serve_sample() {
   if (!block) ::_exit(2);
   auto setup = decode_sampler_setup(*block);
   if (!setup) ::_exit(2);
-  auto sampler = make_library_sampler(setup->api);
+  const LibraryApi* api = find_library_api(setup->api);
+  auto sampler = api && api->sampler ? api->sampler() : nullptr;
   if (!sampler) {
     io::reply(encode_failed("no sampler for " + setup->api));
     return;

@@ -2,10 +2,7 @@
 set(ANYGPU_METRICS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/backends.cc
   ${CMAKE_CURRENT_LIST_DIR}/collector.cc
-  ${CMAKE_CURRENT_LIST_DIR}/dcmi_api.cc
-  ${CMAKE_CURRENT_LIST_DIR}/dcmi_health.cc
-  ${CMAKE_CURRENT_LIST_DIR}/dcmi_sampler.cc
-  ${CMAKE_CURRENT_LIST_DIR}/nvml_sampler.cc
+  ${CMAKE_CURRENT_LIST_DIR}/library_backend.cc
   ${CMAKE_CURRENT_LIST_DIR}/prometheus.cc
   ${CMAKE_CURRENT_LIST_DIR}/remote_library.cc
   ${CMAKE_CURRENT_LIST_DIR}/remote_sampler.cc
@@ -17,9 +14,6 @@ set(ANYGPU_METRICS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/top.cc
   ${CMAKE_CURRENT_LIST_DIR}/top_terminal.cc
   ${CMAKE_CURRENT_LIST_DIR}/top_view.cc
-  ${CMAKE_CURRENT_LIST_DIR}/ze_api.cc
-  ${CMAKE_CURRENT_LIST_DIR}/ze_health.cc
-  ${CMAKE_CURRENT_LIST_DIR}/ze_sampler.cc
 )
 set(ANYGPU_METRICS_CLI_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../cli/metrics_cmd.cc

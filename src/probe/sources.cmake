@@ -1,5 +1,5 @@
-# Discovery (`anygpu detect`): sysfs and PCI, runtimes, the vendor backends and their libraries.
-# The libraries' health and process calls (nvml_health.cc) run only inside the library worker.
+# Discovery (`anygpu detect`): sysfs and PCI, runtimes, the vendor backends, and the probe of
+# their libraries (libs/: the worker's probe mode; each library's own calls are in src/vendorlib/).
 set(ANYGPU_PROBE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/sysfs_parse.cc
   ${CMAKE_CURRENT_LIST_DIR}/sysfs_value.cc
@@ -18,10 +18,6 @@ set(ANYGPU_PROBE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/libs/library_probe.cc
   ${CMAKE_CURRENT_LIST_DIR}/libs/probe_client.cc
   ${CMAKE_CURRENT_LIST_DIR}/libs/probe_protocol.cc
-  ${CMAKE_CURRENT_LIST_DIR}/libs/nvml.cc
-  ${CMAKE_CURRENT_LIST_DIR}/libs/nvml_health.cc
-  ${CMAKE_CURRENT_LIST_DIR}/libs/rocm_smi.cc
-  ${CMAKE_CURRENT_LIST_DIR}/libs/level_zero.cc
 )
 set(ANYGPU_PROBE_CLI_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../cli/detect_cmd.cc

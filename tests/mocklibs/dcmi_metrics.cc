@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "metrics/dcmi_types.h"
 #include "mock_crash.h"
 #include "mock_rows.h"
+#include "vendorlib/dcmi/abi.h"
 
 #define MOCK_DCMI_EXPORT extern "C" __attribute__((visibility("default")))
 

@@ -3,7 +3,7 @@
 // Each mock is a real shared object, loaded by the production loader from inside a copied
 // fixture root, exporting the C symbols NVML exports. It describes the h100-8x fixture: the
 // eight GPUs at the bus ids of tests/hosts/h100-8x/sys/bus/pci/devices, with the UUIDs of
-// proc/driver/nvidia/gpus/<bdf>/information. The types come from src/probe/libs/nvml_types.h,
+// proc/driver/nvidia/gpus/<bdf>/information. The types come from src/vendorlib/nvml/abi.h,
 // so no SDK is needed. Include this header from exactly one translation unit per mock.
 //
 // A mock defines nvmlInit_v2 itself (that is where the variants differ) and calls
@@ -16,7 +16,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "probe/libs/nvml_types.h"
+#include "vendorlib/nvml/abi.h"
 
 #define MOCK_NVML_EXPORT extern "C" __attribute__((visibility("default")))
 

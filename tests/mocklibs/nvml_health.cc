@@ -21,7 +21,7 @@
 
 #include "mock_crash.h"
 #include "mock_nvml_common.h"
-#include "probe/libs/nvml_health_types.h"
+#include "vendorlib/nvml/health_abi.h"
 
 MOCK_NVML_EXPORT anygpu::nvml::Return nvmlInit_v2() {
   mock_nvml::mark_initialized();

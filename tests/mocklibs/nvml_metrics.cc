@@ -28,9 +28,9 @@
 #include <thread>
 #include <vector>
 
-#include "metrics/nvml_metrics_types.h"
 #include "mock_crash.h"
 #include "mock_nvml_common.h"
+#include "vendorlib/nvml/metrics_abi.h"
 
 namespace {
 

@@ -1,12 +1,12 @@
 // Mock ROCm SMI (librocm_smi64.so): the eight MI300X of the mi300x-8x fixture, exporting the
-// rsmi_* symbols anygpu uses with the types of src/probe/libs/rocm_smi_types.h.
+// rsmi_* symbols anygpu uses with the types of src/vendorlib/rocm_smi/abi.h.
 //
 // Like the real library, it enumerates devices in KFD node order, not PCI order (on the fixture
 // KFD nodes 4 and 5 are buses 0x65 and 0x46), so callers must match by the BDF id.
 #include <cstring>
 #include <type_traits>
 
-#include "probe/libs/rocm_smi_types.h"
+#include "vendorlib/rocm_smi/abi.h"
 
 #define MOCK_RSMI_EXPORT extern "C" __attribute__((visibility("default")))
 

@@ -16,7 +16,7 @@
 
 #include "mock_crash.h"
 #include "mock_rows.h"
-#include "probe/libs/level_zero_types.h"
+#include "vendorlib/level_zero/abi.h"
 
 #define MOCK_ZE_EXPORT extern "C" __attribute__((visibility("default")))
 

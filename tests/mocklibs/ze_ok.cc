@@ -1,10 +1,10 @@
 // Mock Level Zero loader (libze_loader.so.1) with Sysman: the three GPUs of the intel-max-arc
 // fixture (an Arc A770 on xe and two Data Center GPU Max 1550 on i915), exporting the zes*
-// symbols anygpu uses with the types of src/probe/libs/level_zero_types.h.
+// symbols anygpu uses with the types of src/vendorlib/level_zero/abi.h.
 #include <cstring>
 #include <type_traits>
 
-#include "probe/libs/level_zero_types.h"
+#include "vendorlib/level_zero/abi.h"
 
 #define MOCK_ZE_EXPORT extern "C" __attribute__((visibility("default")))
 

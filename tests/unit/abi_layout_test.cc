@@ -1,4 +1,4 @@
-// Our hand-written declarations of vendor ABIs (src/probe/libs/*_types.h) against the vendors'
+// Our hand-written declarations of vendor ABIs (src/vendorlib/*/abi.h) against the vendors'
 // own headers, where a distribution packages them: Level Zero Sysman from Debian's libze-dev
 // (/usr/include/level_zero/zes_api.h) and ROCm SMI from librocm-smi-dev
 // (/usr/include/rocm_smi/rocm_smi.h). NVML has no packaged header here, so its layout is checked
@@ -10,9 +10,9 @@
 #include <type_traits>
 #include <utility>
 
-#include "probe/libs/level_zero_types.h"
-#include "probe/libs/nvml_types.h"
-#include "probe/libs/rocm_smi_types.h"
+#include "vendorlib/level_zero/abi.h"
+#include "vendorlib/nvml/abi.h"
+#include "vendorlib/rocm_smi/abi.h"
 
 #if __has_include(<level_zero/zes_api.h>)
 #define ANYGPU_HAVE_ZES_H 1

@@ -12,9 +12,9 @@
 #include "health/health.h"
 #include "health/health_client.h"
 #include "health_test_support.h"
-#include "probe/libs/level_zero_types.h"
 #include "probe/probe.h"
 #include "test_support.h"
+#include "vendorlib/level_zero/abi.h"
 
 #if __has_include(<level_zero/zes_api.h>)
 #define ANYGPU_HEALTH_HAVE_ZES_H 1
@@ -170,7 +170,7 @@ TEST(HealthLevelZeroFacts, HugeCountsSaturateInsteadOfWrapping) {
   EXPECT_EQ(health::saturating_add(2, 3), 5u);
 }
 
-// The declarations the health reader added to level_zero_types.h, against Debian's libze-dev.
+// The declarations the health reader added to vendorlib/level_zero/abi.h, against libze-dev.
 TEST(HealthLevelZero, RasAndMemoryHealthLayoutsMatchZesApiH) {
 #ifndef ANYGPU_HEALTH_HAVE_ZES_H
   FAIL() << "<level_zero/zes_api.h> not installed (Debian: apt install libze-dev)";

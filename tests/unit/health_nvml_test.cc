@@ -16,10 +16,10 @@
 #include "health/health_client.h"
 #include "health/health_protocol.h"
 #include "health_test_support.h"
-#include "probe/libs/nvml_health_types.h"
 #include "probe/probe.h"
 #include "ps/processes.h"
 #include "test_support.h"
+#include "vendorlib/nvml/health_abi.h"
 
 namespace anygpu {
 namespace {

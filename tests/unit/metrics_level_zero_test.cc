@@ -11,9 +11,9 @@
 #include "host/host_root.h"
 #include "metrics/backend.h"
 #include "metrics/collector.h"
-#include "probe/libs/level_zero_types.h"
 #include "probe/probe.h"
 #include "test_support.h"
+#include "vendorlib/level_zero/abi.h"
 
 #if __has_include(<level_zero/zes_api.h>)
 #define ANYGPU_METRICS_HAVE_ZES_H 1
@@ -164,7 +164,7 @@ TEST(MetricsLevelZero, NoLibsFlagKeepsSysmanClosed) {
   EXPECT_FALSE(d->memory_total_bytes);
 }
 
-// The declarations the sampler added to level_zero_types.h, against Debian's libze-dev.
+// The declarations the sampler added to vendorlib/level_zero/abi.h, against Debian's libze-dev.
 TEST(MetricsLevelZero, SysmanMetricLayoutsMatchZesApiH) {
 #ifndef ANYGPU_METRICS_HAVE_ZES_H
   FAIL() << "<level_zero/zes_api.h> not installed (Debian: apt install libze-dev)";

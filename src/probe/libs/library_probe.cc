@@ -1,53 +1,9 @@
 #include "probe/libs/library_probe.h"
 
 #include "util/strings.h"
+#include "vendorlib/apis.h"
 
 namespace anygpu {
-
-namespace {
-
-using ProbeFn = void (*)(const DynamicLibrary&, LibraryResult&);
-
-struct ApiEntry {
-  std::string_view api;
-  ProbeFn probe;                 // null: located and checked, not called
-  std::string_view init_symbol;  // proves the file is the library it claims to be
-};
-
-// The explicit table of supported APIs.
-constexpr ApiEntry kApis[] = {
-    {"nvml", probe_nvml, "nvmlInit_v2"},
-    {"ixml", probe_nvml, "nvmlInit_v2"},  // Iluvatar exports NVML's names
-    {"rocm-smi", probe_rocm_smi, "rsmi_init"},
-    {"hy-smi", probe_rocm_smi, "rsmi_init"},
-    {"level-zero", probe_level_zero, "zeInit"},  // zesInit only from loader 1.5 (spec 1.5)
-    {"amd-smi", nullptr, "amdsmi_init"},
-    {"dcmi", nullptr, "dcmi_init"},
-    {"cndev", nullptr, "cndevInit"},
-    {"mtml", nullptr, "mtmlLibraryInit"},
-    {"mxsml", nullptr, "mxSmlInit"},
-    {"efml", nullptr, "EfmlInit"},
-    {"xpu-smi", nullptr, ""},
-    {"xpuml", nullptr, ""},
-    {"hlml", nullptr, "hlml_init"},
-};
-
-const ApiEntry* api_entry(std::string_view api) {
-  for (const auto& e : kApis)
-    if (e.api == api) return &e;
-  return nullptr;
-}
-
-}  // namespace
-
-bool speaks_nvml(std::string_view api) {
-  const auto* e = api_entry(api);
-  return e && e->probe == probe_nvml;
-}
-
-bool answers_health(std::string_view api) {
-  return speaks_nvml(api) || api == "dcmi" || api == "level-zero";
-}
 
 LibraryRequest library_request(const Vendor& vendor, const LibrarySpec& spec) {
   return {std::string(vendor.id), std::string(spec.api),
@@ -86,7 +42,7 @@ std::optional<LibraryResult> missing_without_loading(const HostRoot& host,
 LibraryResult probe_library(const HostRoot& host, const LibraryRequest& request) {
   LibraryResult r = start_result(request);
   Names n(request);
-  const auto* api = api_entry(request.api);
+  const auto* api = find_library_api(request.api);
   auto lib = host.open_library(n.sonames, n.dirs);
   if (!lib) {
     bool absent = !host.find_library(n.sonames, n.dirs).has_value();
@@ -110,7 +66,7 @@ LibraryResult probe_library(const HostRoot& host, const LibraryRequest& request)
 }
 
 bool ends_search(const LibraryResult& result) {
-  const auto* api = api_entry(result.report.api);
+  const auto* api = find_library_api(result.report.api);
   return api && api->probe && result.report.status == LibraryStatus::loaded;
 }
 

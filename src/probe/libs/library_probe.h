@@ -1,7 +1,8 @@
-// Vendor management libraries, loaded at run time (no SDK at build time). Each API has a typed
-// table of the few symbols we use; results are plain facts keyed by PCI address, merged into
-// the inventory by the caller. probe_library runs only inside a library worker process
-// (src/worker/): a library that crashes, exits or prints costs that process, never anygpu.
+// Vendor management libraries, loaded at run time (no SDK at build time) and probed through
+// the table of library APIs (vendorlib/apis.h); results are plain facts keyed by PCI address,
+// merged into the inventory by the caller. probe_library runs only inside a library worker
+// process (src/worker/): a library that crashes, exits or prints costs that process, never
+// anygpu.
 #pragma once
 
 #include <optional>
@@ -12,21 +13,9 @@
 #include "host/host_root.h"
 #include "model/inventory.h"
 #include "registry/registry.h"
+#include "vendorlib/entry_points.h"
 
 namespace anygpu {
-
-struct LibraryDeviceFacts {
-  PciAddress address;
-  std::optional<std::string> name, uuid, arch;
-  std::optional<uint64_t> memory_total_bytes;
-};
-
-struct LibraryResult {
-  LibraryReport report;
-  std::vector<LibraryDeviceFacts> devices;
-  std::optional<std::string> driver_version;
-  std::vector<RuntimeComponent> runtimes;
-};
 
 // One registry library entry of one vendor, as the worker receives it.
 struct LibraryRequest {
@@ -48,17 +37,5 @@ std::optional<LibraryResult> missing_without_loading(const HostRoot& host,
 // True for an API whose probe is complete enough that a `loaded` result ends the search
 // through that vendor's remaining libraries.
 bool ends_search(const LibraryResult& result);
-
-// Per-API probes, given a loaded library. Fill `result.report.status` and `message`.
-// Whether a registry API is NVML under another name (Iluvatar's ixml exports NVML's symbols
-// and types): NVML's health and process calls apply to it as they are.
-// Whether a library of `api` answers health and process calls in a worker (mode "health"):
-// NVML and the libraries that speak it, DCMI, and Level Zero Sysman.
-bool answers_health(std::string_view api);
-bool speaks_nvml(std::string_view api);
-
-void probe_nvml(const DynamicLibrary& lib, LibraryResult& result);
-void probe_rocm_smi(const DynamicLibrary& lib, LibraryResult& result);
-void probe_level_zero(const DynamicLibrary& lib, LibraryResult& result);
 
 }  // namespace anygpu

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "host/dynamic_library.h"
-#include "probe/libs/nvml_types.h"
 #include "util/strings.h"
+#include "vendorlib/nvml/abi.h"
 
 namespace anygpu::nvml {
 

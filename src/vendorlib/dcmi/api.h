@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "host/dynamic_library.h"
-#include "metrics/bus_key.h"
-#include "metrics/dcmi_types.h"
+#include "vendorlib/bus_key.h"
+#include "vendorlib/dcmi/abi.h"
 
 namespace anygpu::dcmi {
 

@@ -1,9 +1,9 @@
-#include "metrics/dcmi_health.h"
+#include "vendorlib/dcmi/dcmi.h"
 
 #include <vector>
 
-#include "metrics/dcmi_api.h"
 #include "util/strings.h"
+#include "vendorlib/dcmi/api.h"
 
 namespace anygpu {
 
@@ -66,9 +66,7 @@ void read_chip(const dcmi::Api& api, int card, int device, health::DeviceLibrary
 
 }  // namespace
 
-std::optional<std::string> read_dcmi_health(
-    const DynamicLibrary& lib,
-    const std::function<void(const PciAddress&, const health::DeviceLibraryFacts&)>& emit) {
+std::optional<std::string> dcmi::read_health(const DynamicLibrary& lib, const HealthEmit& emit) {
   dcmi::Api api(lib);
   if (!api.usable())
     return lib.loaded_from() +

@@ -1,14 +1,13 @@
 // The vendor-library half of a metrics backend (NVML, Level Zero Sysman, DCMI), run only inside
-// a library worker process (`anygpu __worker sample`, src/worker/sample_serve.cc). It sees PCI
+// a library worker process (`anygpu __worker sample`, src/metrics/sample_serve.cc). It sees PCI
 // addresses and answers values and warnings; the parent adds identity and the kernel's facts.
 #pragma once
 
 #include <memory>
-#include <string_view>
 #include <vector>
 
 #include "host/dynamic_library.h"
-#include "metrics/sample.h"
+#include "model/device_sample.h"
 #include "model/inventory.h"
 #include "util/result.h"
 
@@ -28,8 +27,5 @@ class LibrarySampler {
   // calls that failed.
   virtual std::vector<DeviceSample> sample(const std::vector<SampleTarget>& targets) = 0;
 };
-
-// nvml and ixml (NVML's names), level-zero, dcmi; null for an API without a sampler.
-std::unique_ptr<LibrarySampler> make_library_sampler(std::string_view api);
 
 }  // namespace anygpu

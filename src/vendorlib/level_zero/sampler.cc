@@ -1,15 +1,15 @@
-// Intel metrics: the kernel's files (sysfs_sampler.cc) plus Level Zero Sysman where the loader
-// loads (libze_loader with zesInit, spec >= 1.5). Sysman adds what sysfs lacks: engine
+// Intel metrics: the kernel's files (metrics/sysfs_sampler.cc) plus Level Zero Sysman where the
+// loader loads (libze_loader with zesInit, spec >= 1.5). Sysman adds what sysfs lacks: engine
 // utilization (from two activity snapshots) and device memory. ZeSampler runs only in a
 // long-lived library worker (src/worker/), which keeps the loader and the activity snapshots.
-#include <atomic>
+#include "vendorlib/level_zero/level_zero.h"
+
+#include <algorithm>
 #include <map>
 #include <tuple>
 
-#include "metrics/backend.h"
-#include "metrics/library_sampler.h"
-#include "metrics/remote_library.h"
-#include "metrics/ze_api.h"
+#include "vendorlib/level_zero/api.h"
+#include "vendorlib/library_sampler.h"
 
 namespace anygpu {
 
@@ -119,57 +119,10 @@ class ZeSampler final : public LibrarySampler {
   std::map<BusKey, std::vector<ze::EngineStats>> activity_;
 };
 
-class IntelBackend final : public MetricsBackend {
- public:
-  IntelBackend(HostRoot host, std::string vendor, const LibrarySpec* library,
-               std::vector<Device> devices)
-      : vendor_(vendor), devices_(devices) {
-    if (library) remote_ = std::make_unique<RemoteLibrary>(host, *library, devices_, true);
-    sysfs_ = make_sysfs_backend(std::move(host), std::move(vendor), kSysfs, std::move(devices));
-  }
-
-  const std::string& vendor() const override { return vendor_; }
-  // "sysfs" until Sysman has answered once, then "sysfs+level-zero".
-  const std::string& source() const override { return sysman_up_ ? kCombined : kSysfs; }
-  std::vector<DeviceSample> identities() const override { return sysfs_->identities(); }
-  std::optional<LibraryWorkerStatus> library_status() const override {
-    if (!remote_) return std::nullopt;
-    return remote_->status();
-  }
-
-  // Sysman only adds to what the kernel says: without it (no loader, init failed, worker
-  // lost) the backend answers from sysfs alone, as on hosts without the loader.
-  Result<std::vector<DeviceSample>> sample() override {
-    auto out = sysfs_->sample();
-    if (!out || !remote_) return out;
-    auto values = remote_->sample();
-    if (values.answer != RemoteLibrary::Answer::sampled) return out;
-    sysman_up_ = true;
-    for (size_t i = 0; i < devices_.size() && i < out->size() && i < values.samples.size(); ++i)
-      merge_library_values((*out)[i], std::move(values.samples[i]), MergeRule::fill_absent);
-    return out;
-  }
-
- private:
-  inline static const std::string kSysfs = "sysfs", kCombined = "sysfs+level-zero";
-  std::string vendor_;
-  std::vector<Device> devices_;
-  std::shared_ptr<MetricsBackend> sysfs_;
-  std::unique_ptr<RemoteLibrary> remote_;
-  std::atomic<bool> sysman_up_{false};
-};
-
 }  // namespace
 
-std::unique_ptr<LibrarySampler> make_ze_sampler() {
+std::unique_ptr<LibrarySampler> ze::make_sampler() {
   return std::make_unique<ZeSampler>();
-}
-
-std::shared_ptr<MetricsBackend> make_intel_backend(HostRoot host, std::string vendor,
-                                                   const LibrarySpec* level_zero,
-                                                   std::vector<Device> devices) {
-  return std::make_shared<IntelBackend>(std::move(host), std::move(vendor), level_zero,
-                                        std::move(devices));
 }
 
 }  // namespace anygpu

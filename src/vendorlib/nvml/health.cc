@@ -1,9 +1,9 @@
-#include "probe/libs/nvml_health.h"
+#include "vendorlib/nvml/nvml.h"
 
 #include <vector>
 
-#include "probe/libs/nvml_api.h"
-#include "probe/libs/nvml_health_types.h"
+#include "vendorlib/nvml/api.h"
+#include "vendorlib/nvml/health_abi.h"
 
 namespace anygpu {
 
@@ -121,9 +121,7 @@ class DeviceReader {
 
 }  // namespace
 
-std::optional<std::string> read_nvml_health(
-    const DynamicLibrary& lib,
-    const std::function<void(const PciAddress&, const health::DeviceLibraryFacts&)>& emit) {
+std::optional<std::string> nvml::read_health(const DynamicLibrary& lib, const HealthEmit& emit) {
   NvmlHealthApi api(lib);
   if (!api.init || !api.count || !api.by_index || !api.pci_info)
     return std::string(

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "host/dynamic_library.h"
-#include "metrics/bus_key.h"
-#include "probe/libs/level_zero_types.h"
+#include "vendorlib/bus_key.h"
+#include "vendorlib/level_zero/abi.h"
 
 namespace anygpu::ze {
 

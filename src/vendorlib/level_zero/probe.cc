@@ -1,11 +1,12 @@
 // Level Zero Sysman (libze_loader.so.1): model name and driver version per device, matched to
 // PCI functions by the BDF address Sysman reports.
+#include "vendorlib/level_zero/level_zero.h"
+
 #include <cstring>
 #include <vector>
 
-#include "probe/libs/level_zero_types.h"
-#include "probe/libs/library_probe.h"
 #include "util/strings.h"
+#include "vendorlib/level_zero/abi.h"
 
 namespace anygpu {
 
@@ -18,7 +19,7 @@ std::optional<std::string> text(const char* buf, size_t n) {
 }
 }  // namespace
 
-void probe_level_zero(const DynamicLibrary& lib, LibraryResult& result) {
+void ze::probe(const DynamicLibrary& lib, LibraryResult& result) {
   auto init = lib.symbol<ze::InitFn>({"zesInit"});
   auto drivers = lib.symbol<ze::DriverGetFn>({"zesDriverGet"});
   auto devices = lib.symbol<ze::DeviceGetFn>({"zesDeviceGet"});
@@ -59,9 +60,9 @@ void probe_level_zero(const DynamicLibrary& lib, LibraryResult& result) {
       p.stype = ze::kStructureTypePciProperties;
       if (pci(dev, &p) != ze::kSuccess) continue;
       LibraryDeviceFacts f;
-      f.address = PciAddress{p.address.domain, static_cast<uint8_t>(p.address.bus),
-                             static_cast<uint8_t>(p.address.device),
-                             static_cast<uint8_t>(p.address.function)};
+      f.address = anygpu::PciAddress{p.address.domain, static_cast<uint8_t>(p.address.bus),
+                                     static_cast<uint8_t>(p.address.device),
+                                     static_cast<uint8_t>(p.address.function)};
       ze::DeviceProperties dp{};
       dp.stype = ze::kStructureTypeDeviceProperties;
       if (props && props(dev, &dp) == ze::kSuccess) {

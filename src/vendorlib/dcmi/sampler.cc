@@ -2,13 +2,11 @@
 // dirs), on top of whatever hwmon the driver registers. Without the library the backend is the
 // hwmon reader it always was; with it, AI Core utilization, temperature, power and HBM join.
 // DcmiSampler runs only in a long-lived library worker (src/worker/), like NVML's.
-#include <atomic>
+#include "vendorlib/dcmi/dcmi.h"
 
-#include "metrics/backend.h"
-#include "metrics/dcmi_api.h"
-#include "metrics/library_sampler.h"
-#include "metrics/remote_library.h"
 #include "util/strings.h"
+#include "vendorlib/dcmi/api.h"
+#include "vendorlib/library_sampler.h"
 
 namespace anygpu {
 
@@ -77,52 +75,10 @@ class DcmiSampler final : public LibrarySampler {
   std::unique_ptr<dcmi::Api> api_;
 };
 
-class DcmiBackend final : public MetricsBackend {
- public:
-  DcmiBackend(HostRoot host, std::string vendor, const LibrarySpec& library,
-              std::vector<Device> devices)
-      : vendor_(vendor), devices_(devices), remote_(host, library, devices_, true) {
-    hwmon_ = make_sysfs_backend(std::move(host), std::move(vendor), kHwmon, std::move(devices));
-  }
-
-  const std::string& vendor() const override { return vendor_; }
-  // "hwmon" until DCMI has answered once, then "hwmon+dcmi".
-  const std::string& source() const override { return dcmi_up_ ? kCombined : kHwmon; }
-  std::vector<DeviceSample> identities() const override { return hwmon_->identities(); }
-  std::optional<LibraryWorkerStatus> library_status() const override { return remote_.status(); }
-
-  // Without DCMI (missing, init failed, worker lost) the backend is the hwmon reader.
-  Result<std::vector<DeviceSample>> sample() override {
-    auto out = hwmon_->sample();
-    if (!out) return out;
-    auto values = remote_.sample();
-    if (values.answer != RemoteLibrary::Answer::sampled) return out;
-    dcmi_up_ = true;
-    for (size_t i = 0; i < devices_.size() && i < out->size() && i < values.samples.size(); ++i)
-      merge_library_values((*out)[i], std::move(values.samples[i]), MergeRule::library_wins);
-    return out;
-  }
-
- private:
-  inline static const std::string kHwmon = "hwmon", kCombined = "hwmon+dcmi";
-  std::string vendor_;
-  std::vector<Device> devices_;
-  RemoteLibrary remote_;
-  std::shared_ptr<MetricsBackend> hwmon_;
-  std::atomic<bool> dcmi_up_{false};
-};
-
 }  // namespace
 
-std::unique_ptr<LibrarySampler> make_dcmi_sampler() {
+std::unique_ptr<LibrarySampler> dcmi::make_sampler() {
   return std::make_unique<DcmiSampler>();
-}
-
-std::shared_ptr<MetricsBackend> make_dcmi_backend(HostRoot host, std::string vendor,
-                                                  const LibrarySpec& dcmi,
-                                                  std::vector<Device> devices) {
-  return std::make_shared<DcmiBackend>(std::move(host), std::move(vendor), dcmi,
-                                       std::move(devices));
 }
 
 }  // namespace anygpu

@@ -1,4 +1,4 @@
-#include "metrics/ze_api.h"
+#include "vendorlib/level_zero/api.h"
 
 #include "util/strings.h"
 

@@ -3,7 +3,7 @@
 // to build. Shared with the mock NVML library the tests build.
 #pragma once
 
-#include "probe/libs/nvml_types.h"
+#include "vendorlib/nvml/abi.h"
 
 namespace anygpu::nvml {
 

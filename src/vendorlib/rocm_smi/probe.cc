@@ -1,14 +1,15 @@
 // ROCm SMI (librocm_smi64.so) and Hygon's fork of it: product name and VRAM size per device,
 // matched to PCI functions by the BDF id the library reports.
+#include "vendorlib/rocm_smi/rocm_smi.h"
+
 #include <cstring>
 
-#include "probe/libs/library_probe.h"
-#include "probe/libs/rocm_smi_types.h"
 #include "util/strings.h"
+#include "vendorlib/rocm_smi/abi.h"
 
 namespace anygpu {
 
-void probe_rocm_smi(const DynamicLibrary& lib, LibraryResult& result) {
+void rsmi::probe(const DynamicLibrary& lib, LibraryResult& result) {
   auto init = lib.symbol<rsmi::InitFn>({"rsmi_init"});
   auto shutdown = lib.symbol<rsmi::ShutdownFn>({"rsmi_shut_down"});
   auto count = lib.symbol<rsmi::CountFn>({"rsmi_num_monitor_devices"});

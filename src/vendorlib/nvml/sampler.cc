@@ -1,15 +1,17 @@
 // NVIDIA metrics through NVML (and NVML-compatible libraries such as Iluvatar's libixml).
 // NvmlSampler runs only inside a long-lived library worker (src/worker/), which opens and
-// initialises the library once and keeps it; NvmlBackend, in anygpu, adds identity and turns a
-// worker that crashed, exited or hung into a backend that is down (restarted with backoff).
+// initialises the library once and keeps it; in anygpu, the library backend
+// (metrics/library_backend.cc) adds identity and turns a worker that crashed, exited or hung
+// into a backend that is down (restarted with backoff).
+#include "vendorlib/nvml/nvml.h"
+
 #include <map>
 
-#include "metrics/backend.h"
-#include "metrics/library_sampler.h"
-#include "metrics/nvml_metrics_types.h"
-#include "metrics/remote_library.h"
-#include "probe/libs/nvml_api.h"
 #include "util/strings.h"
+#include "vendorlib/library_sampler.h"
+#include "vendorlib/nvml/api.h"
+#include "vendorlib/nvml/metrics_abi.h"
+
 namespace anygpu {
 
 namespace {
@@ -118,56 +120,10 @@ class NvmlSampler final : public LibrarySampler {
   std::unique_ptr<NvmlMetricsApi> api_;
 };
 
-class NvmlBackend final : public MetricsBackend {
- public:
-  NvmlBackend(HostRoot host, std::string vendor, const LibrarySpec& library,
-              std::vector<Device> devices)
-      : vendor_(std::move(vendor)),
-        source_(library.api),
-        remote_(std::move(host), library, devices),
-        devices_(std::move(devices)) {}
-
-  const std::string& vendor() const override { return vendor_; }
-  const std::string& source() const override { return source_; }
-  std::vector<DeviceSample> identities() const override {
-    std::vector<DeviceSample> out;
-    for (const auto& d : devices_) out.push_back(identity_of(d));
-    return out;
-  }
-  std::optional<LibraryWorkerStatus> library_status() const override { return remote_.status(); }
-
-  Result<std::vector<DeviceSample>> sample() override {
-    auto values = remote_.sample();
-    if (values.answer == RemoteLibrary::Answer::down) return host_error(values.message);
-    std::vector<DeviceSample> out;
-    for (size_t i = 0; i < devices_.size(); ++i) {
-      auto s = identity_of(devices_[i]);
-      if (devices_[i].status == DeviceStatus::suspended)
-        s.warnings.push_back("runtime-suspended: not sampled");
-      else if (i < values.samples.size())
-        merge_library_values(s, std::move(values.samples[i]), MergeRule::library_wins);
-      out.push_back(std::move(s));
-    }
-    return out;
-  }
-
- private:
-  std::string vendor_, source_;
-  RemoteLibrary remote_;
-  std::vector<Device> devices_;
-};
-
 }  // namespace
 
-std::unique_ptr<LibrarySampler> make_nvml_sampler() {
+std::unique_ptr<LibrarySampler> nvml::make_sampler() {
   return std::make_unique<NvmlSampler>();
-}
-
-std::shared_ptr<MetricsBackend> make_nvml_backend(HostRoot host, std::string vendor,
-                                                  const LibrarySpec& library,
-                                                  std::vector<Device> devices) {
-  return std::make_shared<NvmlBackend>(std::move(host), std::move(vendor), library,
-                                       std::move(devices));
 }
 
 }  // namespace anygpu

@@ -1,12 +1,13 @@
 // NVML (libnvidia-ml.so.1), and Iluvatar's NVML-compatible libixml. Only the types we use are
 // declared; their layout follows nvml.h (tests/unit/abi_layout_test.cc checks what it can).
+#include "vendorlib/nvml/nvml.h"
+
 #include <cstdio>
 #include <cstring>
 
-#include "probe/libs/library_probe.h"
-#include "probe/libs/nvml_api.h"
-#include "probe/libs/nvml_types.h"
 #include "util/strings.h"
+#include "vendorlib/nvml/abi.h"
+#include "vendorlib/nvml/api.h"
 
 namespace anygpu {
 
@@ -44,7 +45,7 @@ std::optional<std::string> device_string(nvml::StringFn fn, nvml::Device dev) {
 
 }  // namespace
 
-void probe_nvml(const DynamicLibrary& lib, LibraryResult& result) {
+void nvml::probe(const DynamicLibrary& lib, LibraryResult& result) {
   NvmlApi api(lib);
   auto& report = result.report;
   if (!api.init || !api.count || !api.by_index || !api.pci_info) {

@@ -1,9 +1,9 @@
-#include "metrics/ze_health.h"
+#include "vendorlib/level_zero/level_zero.h"
 
 #include <algorithm>
 
-#include "metrics/ze_api.h"
 #include "util/strings.h"
+#include "vendorlib/level_zero/api.h"
 
 namespace anygpu {
 
@@ -62,9 +62,7 @@ void read_ras(const ze::Api& api, ze::Device dev, health::DeviceLibraryFacts& f)
 
 }  // namespace
 
-std::optional<std::string> read_ze_health(
-    const DynamicLibrary& lib,
-    const std::function<void(const PciAddress&, const health::DeviceLibraryFacts&)>& emit) {
+std::optional<std::string> ze::read_health(const DynamicLibrary& lib, const HealthEmit& emit) {
   ze::Api api(lib);
   if (auto failed = ze::start(api, lib)) return failed;
   for (const auto& [key, dev] : ze::devices_by_address(api)) {

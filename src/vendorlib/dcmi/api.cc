@@ -1,4 +1,4 @@
-#include "metrics/dcmi_api.h"
+#include "vendorlib/dcmi/api.h"
 
 #include <algorithm>
 

@@ -2,7 +2,7 @@
 // needed to build. Shared with the mock NVML library the metrics tests build.
 #pragma once
 
-#include "probe/libs/nvml_types.h"
+#include "vendorlib/nvml/abi.h"
 
 namespace anygpu::nvml {
 

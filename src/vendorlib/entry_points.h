@@ -1,0 +1,37 @@
+// What a vendor library's folder (src/vendorlib/<library>/) hands to the rest of anygpu: the
+// facts its probe fills, the health facts its reader emits and the sampler it makes. All of it
+// runs only inside a library worker process (src/worker/): a library that crashes, exits or
+// prints costs that process, never anygpu.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/inventory.h"
+#include "model/library_facts.h"
+#include "vendorlib/library_sampler.h"
+
+namespace anygpu {
+
+struct LibraryDeviceFacts {
+  PciAddress address;
+  std::optional<std::string> name, uuid, arch;
+  std::optional<uint64_t> memory_total_bytes;
+};
+
+// A probe's answer: the report (status and message filled by the probe), every device the
+// library lists, and what it says about the driver and runtimes.
+struct LibraryResult {
+  LibraryReport report;
+  std::vector<LibraryDeviceFacts> devices;
+  std::optional<std::string> driver_version;
+  std::vector<RuntimeComponent> runtimes;
+};
+
+// A health reader hands each device's facts over as soon as it has read them, so a library that
+// crashes on a later device costs only that device's facts.
+using HealthEmit = std::function<void(const PciAddress&, const health::DeviceLibraryFacts&)>;
+
+}  // namespace anygpu
