@@ -13,17 +13,13 @@ namespace anygpu {
 
 namespace {
 
-bool alnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
 // A label value: at most 63 characters, alphanumeric at both ends, '-', '_', '.' inside.
 std::string label_value(std::string_view s) {
   std::string out;
-  for (char c : s) out += (alnum(c) || c == '-' || c == '_' || c == '.') ? c : '-';
+  for (char c : s) out += (k8s_names::is_alnum(c) || c == '-' || c == '_' || c == '.') ? c : '-';
   if (out.size() > 63) out.resize(63);
-  while (!out.empty() && !alnum(out.back())) out.pop_back();
-  while (!out.empty() && !alnum(out.front())) out.erase(0, 1);
+  while (!out.empty() && !k8s_names::is_alnum(out.back())) out.pop_back();
+  while (!out.empty() && !k8s_names::is_alnum(out.front())) out.erase(0, 1);
   return out;
 }
 

@@ -6,10 +6,11 @@ namespace {
 bool lower_alnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
-bool alnum(char c) {
+}  // namespace
+
+bool is_alnum(char c) {
   return lower_alnum(c) || (c >= 'A' && c <= 'Z');
 }
-}  // namespace
 
 bool is_dns1123_label(std::string_view s) {
   if (s.empty() || s.size() > 63 || !lower_alnum(s.front()) || !lower_alnum(s.back())) return false;
@@ -34,9 +35,9 @@ bool is_dns1123_subdomain(std::string_view s) {
 }
 
 bool is_label_name(std::string_view s) {
-  if (s.empty() || s.size() > 63 || !alnum(s.front()) || !alnum(s.back())) return false;
+  if (s.empty() || s.size() > 63 || !is_alnum(s.front()) || !is_alnum(s.back())) return false;
   for (char c : s)
-    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
+    if (!is_alnum(c) && c != '-' && c != '_' && c != '.') return false;
   return true;
 }
 

@@ -9,6 +9,8 @@
 
 namespace anygpu::k8s_names {
 
+// [A-Za-z0-9]: what a label name and value must start and end with.
+bool is_alnum(char c);
 // [a-z]([-a-z0-9]*[a-z0-9])?, at most 63: Service-like names. The training operator names
 // a PyTorchJob's Services after the job, so its name must be one.
 bool is_dns1035_label(std::string_view s);

@@ -51,7 +51,7 @@ CheckResult pass(std::string name, std::string observed, std::string required,
               std::move(message));
 }
 
-std::string device_label(const Device& d) {
+std::string device_name(const Device& d) {
   return d.name.value_or(cat({d.vendor, " device ", hex(d.pci.device_id, 4)}));
 }
 
@@ -138,7 +138,7 @@ std::string arch_required(const ContractSpec& spec) {
 // "sm_90 (NVIDIA H100 80GB HBM3)", plus " on 2 of 3 devices" when not all agree.
 std::string observed_for(const Context& c, const Device* shown, size_t matching,
                          const std::string& value) {
-  std::string s = cat({value, " (", device_label(*shown), ")"});
+  std::string s = cat({value, " (", device_name(*shown), ")"});
   if (matching != c.devices.size() && matching > 0)
     s += cat(
         {" on ", std::to_string(matching), " of ", std::to_string(c.devices.size()), " devices"});
@@ -164,8 +164,8 @@ CheckResult check_arch(const Context& c) {
     return pass(name, observed_for(c, ok.front(), ok.size(), *ok.front()->arch), required);
   if (ok.size() + unknown.size() >= c.need && !unknown.empty()) {
     const Device& d = *unknown.front();
-    return make(name, CheckStatus::warn, device_label(d), required,
-                cat({"architecture of ", device_label(d), " (", pci_id(d),
+    return make(name, CheckStatus::warn, device_name(d), required,
+                cat({"architecture of ", device_name(d), " (", pci_id(d),
                      ") is unknown; cannot verify ", required}),
                 cat({"add the device with its arch to data/devices.yaml (anygpu vendors --devices "
                      "lists the table), or run with vendor libraries enabled"}));
@@ -176,7 +176,7 @@ CheckResult check_arch(const Context& c) {
       shown = d;
       break;
     }
-  auto observed = cat({shown->arch.value_or("unknown arch"), " (", device_label(*shown), ")"});
+  auto observed = cat({shown->arch.value_or("unknown arch"), " (", device_name(*shown), ")"});
   // Does any entry speak about this vendor's kind of arch at all?
   bool applies = false;
   if (shown->arch) {
@@ -195,7 +195,7 @@ CheckResult check_arch(const Context& c) {
                      " architecture (it lists ", required, ")"}),
                 cat({"run on a host with ", arch_satisfiers(c), ", or add ",
                      shown->arch.value_or("its arch"),
-                     " to gpu_compute_capability to accept this host's ", device_label(*shown)}));
+                     " to gpu_compute_capability to accept this host's ", device_name(*shown)}));
   std::string count_note;
   if (c.need > 1)
     count_note = cat({" (", std::to_string(ok.size()), " of ", std::to_string(c.devices.size()),
@@ -235,8 +235,8 @@ CheckResult check_quantity(const Context& c, const std::string& name, double req
   if (ok.size() + unknown.size() >= c.need && !unknown.empty()) {
     const Device& d = *unknown.front();
     return make(
-        name, CheckStatus::warn, device_label(d), required,
-        cat({key, " of ", device_label(d), " (", pci_id(d),
+        name, CheckStatus::warn, device_name(d), required,
+        cat({key, " of ", device_name(d), " (", pci_id(d),
              ") is unknown: the device table has no entry for it; cannot verify ", required}),
         cat({"add the device (", c.vendor, " ", hex(d.pci.device_id, 4), ") with ",
              std::string_view(key) == "memory" ? "memory_gib" : "memory_bandwidth_gbps",
@@ -247,7 +247,7 @@ CheckResult check_quantity(const Context& c, const std::string& name, double req
     return v && *v >= required_value * (std::string_view(key) == "memory" ? kMemoryTolerance : 1.0);
   });
   std::string observed = best ? value_text(*best) : "unknown";
-  std::string who = best ? cat({" (", device_label(*best), ")"}) : "";
+  std::string who = best ? cat({" (", device_name(*best), ")"}) : "";
   std::string count_note;
   if (c.need > 1 && best && ok_fn(c, *best))
     count_note = cat({" on ", std::to_string(ok.size()), " of ", std::to_string(c.devices.size()),
@@ -287,7 +287,7 @@ CheckResult check_driver(const Context& c) {
     std::string drv = d.driver ? d.driver->name : std::string("no driver");
     return make(
         name, CheckStatus::warn, drv, required,
-        cat({"the ", drv, " driver of ", device_label(d),
+        cat({"the ", drv, " driver of ", device_name(d),
              " reports no version (an in-tree kernel driver has none); cannot verify ", required}),
         "check the driver with the vendor's tool, or remove driver_version_min for this "
         "vendor");
@@ -311,7 +311,7 @@ CheckResult check_vendor(const Context& c) {
   if (c.vendor.empty())
     return make(name, CheckStatus::fail, "", required, no_accelerator_message(),
                 no_accelerator_suggestion(cat({"vendor ", required})));
-  auto observed = cat({c.vendor, " (", device_label(*c.devices.front()), ")"});
+  auto observed = cat({c.vendor, " (", device_name(*c.devices.front()), ")"});
   if (std::find(c.spec.vendors.begin(), c.spec.vendors.end(), c.vendor) != c.spec.vendors.end())
     return pass(name, observed, required);
   std::vector<std::string> names;

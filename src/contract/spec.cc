@@ -21,7 +21,7 @@ namespace anygpu {
 
 namespace {
 
-constexpr std::array<std::string_view, 2> kTopKeys{"required_features", "dependencies"};
+constexpr std::array<std::string_view, 2> kSpecTopKeys{"required_features", "dependencies"};
 constexpr std::array<std::string_view, 7> kFeatureKeys{
     "gpu_compute_capability", "memory_bandwidth_gbps", "driver_version_min", "vendor",
     "device_count_min",       "memory_gb_min",         "kernel_version_min"};
@@ -49,7 +49,7 @@ class ContractParser {
     ContractSpec spec;
     if (!root || root.IsNull()) return spec;  // an empty file states no requirements
     r_.expect_map(root, "runtime contract");
-    r_.check_keys(root, kTopKeys, {});
+    r_.check_keys(root, kSpecTopKeys, {});
     if (auto f = root["required_features"]; f && !f.IsNull()) features(f, spec);
     if (auto d = root["dependencies"]; d && !d.IsNull()) dependencies(d, spec);
     return spec;

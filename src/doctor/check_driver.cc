@@ -10,7 +10,7 @@ namespace anygpu {
 
 namespace {
 
-std::string device_label(const Device& d) {
+std::string address_and_name(const Device& d) {
   return cat({d.pci.address.str(), " (",
               d.name.value_or(cat({"device 0x", hex(d.pci.device_id, 4)})), ")"});
 }
@@ -41,7 +41,7 @@ std::vector<Finding> check_drivers(const DoctorContext& ctx) {
   }
   auto list = [](const std::vector<const Device*>& devs) {
     std::vector<std::string> parts;
-    for (const auto* d : devs) parts.push_back(device_label(*d));
+    for (const auto* d : devs) parts.push_back(address_and_name(*d));
     return join(parts, ", ");
   };
   for (const auto& [vendor, devs] : missing) {

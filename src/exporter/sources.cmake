@@ -13,3 +13,8 @@ set(ANYGPU_EXPORTER_SOURCES
 set(ANYGPU_EXPORTER_CLI_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../cli/exporter_cmd.cc
 )
+# Compiled on its own in unity builds: HttpServer::Loop (declared in the header) holds this
+# file's internal Connection type, which GCC accepts only in the file's own translation unit
+# (-Wsubobject-linkage).
+set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/server.cc PROPERTIES
+  SKIP_UNITY_BUILD_INCLUSION ON)

@@ -220,13 +220,13 @@ Result<bool> plan_descriptors(const SpawnSpec& spec, Descriptors& d) {
   return true;
 }
 
-// Strings of the spec the child reads, kept alive by the parent until the child has executed.
-struct Strings {
+// The strings of the spec the child reads, kept alive by the parent until the child has executed.
+struct ExecStrings {
   std::vector<std::string> args, env, candidates;
   std::vector<char*> argv, envp;
   std::vector<const char*> candidate_ptrs;
 
-  explicit Strings(const SpawnSpec& spec)
+  explicit ExecStrings(const SpawnSpec& spec)
       : args(spec.argv),
         env(spec.env.value_or(std::vector<std::string>{})),
         candidates(exec_candidates(spec)),
@@ -236,7 +236,7 @@ struct Strings {
   }
 };
 
-ChildPlan make_plan(const SpawnSpec& spec, Strings& str, Descriptors& d) {
+ChildPlan make_plan(const SpawnSpec& spec, ExecStrings& str, Descriptors& d) {
   ChildPlan plan;
   plan.argv = str.argv.data();
   plan.envp = spec.env ? str.envp.data() : environ;
@@ -282,7 +282,7 @@ pid_t clone_child(ChildPlan& plan, int& clone_errno) {
   return pid;
 }
 
-Error child_error(const ChildPlan& plan, const Strings& str) {
+Error child_error(const ChildPlan& plan, const ExecStrings& str) {
   const bool exec = plan.stage && std::strcmp(plan.stage, "exec") == 0;
   const std::string& what = exec && plan.failed_at >= 0
                                 ? str.candidates[static_cast<size_t>(plan.failed_at)]
@@ -301,7 +301,7 @@ Result<Child> Child::spawn(const SpawnSpec& spec) {
   reap_parked_children();
   Descriptors d;
   if (auto planned = plan_descriptors(spec, d); !planned) return planned.error();
-  Strings str(spec);
+  ExecStrings str(spec);
   ChildPlan plan = make_plan(spec, str, d);
   int clone_errno = 0;
   pid_t pid = clone_child(plan, clone_errno);

@@ -31,11 +31,6 @@ std::vector<std::string> plan_environment(const LaunchPlan& plan, const Environm
 
 namespace {
 
-int report(const std::string& what, const std::string& why, int code) {
-  std::fprintf(stderr, "anygpu: %s: %s\n", what.c_str(), why.c_str());
-  return code;
-}
-
 bool is_directory(const std::string& path) {
   struct stat st {};
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -53,7 +48,7 @@ bool stays_parent(const LaunchPlan& plan) {
 }
 
 int execute_plan(const LaunchPlan& plan, const Environment& caller) {
-  if (plan.argv.empty()) return report("run", "empty command", kExitRunFailed);
+  if (plan.argv.empty()) return report_not_started("run", "empty command", kExitRunFailed);
   if (stays_parent(plan)) {
     std::fflush(stdout);
     std::fflush(stderr);
@@ -107,17 +102,19 @@ int execute_plan(const LaunchPlan& plan, const Environment& caller) {
       }
       continue;
     }
-    return report(c, std::strerror(err), err == ENOENT ? kExitNotFound : kExitRunFailed);
+    return report_not_started(c, std::strerror(err),
+                              err == ENOENT ? kExitNotFound : kExitRunFailed);
   }
   if (first_denied == ENOEXEC)
-    return report(denied_path, "not executable (no #! line; anygpu runs no shell)",
-                  kExitNotExecutable);
-  if (first_denied) return report(denied_path, std::strerror(first_denied), kExitNotExecutable);
-  return report(name,
-                plan.mode.find("container") != std::string::npos
-                    ? "container engine not found on PATH"
-                    : "command not found",
-                kExitNotFound);
+    return report_not_started(denied_path, "not executable (no #! line; anygpu runs no shell)",
+                              kExitNotExecutable);
+  if (first_denied)
+    return report_not_started(denied_path, std::strerror(first_denied), kExitNotExecutable);
+  return report_not_started(name,
+                            plan.mode.find("container") != std::string::npos
+                                ? "container engine not found on PATH"
+                                : "command not found",
+                            kExitNotFound);
 }
 
 }  // namespace anygpu

@@ -28,24 +28,19 @@ bool ignored(int sig) {
   return ::sigaction(sig, nullptr, &sa) == 0 && sa.sa_handler == SIG_IGN;
 }
 
-int report(const std::string& what, const std::string& why, int code) {
-  std::fprintf(stderr, "anygpu: %s: %s\n", escape_control(what).c_str(), why.c_str());
-  return code;
-}
-
 int start_failure(const SupervisedCommand& c, const Error& e) {
   switch (e.sys_errno) {
     case ENOENT:
-      return report(c.argv.front(), "command not found", kExitNotFound);
+      return report_not_started(c.argv.front(), "command not found", kExitNotFound);
     case ENOEXEC:
-      return report(c.argv.front(), "not executable (no #! line; anygpu runs no shell)",
-                    kExitNotExecutable);
+      return report_not_started(c.argv.front(), "not executable (no #! line; anygpu runs no shell)",
+                                kExitNotExecutable);
     case EACCES:
     case EPERM:
     case EISDIR:
-      return report(c.argv.front(), std::strerror(e.sys_errno), kExitNotExecutable);
+      return report_not_started(c.argv.front(), std::strerror(e.sys_errno), kExitNotExecutable);
     default:
-      return report("run", e.message, kExitRunFailed);
+      return report_not_started("run", e.message, kExitRunFailed);
   }
 }
 
@@ -135,7 +130,7 @@ int exit_like(const ExitStatus& e) {
 }  // namespace
 
 int supervise(const SupervisedCommand& command) {
-  if (command.argv.empty()) return report("run", "empty command", kExitRunFailed);
+  if (command.argv.empty()) return report_not_started("run", "empty command", kExitRunFailed);
   // Signals anygpu handles by waiting for them: blocked here, at their old state in the child.
   sigset_t waited, original;
   sigemptyset(&waited);
@@ -172,6 +167,11 @@ int supervise(const SupervisedCommand& command) {
   while (::waitpid(-1, nullptr, WNOHANG) > 0) {
   }
   return exit_like(exit);
+}
+
+int report_not_started(const std::string& what, const std::string& why, int code) {
+  std::fprintf(stderr, "anygpu: %s: %s\n", escape_control(what).c_str(), why.c_str());
+  return code;
 }
 
 }  // namespace anygpu

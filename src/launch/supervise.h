@@ -33,4 +33,8 @@ struct SupervisedCommand {
 // only if the command's signal, raised again, did not end anygpu.
 int supervise(const SupervisedCommand& command);
 
+// Says on stderr why a command was not started ("anygpu: WHAT: WHY", WHAT escaped: it is a
+// path or a name from the user) and returns `code`, the exit code that tells it.
+int report_not_started(const std::string& what, const std::string& why, int code);
+
 }  // namespace anygpu

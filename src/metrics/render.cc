@@ -19,12 +19,6 @@ json num(double v) {
   return v;
 }
 
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
 std::string csv_number(const std::optional<double>& v) {
   if (!v) return {};
   json j = num(*v);
@@ -49,6 +43,12 @@ std::optional<double> clock(const DeviceSample& d, const char* name) {
 }
 
 }  // namespace
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
 
 std::string rfc3339(std::chrono::system_clock::time_point t) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();

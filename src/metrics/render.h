@@ -15,6 +15,8 @@ const std::vector<std::string>& metrics_csv_columns();
 std::string metrics_csv_header();
 std::string metrics_csv_rows(const MetricsSnapshot& snapshot);  // one line per device
 std::string metrics_to_table(const MetricsSnapshot& snapshot);
+// v with exactly `decimals` digits after the point ("%.*f"), for tables and CSV.
+std::string fixed(double v, int decimals);
 // RFC 3339 UTC with milliseconds: 2026-11-29T20:01:02.123Z
 std::string rfc3339(std::chrono::system_clock::time_point t);
 

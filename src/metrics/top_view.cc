@@ -13,12 +13,6 @@ namespace {
 constexpr const char* kReset = "\x1b[0m";
 constexpr double kTemperatureScale = 100.0;  // °C at a full bar; 85+ is shown red
 
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
 // Visible width of an ASCII-only string with ANSI escapes.
 size_t visible(std::string_view s) {
   size_t n = 0;

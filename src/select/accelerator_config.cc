@@ -20,8 +20,8 @@ namespace anygpu {
 
 namespace {
 
-constexpr std::array<std::string_view, 4> kTopKeys = {"backend", "device_selection_policy",
-                                                      "devices", "runtime_contract"};
+constexpr std::array<std::string_view, 4> kConfigTopKeys = {"backend", "device_selection_policy",
+                                                            "devices", "runtime_contract"};
 constexpr std::array<std::string_view, 2> kRuleKeys = {"priority", "criteria"};
 constexpr std::array<std::string_view, 5> kTypes = {"gpu_vendor", "gpu_compute_capability",
                                                     "driver_version", "memory_gb", "device_count"};
@@ -205,7 +205,7 @@ AcceleratorConfig parse_root(const YamlReader& r, const YAML::Node& root, const 
   cfg.file = file;
   if (!root || root.IsNull()) return cfg;  // an empty file: all defaults
   r.expect_map(root, "accelerator config");
-  r.check_keys(root, kTopKeys, {});
+  r.check_keys(root, kConfigTopKeys, {});
 
   if (auto b = root["backend"]) {
     auto s = r.scalar(b, "backend");

@@ -10,7 +10,7 @@
 namespace anygpu {
 
 namespace {
-constexpr std::string_view kDevices = paths::kSysDevicesPrefix;
+constexpr std::string_view kSysDevices = paths::kSysDevicesPrefix;
 
 // "pci0000:17": the kernel's name for a PCI root bus (domain:bus); VMD domains are wider.
 bool is_root_bus_name(std::string_view s) {
@@ -28,8 +28,8 @@ bool is_root_bus_name(std::string_view s) {
 
 Result<PciPath> parse_pci_sysfs_path(std::string_view path) {
   auto fail = [&] { return bad_input(cat({std::string(path), ": not a PCI function's path"})); };
-  if (path.substr(0, kDevices.size()) != kDevices) return fail();
-  auto parts = split(path.substr(kDevices.size()), '/');
+  if (path.substr(0, kSysDevices.size()) != kSysDevices) return fail();
+  auto parts = split(path.substr(kSysDevices.size()), '/');
   if (parts.size() < 2 || !is_root_bus_name(parts[0])) return fail();
   PciPath out{std::string(parts[0]), {}};
   for (size_t i = 1; i < parts.size(); ++i) {

@@ -46,7 +46,7 @@ const std::string* runtime_version(const Inventory& inv, std::string_view vendor
   return nullptr;
 }
 
-std::string device_label(const Device& d) {
+std::string name_and_address(const Device& d) {
   return cat({d.name.value_or(d.vendor), " (", d.pci.address.str(), ")"});
 }
 
@@ -118,7 +118,7 @@ void choose_cuda(const Ctx& c, WheelChoice& out) {
   std::vector<std::string> unknown_arch;
   for (const auto* d : c.devices) {
     if (!driver && d->driver && d->driver->version) driver = d->driver->version;
-    if (!d->arch) unknown_arch.push_back(device_label(*d));
+    if (!d->arch) unknown_arch.push_back(name_and_address(*d));
   }
   auto arch_ok = [&](const WheelVariant& v, std::string* missing) {
     for (const auto* d : c.devices)
