@@ -146,7 +146,7 @@ TEST(HealthEval, NvidiaPcieAndKernelLogEvidence) {
   auto r = run(root);
   auto* aer = find(device(r, "0000:18:00.0"), "pcie.aer.fatal");
   ASSERT_TRUE(aer);
-  EXPECT_EQ(aer->severity, Severity::critical);
+  EXPECT_EQ(aer->severity, Severity::error);
   EXPECT_NE(aer->evidence.find("CmpltTO 1"), std::string::npos);
   EXPECT_EQ(device(r, "0000:18:00.0").health(), Health::critical);
   // Corrected errors are information: the device stays ok.
@@ -160,7 +160,7 @@ TEST(HealthEval, NvidiaPcieAndKernelLogEvidence) {
   ASSERT_TRUE(find(device(r, "0000:9a:00.0"), "pcie.fallen-off-bus"));
   auto* x79 = find(device(r, "0000:ab:00.0"), "xid");
   ASSERT_TRUE(x79);
-  EXPECT_EQ(x79->severity, Severity::critical);
+  EXPECT_EQ(x79->severity, Severity::error);
   EXPECT_NE(x79->message.find("Xid 79"), std::string::npos);
   EXPECT_NE(x79->evidence.find("#100"), std::string::npos);
   EXPECT_NE(x79->action.find("reboot"), std::string::npos);
