@@ -320,14 +320,19 @@ TEST(DoctorOpenFiles, LowSoftLimitIsAWarning) {
 TEST(DoctorReport, JsonSchemaSummaryAndTextGrouping) {
   std::vector<Finding> fs = {{"a.info", Severity::info, "I", "d", ""},
                              {"b.err", Severity::error, "E", "line1\nline2", "do this"},
-                             {"c.warn", Severity::warning, "W", "d", "fix w"}};
+                             {"c.warn", Severity::warning, "W", "d", "fix w"},
+                             {"d.warn", Severity::warning, "W2", "d", ""}};
   auto j = findings_to_json(fs);
   EXPECT_EQ(j["schema"], "anygpu.doctor/v1");
   EXPECT_EQ(j["summary"]["errors"], 1);
-  EXPECT_EQ(j["summary"]["warnings"], 1);
+  EXPECT_EQ(j["summary"]["warnings"], 2);
   EXPECT_EQ(j["summary"]["infos"], 1);
-  EXPECT_EQ(j["findings"][1]["severity"], "error");
-  EXPECT_EQ(j["findings"][1]["fix"], "do this");
+  // The names anygpu.doctor/v1 has published since 0.1, not the Finding's own.
+  EXPECT_EQ(
+      j["findings"][1].dump(),
+      R"({"id":"b.err","severity":"error","title":"E","detail":"line1\nline2","fix":"do this"})");
+  EXPECT_EQ(j["findings"][0]["severity"], "info");
+  EXPECT_EQ(j["findings"][2]["severity"], "warning");
   auto text = findings_to_text(fs, false);
   EXPECT_LT(text.find("Errors"), text.find("Warnings"));
   EXPECT_LT(text.find("Warnings"), text.find("Info"));
@@ -335,6 +340,7 @@ TEST(DoctorReport, JsonSchemaSummaryAndTextGrouping) {
   EXPECT_EQ(text.find('\033'), std::string::npos) << "no colour when asked for none";
   EXPECT_NE(findings_to_text(fs, true).find("\033[1;31m"), std::string::npos);
   EXPECT_TRUE(has_errors(fs));
+  EXPECT_NE(text.find("1 error(s), 2 warning(s), 1 info(s)"), std::string::npos) << text;
   fs.erase(fs.begin() + 1);
   EXPECT_FALSE(has_errors(fs));
 }

@@ -179,6 +179,26 @@ TEST(HealthEval, NvidiaPcieAndKernelLogEvidence) {
   EXPECT_EQ(j["devices"][0]["findings"][0]["code"], "pcie.aer.fatal");
 }
 
+// anygpu.health/v1 and the text keep health's published words: "critical" for the top level.
+TEST(HealthEval, FindingsRenderInTheirPublishedNames) {
+  HealthReport r;
+  r.devices.push_back({"0000:18:00.0", "nvidia", 0, {}, {{"pcie", true, true, "", ""}}});
+  r.devices[0].findings = {{"pcie.aer.fatal", Severity::error, "m", "e", "a"},
+                           {"pcie.link.degraded", Severity::warning, "w", "", ""},
+                           {"pcie.aer.correctable", Severity::info, "i", "", ""}};
+  auto j = health_to_json(r);
+  EXPECT_EQ(
+      j["devices"][0]["findings"][0].dump(),
+      R"({"code":"pcie.aer.fatal","severity":"critical","message":"m","evidence":"e","action":"a"})");
+  EXPECT_EQ(j["devices"][0]["findings"][1]["severity"], "warning");
+  EXPECT_EQ(j["devices"][0]["findings"][2]["severity"], "info");
+  EXPECT_EQ(j["devices"][0]["health"], "critical");
+  auto text = health_to_text(r);
+  EXPECT_NE(text.find("  [critical] pcie.aer.fatal: m\n      evidence: e\n      action:   a\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(HealthEval, SinceKeepsOnlyRecentRecords) {
   TempDir tmp;
   auto root = tmp / "h";
