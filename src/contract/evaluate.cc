@@ -465,9 +465,9 @@ CheckResult check_wheel(const Context& c) {
                                   : cat({words[j.need], " for ", c.vendor});
   const Finding* worst = j.worst();
   if (!worst || worst->severity == Severity::info)
-    return pass(name, observed, required, worst ? worst->title : "");
+    return pass(name, observed, required, worst ? worst->message : "");
   return make(name, worst->severity == Severity::error ? CheckStatus::fail : CheckStatus::warn,
-              observed, required, cat({worst->title, ": ", worst->detail}), worst->fix);
+              observed, required, cat({worst->message, ": ", worst->evidence}), worst->action);
 }
 
 CheckResult check_distributed(const Context& c) {

@@ -90,9 +90,9 @@ std::string ld_path_without(const std::vector<std::string>& entries,
 
 Finding shadow_finding(const Shadow& s, const std::vector<std::string>& ld_entries) {
   Finding f;
-  f.id = "libs.shadowed";
-  f.title = cat({s.soname, ": ", std::to_string(s.distinct.size()),
-                 " different files answer to this soname"});
+  f.code = "libs.shadowed";
+  f.message = cat({s.soname, ": ", std::to_string(s.distinct.size()),
+                   " different files answer to this soname"});
   std::string detail =
       cat({"Loading ", s.consumer.empty() ? "from a program" : s.consumer,
            s.consumers > 1 ? cat({" (and ", std::to_string(s.consumers - 1), " more objects)"})
@@ -117,17 +117,17 @@ Finding shadow_finding(const Shadow& s, const std::vector<std::string>& ld_entri
                    "), but LD_LIBRARY_PATH is searched first and puts another build in its "
                    "place: the cause of `undefined symbol` errors such as `libcusparse.so.12: "
                    "undefined symbol: __nvJitLink…`."});
-    f.fix = cat({fix_ld, "   # let the framework use its own copy"});
+    f.action = cat({fix_ld, "   # let the framework use its own copy"});
   } else {
     f.severity = Severity::warning;
     detail +=
         "\nThe first one wins; a process (or a library) that expects the other build "
         "fails with `undefined symbol` or a version error.";
-    f.fix = drop.empty() ? cat({"remove the copies that should not be used, or put the intended "
-                                "directory first in LD_LIBRARY_PATH"})
-                         : fix_ld;
+    f.action = drop.empty() ? cat({"remove the copies that should not be used, or put the intended "
+                                   "directory first in LD_LIBRARY_PATH"})
+                            : fix_ld;
   }
-  f.detail = std::move(detail);
+  f.evidence = std::move(detail);
   return f;
 }
 

@@ -14,6 +14,13 @@ extern char** environ;
 
 namespace anygpu {
 
+namespace {
+int count_of(const std::vector<Finding>& findings, Severity s) {
+  return static_cast<int>(std::count_if(findings.begin(), findings.end(),
+                                        [&](const Finding& f) { return f.severity == s; }));
+}
+}  // namespace
+
 std::optional<std::string> DoctorContext::getenv(const std::string& name) const {
   auto it = env.find(name);
   if (it == env.end()) return std::nullopt;
@@ -72,9 +79,8 @@ std::vector<Finding> run_doctor(const DoctorContext& ctx, bool framework) {
       add(framework_build_findings(env, ctx.inventory, builtin_wheel_data()));
     }
   }
-  std::stable_sort(all.begin(), all.end(), [](const Finding& a, const Finding& b) {
-    return static_cast<int>(a.severity) < static_cast<int>(b.severity);
-  });
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
   return all;
 }
 
@@ -83,23 +89,35 @@ bool has_errors(const std::vector<Finding>& findings) {
                      [](const Finding& f) { return f.severity == Severity::error; });
 }
 
+std::string_view doctor_severity_word(Severity s) {
+  switch (s) {
+    case Severity::error:
+      return "error";
+    case Severity::warning:
+      return "warning";
+    case Severity::info:
+      return "info";
+  }
+  return "info";
+}
+
 nlohmann::ordered_json findings_to_json(const std::vector<Finding>& findings) {
   nlohmann::ordered_json j;
   j["schema"] = "anygpu.doctor/v1";
   auto arr = nlohmann::ordered_json::array();
-  int counts[3] = {0, 0, 0};
   for (const auto& f : findings) {
-    ++counts[static_cast<int>(f.severity)];
     nlohmann::ordered_json o;
-    o["id"] = f.id;
-    o["severity"] = std::string(to_string(f.severity));
-    o["title"] = f.title;
-    o["detail"] = f.detail;
-    o["fix"] = f.fix;
+    o["id"] = f.code;
+    o["severity"] = std::string(doctor_severity_word(f.severity));
+    o["title"] = f.message;
+    o["detail"] = f.evidence;
+    o["fix"] = f.action;
     arr.push_back(std::move(o));
   }
   j["findings"] = std::move(arr);
-  j["summary"] = {{"errors", counts[0]}, {"warnings", counts[1]}, {"infos", counts[2]}};
+  j["summary"] = {{"errors", count_of(findings, Severity::error)},
+                  {"warnings", count_of(findings, Severity::warning)},
+                  {"infos", count_of(findings, Severity::info)}};
   return j;
 }
 
@@ -117,22 +135,21 @@ std::string findings_to_text(const std::vector<Finding>& findings, bool color) {
     return color ? cat({ansi, s, "\033[0m"}) : std::string(s);
   };
   std::string out;
-  int counts[3] = {0, 0, 0};
-  for (const auto& f : findings) ++counts[static_cast<int>(f.severity)];
   for (const auto& g : groups) {
-    if (!counts[static_cast<int>(g.sev)]) continue;
+    if (!count_of(findings, g.sev)) continue;
     out += cat({paint(g.ansi, g.heading), "\n"});
     for (const auto& f : findings) {
       if (f.severity != g.sev) continue;
-      out += cat({"  [", paint(g.ansi, g.tag), "] ", f.title, "  (", f.id, ")\n"});
-      for (auto line : split_lines(f.detail)) out += cat({"      ", line, "\n"});
-      if (!f.fix.empty()) out += cat({"      ", paint("\033[1m", "fix:"), " ", f.fix, "\n"});
+      out += cat({"  [", paint(g.ansi, g.tag), "] ", f.message, "  (", f.code, ")\n"});
+      for (auto line : split_lines(f.evidence)) out += cat({"      ", line, "\n"});
+      if (!f.action.empty()) out += cat({"      ", paint("\033[1m", "fix:"), " ", f.action, "\n"});
     }
     out += "\n";
   }
   if (findings.empty()) out += "No problems found.\n";
-  out += cat({std::to_string(counts[0]), " error(s), ", std::to_string(counts[1]), " warning(s), ",
-              std::to_string(counts[2]), " info(s)\n"});
+  out += cat({std::to_string(count_of(findings, Severity::error)), " error(s), ",
+              std::to_string(count_of(findings, Severity::warning)), " warning(s), ",
+              std::to_string(count_of(findings, Severity::info)), " info(s)\n"});
   return out;
 }
 

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "doctor/checks.h"
@@ -25,6 +26,9 @@ ProcessFacts current_process_facts(const std::string& python);
 // then warnings, then infos; stable within a severity.
 std::vector<Finding> run_doctor(const DoctorContext& ctx, bool framework = true);
 
+// anygpu.doctor/v1 publishes a finding as {id, severity, title, detail, fix} (code, message,
+// evidence and action by their 0.1 names) and the top level as "error".
+std::string_view doctor_severity_word(Severity s);
 nlohmann::ordered_json findings_to_json(const std::vector<Finding>& findings);
 std::string findings_to_text(const std::vector<Finding>& findings, bool color);
 bool has_errors(const std::vector<Finding>& findings);

@@ -141,7 +141,7 @@ std::string render_health_prometheus(const HealthSeries& series, const MetricsSn
     PrometheusLabels l;
     if (!c.pci_bus_id.empty()) l = device_labels(snapshot, c.pci_bus_id, c.vendor, c.index);
     l.emplace_back("code", c.code);
-    l.emplace_back("severity", std::string(health::to_string(c.severity)));
+    l.emplace_back("severity", std::string(health::severity_word(c.severity)));
     findings += prometheus_sample("anygpu_health_findings", l, static_cast<double>(c.findings));
   }
   std::string out =

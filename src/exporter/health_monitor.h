@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "exporter/background.h"
-#include "health/finding.h"
+#include "health/report.h"
 #include "health/window.h"
 #include "metrics/sample.h"
 #include "util/result.h"

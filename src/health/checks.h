@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "health/finding.h"
+#include "health/report.h"
 #include "health/rules.h"
 #include "host/host_root.h"
 #include "model/inventory.h"

@@ -11,13 +11,13 @@
 
 namespace anygpu::health {
 
-std::string_view to_string(Severity s) {
+std::string_view severity_word(Severity s) {
   switch (s) {
     case Severity::info:
       return "info";
     case Severity::warning:
       return "warning";
-    case Severity::critical:
+    case Severity::error:
       return "critical";
   }
   return "info";
@@ -49,7 +49,7 @@ bool DeviceHealth::covered() const {
 Health DeviceHealth::health() const {
   Health worst = Health::ok;
   for (const auto& f : findings) {
-    if (f.severity == Severity::critical) return Health::critical;
+    if (f.severity == Severity::error) return Health::critical;
     if (f.severity == Severity::warning) worst = Health::warning;
   }
   // Nothing found where nothing essential was read is not health.

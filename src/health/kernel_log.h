@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "health/finding.h"
 #include "health/kmsg.h"
+#include "health/report.h"
 #include "host/host_root.h"
 
 namespace anygpu::health {

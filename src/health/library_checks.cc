@@ -149,7 +149,7 @@ void check_alarm(const DeviceLibraryFacts& f, Emitter& emit) {
   auto level = kLevels[std::min<uint32_t>(*f.alarm, 3)];
   emit("device.alarm", cat({"the device raises a ", level, " alarm"}),
        cat({"dcmi_get_device_health: ", n(*f.alarm), " (", level, ")"}),
-       *f.alarm == 1 ? Severity::warning : Severity::critical);
+       *f.alarm == 1 ? Severity::warning : Severity::error);
 }
 
 // DCMI's fault codes: each one a finding, with the severity and action of the fault-handling

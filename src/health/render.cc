@@ -7,7 +7,7 @@ namespace anygpu::health {
 namespace {
 nlohmann::ordered_json finding_json(const Finding& f) {
   return {{"code", f.code},
-          {"severity", to_string(f.severity)},
+          {"severity", severity_word(f.severity)},
           {"message", f.message},
           {"evidence", f.evidence},
           {"action", f.action}};
@@ -48,7 +48,7 @@ void unread_line(const DeviceHealth& d, const HealthReport& report, std::string&
 }
 
 void finding_text(const Finding& f, std::string& out) {
-  out += cat({"  [", to_string(f.severity), "] ", f.code, ": ", f.message, "\n"});
+  out += cat({"  [", severity_word(f.severity), "] ", f.code, ": ", f.message, "\n"});
   out += cat({"      evidence: ", f.evidence, "\n"});
   out += cat({"      action:   ", f.action, "\n"});
 }

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "health/finding.h"
+#include "health/report.h"
 
 namespace anygpu::health {
 

@@ -29,9 +29,8 @@ namespace {
 
 Severity severity_of(const YamlReader& r, const YAML::Node& map) {
   auto s = r.string_at(map, "severity");
-  if (s == "info") return Severity::info;
-  if (s == "warning") return Severity::warning;
-  if (s == "critical") return Severity::critical;
+  for (auto level : {Severity::info, Severity::warning, Severity::error})
+    if (s == severity_word(level)) return level;
   r.fail(map["severity"], "severity: expected info, warning or critical");
 }
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "health/finding.h"
+#include "health/report.h"
 #include "util/result.h"
 
 namespace anygpu::health {

@@ -29,7 +29,7 @@ struct AerFile {
   std::string_view what, action;
 };
 constexpr AerFile kAerFiles[] = {
-    {"aer_dev_fatal", "pcie.aer.fatal", Severity::critical, "fatal PCIe errors",
+    {"aer_dev_fatal", "pcie.aer.fatal", Severity::error, "fatal PCIe errors",
      "drain the node; reseat or replace the device or its riser; check the slot's power"},
     {"aer_dev_nonfatal", "pcie.aer.nonfatal", Severity::warning, "non-fatal PCIe errors",
      "watch the counter; a rising count points at the link (riser, cable, slot)"},
@@ -115,7 +115,7 @@ bool check_config_space(const CheckContext& ctx, const std::string& dir, std::ve
   if (!std::all_of(config->begin(), config->begin() + 4,
                    [](char c) { return static_cast<unsigned char>(c) == 0xff; }))
     return true;
-  add_finding(out, {"pcie.fallen-off-bus", Severity::critical,
+  add_finding(out, {"pcie.fallen-off-bus", Severity::error,
                     "the device answers config reads with all ones: it has fallen off the bus",
                     cat({path, ": vendor/device id 0xffff/0xffff"}),
                     "drain the node and reboot it; if it repeats, check seating, power and "
@@ -162,7 +162,7 @@ void check_ras(const CheckContext& ctx, const Device& dev, DeviceHealth& h) {
       tally.read();
       auto block = name.substr(0, name.size() - std::string_view("_err_count").size());
       if (count->uncorrectable)
-        add_finding(out, {"ras.uncorrectable", Severity::critical,
+        add_finding(out, {"ras.uncorrectable", Severity::error,
                           cat({std::to_string(count->uncorrectable),
                                " uncorrectable errors in the ", block, " block"}),
                           cat({path, ": ue: ", std::to_string(count->uncorrectable)}),
@@ -196,7 +196,7 @@ void check_ras(const CheckContext& ctx, const Device& dev, DeviceHealth& h) {
                           "reset the GPU at the next window so pending pages retire; a count "
                           "near the driver's bad_page_threshold means RMA"});
       if (pages->failed)
-        add_finding(out, {"memory.retire-failed", Severity::critical,
+        add_finding(out, {"memory.retire-failed", Severity::error,
                           cat({std::to_string(pages->failed),
                                " bad VRAM pages could not be "
                                "retired"}),
@@ -242,7 +242,7 @@ void check_thermal(const CheckContext& ctx, const Device& dev, DeviceHealth& h) 
       auto label = ctx.host.read_value(base + chan + "_label");
       std::string name = label ? *label : chan;
       for (auto [suffix, sev] :
-           {std::pair{"_emergency", Severity::critical}, std::pair{"_crit", Severity::warning}}) {
+           {std::pair{"_emergency", Severity::error}, std::pair{"_crit", Severity::warning}}) {
         auto limit = milli(base + chan + suffix);
         if (!limit || *input < *limit) continue;
         add_finding(out, {"throttle.thermal", sev,

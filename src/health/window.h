@@ -9,7 +9,7 @@
 #include <tuple>
 #include <vector>
 
-#include "health/finding.h"
+#include "health/report.h"
 
 namespace anygpu::health {
 

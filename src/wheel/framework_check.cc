@@ -231,7 +231,7 @@ std::string torch_build_words(const TorchBuild& t) {
 const Finding* TorchBuildJudgement::worst() const {
   const Finding* out = nullptr;
   for (const auto& f : findings)
-    if (!out || f.severity < out->severity) out = &f;  // error < warning < info
+    if (!out || f.severity > out->severity) out = &f;
   return out;
 }
 

@@ -12,9 +12,9 @@
 #include "contract/check.h"
 #include "contract/evaluate.h"
 #include "contract/spec.h"
+#include "host/process_tree.h"
 #include "pyenv/python_env.h"
 #include "render/json_text.h"
-#include "host/process_tree.h"
 #include "test_support.h"
 #include "wheel/framework_check.h"
 
@@ -474,7 +474,7 @@ TEST(ContractPython, CheckAndDoctorJudgeEveryBuildAlike) {
           expect = CheckStatus::warn;
       EXPECT_EQ(to_string(r.status), to_string(expect))
           << b.version << " " << b.plugin << " on " << name << ": check says " << r.message
-          << "; doctor says " << (doctor.empty() ? std::string("nothing") : doctor[0].title);
+          << "; doctor says " << (doctor.empty() ? std::string("nothing") : doctor[0].message);
       ++seen[r.status];
     }
   // The spread reaches every verdict.

@@ -10,11 +10,14 @@
 #include <cstdlib>
 
 #include "doctor/checks.h"
+#include "finding_test_support.h"
 #include "test_support.h"
 #include "util/strings.h"
 
 namespace anygpu {
 namespace {
+
+using test::with_code;
 
 struct Host {
   test::TempDir tmp;
@@ -45,13 +48,6 @@ struct Host {
   }
 };
 
-std::vector<Finding> with_id(const std::vector<Finding>& fs, const std::string& id) {
-  std::vector<Finding> out;
-  for (const auto& f : fs)
-    if (f.id == id) out.push_back(f);
-  return out;
-}
-
 // An nvidia.com/gpu spec mounting these host libraries.
 std::string spec_mounting(const std::vector<std::string>& files) {
   std::string out =
@@ -72,35 +68,35 @@ std::string spec_mounting_libcuda(const std::string& version) {
 
 TEST(DoctorContainerDriver, NodesWithoutDevCharLinks) {
   Host h;
-  auto f = with_id(h.run(), "containers.dev-char-missing");
+  auto f = with_code(h.run(), "containers.dev-char-missing");
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_NE(f[0].title.find("2 device node(s)"), std::string::npos) << f[0].title;
-  EXPECT_NE(f[0].fix.find("ln -s ../nvidia0 /dev/char/195:0"), std::string::npos) << f[0].fix;
+  EXPECT_NE(f[0].message.find("2 device node(s)"), std::string::npos) << f[0].message;
+  EXPECT_NE(f[0].action.find("ln -s ../nvidia0 /dev/char/195:0"), std::string::npos) << f[0].action;
   ASSERT_EQ(::mkdir((h.root + "/dev/char").c_str(), 0755), 0);
   ASSERT_EQ(::symlink("../nvidia0", (h.root + "/dev/char/195:0").c_str()), 0);
   ASSERT_EQ(::symlink("../nvidiactl", (h.root + "/dev/char/195:255").c_str()), 0);
-  EXPECT_TRUE(with_id(h.run(), "containers.dev-char-missing").empty());
+  EXPECT_TRUE(with_code(h.run(), "containers.dev-char-missing").empty());
 }
 
 TEST(DoctorContainerDriver, GroupOnlyNodesAreLostByRootlessContainers) {
   Host h;
-  auto f = with_id(h.run(1000, {1000, 44}), "containers.rootless-groups");
+  auto f = with_code(h.run(1000, {1000, 44}), "containers.rootless-groups");
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_NE(f[0].fix.find("--group-add keep-groups"), std::string::npos);
+  EXPECT_NE(f[0].action.find("--group-add keep-groups"), std::string::npos);
   // Root, or a user outside the group (another check's business), gets no such finding.
-  EXPECT_TRUE(with_id(h.run(0, {}), "containers.rootless-groups").empty());
-  EXPECT_TRUE(with_id(h.run(1000, {1000}), "containers.rootless-groups").empty());
+  EXPECT_TRUE(with_code(h.run(0, {}), "containers.rootless-groups").empty());
+  EXPECT_TRUE(with_code(h.run(1000, {1000}), "containers.rootless-groups").empty());
 }
 
 TEST(DoctorContainerDriver, SpecOfAnotherDriverVersionIsStale) {
   Host h;
   test::write_file(h.root + "/etc/cdi/nvidia.yaml", spec_mounting_libcuda("535.104.05"));
-  auto f = with_id(h.run(), "containers.cdi-driver-stale");
+  auto f = with_code(h.run(), "containers.cdi-driver-stale");
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_NE(f[0].title.find("535.104.05"), std::string::npos);
-  EXPECT_NE(f[0].title.find("550.90.07"), std::string::npos);
+  EXPECT_NE(f[0].message.find("535.104.05"), std::string::npos);
+  EXPECT_NE(f[0].message.find("550.90.07"), std::string::npos);
   test::write_file(h.root + "/etc/cdi/nvidia.yaml", spec_mounting_libcuda("550.90.07"));
-  EXPECT_TRUE(with_id(h.run(), "containers.cdi-driver-stale").empty());
+  EXPECT_TRUE(with_code(h.run(), "containers.cdi-driver-stale").empty());
 }
 
 // Which libraries carry the module's version is what the registry's `{driver_version}`
@@ -110,13 +106,13 @@ TEST(DoctorContainerDriver, AnyLibraryCarryingTheModuleVersionAndOnlyThose) {
   Host h;
   test::write_file(h.root + "/etc/cdi/nvidia.yaml",
                    spec_mounting({"libcuda.so.550.90.07", "libnvidia-ml.so.535.104.05"}));
-  auto f = with_id(h.run(), "containers.cdi-driver-stale");
+  auto f = with_code(h.run(), "containers.cdi-driver-stale");
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_NE(f[0].title.find("mounts driver 535.104.05 files"), std::string::npos) << f[0].title;
+  EXPECT_NE(f[0].message.find("mounts driver 535.104.05 files"), std::string::npos) << f[0].message;
   test::write_file(h.root + "/etc/cdi/nvidia.yaml",
                    spec_mounting({"libcuda.so.550.90.07", "libnvidia-egl-wayland.so.1.1.13",
                                   "libnvidia-ptxjitcompiler.so.550.90.07", "libcuda.so.1"}));
-  EXPECT_TRUE(with_id(h.run(), "containers.cdi-driver-stale").empty());
+  EXPECT_TRUE(with_code(h.run(), "containers.cdi-driver-stale").empty());
 }
 
 // Without the driver's libraries on the host nothing says which files carry its version: no
@@ -128,20 +124,20 @@ TEST(DoctorContainerDriver, HostWithoutDriverLibrariesJudgesOnlyWhatIsGone) {
     ::unlink((h.root + "/usr/lib/x86_64-linux-gnu/" + name).c_str());
   test::write_file(h.root + "/etc/cdi/nvidia.yaml", spec_mounting_libcuda("535.104.05"));
   auto fs = h.run();
-  EXPECT_TRUE(with_id(fs, "containers.cdi-driver-stale").empty());
-  EXPECT_EQ(with_id(fs, "containers.cdi-mounts-gone").size(), 1u);
+  EXPECT_TRUE(with_code(fs, "containers.cdi-driver-stale").empty());
+  EXPECT_EQ(with_code(fs, "containers.cdi-mounts-gone").size(), 1u);
 }
 
 TEST(DoctorContainerDriver, SpecMountingFilesThatAreGone) {
   Host h;
   test::write_file(h.root + "/etc/cdi/nvidia.yaml",
                    spec_mounting({"libcuda.so.550.90.07", "libnvidia-fbc.so.550.90.07"}));
-  auto f = with_id(h.run(), "containers.cdi-mounts-gone");
+  auto f = with_code(h.run(), "containers.cdi-mounts-gone");
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_NE(f[0].detail.find("libnvidia-fbc.so.550.90.07"), std::string::npos) << f[0].detail;
-  EXPECT_EQ(f[0].detail.find("libcuda.so.550.90.07"), std::string::npos) << f[0].detail;
+  EXPECT_NE(f[0].evidence.find("libnvidia-fbc.so.550.90.07"), std::string::npos) << f[0].evidence;
+  EXPECT_EQ(f[0].evidence.find("libcuda.so.550.90.07"), std::string::npos) << f[0].evidence;
   test::write_file(h.root + "/usr/lib/x86_64-linux-gnu/libnvidia-fbc.so.550.90.07", "elf");
-  EXPECT_TRUE(with_id(h.run(), "containers.cdi-mounts-gone").empty());
+  EXPECT_TRUE(with_code(h.run(), "containers.cdi-mounts-gone").empty());
 }
 
 }  // namespace anygpu

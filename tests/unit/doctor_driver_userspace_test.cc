@@ -7,11 +7,14 @@
 #include <cstdlib>
 
 #include "doctor/checks.h"
+#include "finding_test_support.h"
 #include "test_support.h"
 #include "util/strings.h"
 
 namespace anygpu {
 namespace {
+
+using test::with_code;
 
 struct Host {
   test::TempDir tmp;
@@ -36,13 +39,6 @@ struct Host {
   }
 };
 
-std::vector<Finding> with_id(const std::vector<Finding>& fs, const std::string& id) {
-  std::vector<Finding> out;
-  for (const auto& f : fs)
-    if (f.id == id) out.push_back(f);
-  return out;
-}
-
 LibraryReport nvml(LibraryStatus status) {
   return {"nvidia", "nvml", status, "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1",
           "nvmlInit_v2 returned 18"};
@@ -55,29 +51,29 @@ TEST(DoctorDriverUserspace, LibrariesOfTheModulesVersionAreNoFinding) {
 
 TEST(DoctorDriverUserspace, LibrariesOfAnotherVersionThanTheModuleAreAnError) {
   Host h("560.35.03");
-  auto f = with_id(h.run(), "driver.userspace-mismatch");
+  auto f = with_code(h.run(), "driver.userspace-mismatch");
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].severity, Severity::error);
-  EXPECT_NE(f[0].title.find("kernel module 550.90.07"), std::string::npos) << f[0].title;
-  EXPECT_NE(f[0].detail.find("libnvidia-ml.so.1 -> /usr/lib/x86_64-linux-gnu/"
-                             "libnvidia-ml.so.560.35.03 (560.35.03)"),
+  EXPECT_NE(f[0].message.find("kernel module 550.90.07"), std::string::npos) << f[0].message;
+  EXPECT_NE(f[0].evidence.find("libnvidia-ml.so.1 -> /usr/lib/x86_64-linux-gnu/"
+                               "libnvidia-ml.so.560.35.03 (560.35.03)"),
             std::string::npos)
-      << f[0].detail;
-  EXPECT_NE(f[0].fix.find("reboot"), std::string::npos) << f[0].fix;
-  EXPECT_NE(f[0].fix.find("550.90.07"), std::string::npos) << f[0].fix;
+      << f[0].evidence;
+  EXPECT_NE(f[0].action.find("reboot"), std::string::npos) << f[0].action;
+  EXPECT_NE(f[0].action.find("550.90.07"), std::string::npos) << f[0].action;
 }
 
 TEST(DoctorDriverUserspace, AFailedRequiredLibraryIsAnError) {
   Host h;
   h.inv.libraries = {nvml(LibraryStatus::error)};
-  auto f = with_id(h.run(), "driver.library-failed");
+  auto f = with_code(h.run(), "driver.library-failed");
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].severity, Severity::error);  // NVML ships with the driver (required: true)
-  EXPECT_NE(f[0].detail.find("nvmlInit_v2 returned 18"), std::string::npos) << f[0].detail;
-  EXPECT_NE(f[0].fix.find("550.90.07"), std::string::npos) << f[0].fix;
+  EXPECT_NE(f[0].evidence.find("nvmlInit_v2 returned 18"), std::string::npos) << f[0].evidence;
+  EXPECT_NE(f[0].action.find("550.90.07"), std::string::npos) << f[0].action;
   for (auto verdict : {LibraryStatus::timeout, LibraryStatus::crashed}) {
     h.inv.libraries = {nvml(verdict)};
-    EXPECT_EQ(with_id(h.run(), "driver.library-failed").size(), 1u) << to_string(verdict);
+    EXPECT_EQ(with_code(h.run(), "driver.library-failed").size(), 1u) << to_string(verdict);
   }
 }
 
@@ -86,7 +82,7 @@ TEST(DoctorDriverUserspace, LoadedMissingOrDisabledLibrariesAreNoFinding) {
   for (auto s : {LibraryStatus::loaded, LibraryStatus::found, LibraryStatus::missing,
                  LibraryStatus::disabled}) {
     h.inv.libraries = {nvml(s)};
-    EXPECT_TRUE(with_id(h.run(), "driver.library-failed").empty()) << to_string(s);
+    EXPECT_TRUE(with_code(h.run(), "driver.library-failed").empty()) << to_string(s);
   }
 }
 
@@ -94,8 +90,8 @@ TEST(DoctorDriverUserspace, AMismatchExplainsTheFailedLibraryOnce) {
   Host h("560.35.03");
   h.inv.libraries = {nvml(LibraryStatus::error)};
   auto all = h.run();
-  EXPECT_EQ(with_id(all, "driver.userspace-mismatch").size(), 1u);
-  EXPECT_TRUE(with_id(all, "driver.library-failed").empty());
+  EXPECT_EQ(with_code(all, "driver.userspace-mismatch").size(), 1u);
+  EXPECT_TRUE(with_code(all, "driver.library-failed").empty());
 }
 
 TEST(DoctorDriverUserspace, AFailedLibraryOfAVendorWithoutDevicesIsNoFinding) {

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "doctor/checks.h"
+#include "doctor/doctor.h"
 #include "test_support.h"
 
 extern char** environ;
@@ -77,17 +78,17 @@ struct Checker {
     findings = check_library_shadowing(ctx);
     return findings;
   }
-  std::vector<const Finding*> with_id(const std::string& id) const {
+  std::vector<const Finding*> with_code(const std::string& id) const {
     std::vector<const Finding*> out;
     for (const auto& f : findings)
-      if (f.id == id) out.push_back(&f);
+      if (f.code == id) out.push_back(&f);
     return out;
   }
   std::string dump() const {
     std::string s;
     for (const auto& f : findings)
-      s += f.id + " [" + std::string(to_string(f.severity)) + "] " + f.title + "\n" + f.detail +
-           "\nfix: " + f.fix + "\n";
+      s += f.code + " [" + std::string(doctor_severity_word(f.severity)) + "] " + f.message + "\n" +
+           f.evidence + "\nfix: " + f.action + "\n";
     return s;
   }
 };
@@ -104,18 +105,18 @@ TEST(DoctorShadowing, TwoCudartsOnLdLibraryPathAndARunpathConsumer) {
   fs::create_directory_symlink(b, sp + "/torch/lib");
   Checker r;
   r.run({{"LD_LIBRARY_PATH", a + ":" + b}}, {sp});
-  auto shadowed = r.with_id("libs.shadowed");
+  auto shadowed = r.with_code("libs.shadowed");
   ASSERT_FALSE(shadowed.empty()) << r.dump();
   const auto& f = *shadowed.front();
   EXPECT_EQ(f.severity, Severity::error) << r.dump();
-  EXPECT_NE(f.title.find("libcudart.so.12"), std::string::npos);
+  EXPECT_NE(f.message.find("libcudart.so.12"), std::string::npos);
   // Both paths, which one wins, and the fix.
-  EXPECT_NE(f.detail.find(a + "/libcudart.so.12 (LD_LIBRARY_PATH " + a + ")  <- loaded"),
+  EXPECT_NE(f.evidence.find(a + "/libcudart.so.12 (LD_LIBRARY_PATH " + a + ")  <- loaded"),
             std::string::npos)
-      << f.detail;
-  EXPECT_NE(f.detail.find(b + "/libcudart.so.12"), std::string::npos) << f.detail;
-  EXPECT_NE(f.fix.find("export LD_LIBRARY_PATH=" + b), std::string::npos) << f.fix;
-  EXPECT_TRUE(r.with_id("libs.unresolved").empty()) << r.dump();
+      << f.evidence;
+  EXPECT_NE(f.evidence.find(b + "/libcudart.so.12"), std::string::npos) << f.evidence;
+  EXPECT_NE(f.action.find("export LD_LIBRARY_PATH=" + b), std::string::npos) << f.action;
+  EXPECT_TRUE(r.with_code("libs.unresolved").empty()) << r.dump();
 }
 
 TEST(DoctorShadowing, WheelLayoutSystemCudaDisplacesTheBundledCopy) {
@@ -128,20 +129,20 @@ TEST(DoctorShadowing, WheelLayoutSystemCudaDisplacesTheBundledCopy) {
            {"-Wl,--enable-new-dtags", "-Wl,-rpath,$ORIGIN/../../nvidia/cuda_runtime/lib"});
   Checker r;
   r.run({{"LD_LIBRARY_PATH", system}}, {sp});
-  auto shadowed = r.with_id("libs.shadowed");
+  auto shadowed = r.with_code("libs.shadowed");
   ASSERT_EQ(shadowed.size(), 1u) << r.dump();
   const auto& f = *shadowed.front();
   EXPECT_EQ(f.severity, Severity::error);
-  EXPECT_NE(f.detail.find(system + "/libcudart.so.12 (LD_LIBRARY_PATH"), std::string::npos)
-      << f.detail;
-  EXPECT_NE(f.detail.find("/torch/lib/../../nvidia/cuda_runtime/lib/libcudart.so.12 (DT_RUNPATH"),
+  EXPECT_NE(f.evidence.find(system + "/libcudart.so.12 (LD_LIBRARY_PATH"), std::string::npos)
+      << f.evidence;
+  EXPECT_NE(f.evidence.find("/torch/lib/../../nvidia/cuda_runtime/lib/libcudart.so.12 (DT_RUNPATH"),
             std::string::npos)
-      << f.detail;
-  EXPECT_NE(f.detail.find("libtorch_cuda.so"), std::string::npos);
-  EXPECT_EQ(f.fix.rfind("unset LD_LIBRARY_PATH", 0), 0u) << f.fix;
+      << f.evidence;
+  EXPECT_NE(f.evidence.find("libtorch_cuda.so"), std::string::npos);
+  EXPECT_EQ(f.action.rfind("unset LD_LIBRARY_PATH", 0), 0u) << f.action;
   // Without LD_LIBRARY_PATH only the bundled copy is on the path: nothing to report.
   r.run({}, {sp});
-  EXPECT_TRUE(r.with_id("libs.shadowed").empty()) << r.dump();
+  EXPECT_TRUE(r.with_code("libs.shadowed").empty()) << r.dump();
 }
 
 TEST(DoctorShadowing, RpathIsSearchedBeforeLdLibraryPath) {
@@ -156,14 +157,14 @@ TEST(DoctorShadowing, RpathIsSearchedBeforeLdLibraryPath) {
   fs::create_directory_symlink(t / "app/bin", sp + "/torch/lib");
   Checker r;
   r.run({{"LD_LIBRARY_PATH", other}}, {sp});
-  auto shadowed = r.with_id("libs.shadowed");
+  auto shadowed = r.with_code("libs.shadowed");
   ASSERT_EQ(shadowed.size(), 1u) << r.dump();
   // DT_RPATH wins over LD_LIBRARY_PATH: the intended copy loads, so only a warning.
   EXPECT_EQ(shadowed.front()->severity, Severity::warning) << r.dump();
-  EXPECT_NE(shadowed.front()->detail.find(
+  EXPECT_NE(shadowed.front()->evidence.find(
                 "/torch/lib/../lib/libcudart.so.12 (DT_RPATH $ORIGIN/../lib)  <- loaded"),
             std::string::npos)
-      << shadowed.front()->detail;
+      << shadowed.front()->evidence;
 }
 
 TEST(DoctorShadowing, IdenticalCopiesAndHardLinksAreNotShadowing) {
@@ -176,17 +177,17 @@ TEST(DoctorShadowing, IdenticalCopiesAndHardLinksAreNotShadowing) {
   ASSERT_EQ(::link((a + "/libcudart.so.12").c_str(), (c + "/libcudart.so.12").c_str()), 0);
   Checker r;
   r.run({{"LD_LIBRARY_PATH", a + ":" + b + ":" + c}});
-  EXPECT_TRUE(r.with_id("libs.shadowed").empty()) << r.dump();
+  EXPECT_TRUE(r.with_code("libs.shadowed").empty()) << r.dump();
   // A different build in a fourth directory is reported, as a warning (order decides).
   auto d = t / "d";
   cudart(d, "different");
   r.run({{"LD_LIBRARY_PATH", a + ":" + b + ":" + d}});
-  auto shadowed = r.with_id("libs.shadowed");
+  auto shadowed = r.with_code("libs.shadowed");
   ASSERT_EQ(shadowed.size(), 1u) << r.dump();
   EXPECT_EQ(shadowed.front()->severity, Severity::warning);
-  EXPECT_NE(shadowed.front()->detail.find(d + "/libcudart.so.12"), std::string::npos);
-  EXPECT_NE(shadowed.front()->title.find("2 different files"), std::string::npos)
-      << shadowed.front()->title;
+  EXPECT_NE(shadowed.front()->evidence.find(d + "/libcudart.so.12"), std::string::npos);
+  EXPECT_NE(shadowed.front()->message.find("2 different files"), std::string::npos)
+      << shadowed.front()->message;
 }
 
 TEST(DoctorShadowing, NeededThatResolvesNowhereIsAnError) {
@@ -196,13 +197,14 @@ TEST(DoctorShadowing, NeededThatResolvesNowhereIsAnError) {
   consumer(lib, "libtorch_cuda.so", t / "build", {});  // no RUNPATH; cudart not installed
   Checker r;
   r.run({}, {t / "sp"});
-  auto missing = r.with_id("libs.unresolved");
+  auto missing = r.with_code("libs.unresolved");
   ASSERT_EQ(missing.size(), 1u) << r.dump();
   EXPECT_EQ(missing.front()->severity, Severity::error);
-  EXPECT_NE(missing.front()->title.find("libcudart.so.12: needed by " + lib + "/libtorch_cuda.so"),
-            std::string::npos)
-      << missing.front()->title;
-  EXPECT_NE(missing.front()->detail.find("/etc/ld.so.cache"), std::string::npos);
+  EXPECT_NE(
+      missing.front()->message.find("libcudart.so.12: needed by " + lib + "/libtorch_cuda.so"),
+      std::string::npos)
+      << missing.front()->message;
+  EXPECT_NE(missing.front()->evidence.find("/etc/ld.so.cache"), std::string::npos);
 }
 
 TEST(DoctorShadowing, BundledLibraryOnlyItsOwnDependencyMissingIsAWarning) {
@@ -217,18 +219,18 @@ TEST(DoctorShadowing, BundledLibraryOnlyItsOwnDependencyMissingIsAWarning) {
         {"-L" + t / "build", "-l:libanygpu-test-rdma.so.1"});
   Checker r;
   r.run({}, {sp});
-  auto missing = r.with_id("libs.unresolved");
+  auto missing = r.with_code("libs.unresolved");
   ASSERT_EQ(missing.size(), 1u) << r.dump();
   EXPECT_EQ(missing.front()->severity, Severity::warning);
-  EXPECT_NE(missing.front()->title.find("libanygpu-test-rdma.so.1"), std::string::npos);
+  EXPECT_NE(missing.front()->message.find("libanygpu-test-rdma.so.1"), std::string::npos);
 }
 
 TEST(DoctorShadowing, EmptyLdLibraryPathEntryMeansTheWorkingDirectory) {
   Checker r;
   r.run({{"LD_LIBRARY_PATH", "/usr/local/cuda/lib64:"}});
-  EXPECT_EQ(r.with_id("libs.ld-library-path-cwd").size(), 1u) << r.dump();
+  EXPECT_EQ(r.with_code("libs.ld-library-path-cwd").size(), 1u) << r.dump();
   r.run({{"LD_LIBRARY_PATH", "/usr/local/cuda/lib64"}});
-  EXPECT_TRUE(r.with_id("libs.ld-library-path-cwd").empty());
+  EXPECT_TRUE(r.with_code("libs.ld-library-path-cwd").empty());
 }
 
 TEST(DoctorShadowing, UnderARootTheCacheAndDefaultDirsAreTheRoots) {
@@ -255,9 +257,9 @@ TEST(DoctorShadowing, UnderARootTheCacheAndDefaultDirsAreTheRoots) {
   Checker r;
   r.host = HostRoot(o);
   r.run({}, {"/sp"});
-  auto shadowed = r.with_id("libs.shadowed");
+  auto shadowed = r.with_code("libs.shadowed");
   ASSERT_EQ(shadowed.size(), 1u) << r.dump();
-  const auto& d = shadowed.front()->detail;
+  const auto& d = shadowed.front()->evidence;
   EXPECT_NE(d.find("1. /opt/cuda/lib64/libcudart.so.12 (ld.so.cache)  <- loaded"),
             std::string::npos)
       << d;
@@ -268,10 +270,11 @@ TEST(DoctorShadowing, UnderARootTheCacheAndDefaultDirsAreTheRoots) {
   // A damaged cache is reported, naming its path, and the search goes on without it.
   test::write_file(root + "/etc/ld.so.cache", "glibc-ld.so.cache1.1\x05");
   r.run({}, {"/sp"});
-  auto bad = r.with_id("libs.ld-cache-unreadable");
+  auto bad = r.with_code("libs.ld-cache-unreadable");
   ASSERT_EQ(bad.size(), 1u) << r.dump();
-  EXPECT_NE(bad.front()->detail.find("/etc/ld.so.cache: malformed ld.so.cache"), std::string::npos)
-      << bad.front()->detail;
+  EXPECT_NE(bad.front()->evidence.find("/etc/ld.so.cache: malformed ld.so.cache"),
+            std::string::npos)
+      << bad.front()->evidence;
 }
 
 }  // namespace

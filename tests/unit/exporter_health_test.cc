@@ -11,10 +11,8 @@
 namespace anygpu::exporter {
 namespace {
 
-using health::Finding;
 using health::FindingWindow;
 using health::HealthReport;
-using health::Severity;
 using namespace std::chrono_literals;
 
 health::SourceReading source(std::string name, bool read, std::string reason = {}) {
@@ -41,7 +39,7 @@ HealthReport report_with(std::vector<Finding> findings, std::vector<Finding> hos
 }
 
 Finding xid(int n, std::string suffix = "") {
-  return {"xid", Severity::critical, "Xid " + std::to_string(n) + ": something" + suffix, "", ""};
+  return {"xid", Severity::error, "Xid " + std::to_string(n) + ": something" + suffix, "", ""};
 }
 
 TEST(HealthWindow, CountsDistinctFindingsAndForgetsThemAfterTheWindow) {
@@ -132,7 +130,7 @@ TEST(HealthSeries, RendersWithTheSnapshotsDeviceLabels) {
   s.devices = {{"0000:18:00.0", "nvidia", 0, health::Health::critical, {}},
                {"0000:2a:00.0", "nvidia", 1, health::Health::warning, {}}};
   s.findings = {{"", "", 0, "sxid", Severity::warning, 1},
-                {"0000:18:00.0", "nvidia", 0, "xid", Severity::critical, 2}};
+                {"0000:18:00.0", "nvidia", 0, "xid", Severity::error, 2}};
   s.window = 900s;
   auto now = std::chrono::system_clock::now();
   s.evaluated_at = now - 3s;

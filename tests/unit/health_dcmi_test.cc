@@ -18,8 +18,6 @@
 namespace anygpu {
 namespace {
 
-using health::Severity;
-
 // One of the dirs data/vendors.yaml lists for Ascend's dcmi library.
 constexpr const char* kDcmiPath = "usr/local/Ascend/driver/lib64/driver/libdcmi.so";
 // Card -> bus id, as the mock and the fixture place them.
@@ -55,7 +53,7 @@ TEST(HealthDcmi, AlarmLevelsBecomeFindingsThroughTheWorker) {
   EXPECT_NE(minor->action.find("npu-smi"), std::string::npos);
   auto* critical = find_code(device(*r, 3).findings, "device.alarm");
   ASSERT_TRUE(critical);
-  EXPECT_EQ(critical->severity, Severity::critical);
+  EXPECT_EQ(critical->severity, Severity::error);
   EXPECT_EQ(device(*r, 3).health(), health::Health::critical);
   EXPECT_FALSE(find_code(device(*r, 0).findings, "device.alarm"));  // level 0: healthy
   // A level outside 0-3 is a warning naming the device and the call, never a finding.
@@ -77,7 +75,7 @@ TEST(HealthDcmi, HbmEccAndIsolatedPages) {
   auto* ue = find_code(device(*r, 1).findings, "ecc.uncorrectable");
   ASSERT_TRUE(ue);
   EXPECT_EQ(ue->action.find("nvidia-smi"), std::string::npos) << ue->action;  // Ascend's advice
-  EXPECT_EQ(ue->severity, Severity::critical);
+  EXPECT_EQ(ue->severity, Severity::error);
   EXPECT_EQ(ue->evidence,
             "dcmi_get_device_ecc_info (HBM): volatile corrected 4, uncorrected 1; aggregate "
             "corrected 10, uncorrected 2");

@@ -146,7 +146,7 @@ TEST(HealthEval, NvidiaPcieAndKernelLogEvidence) {
   auto r = run(root);
   auto* aer = find(device(r, "0000:18:00.0"), "pcie.aer.fatal");
   ASSERT_TRUE(aer);
-  EXPECT_EQ(aer->severity, Severity::critical);
+  EXPECT_EQ(aer->severity, Severity::error);
   EXPECT_NE(aer->evidence.find("CmpltTO 1"), std::string::npos);
   EXPECT_EQ(device(r, "0000:18:00.0").health(), Health::critical);
   // Corrected errors are information: the device stays ok.
@@ -160,7 +160,7 @@ TEST(HealthEval, NvidiaPcieAndKernelLogEvidence) {
   ASSERT_TRUE(find(device(r, "0000:9a:00.0"), "pcie.fallen-off-bus"));
   auto* x79 = find(device(r, "0000:ab:00.0"), "xid");
   ASSERT_TRUE(x79);
-  EXPECT_EQ(x79->severity, Severity::critical);
+  EXPECT_EQ(x79->severity, Severity::error);
   EXPECT_NE(x79->message.find("Xid 79"), std::string::npos);
   EXPECT_NE(x79->evidence.find("#100"), std::string::npos);
   EXPECT_NE(x79->action.find("reboot"), std::string::npos);
@@ -177,6 +177,26 @@ TEST(HealthEval, NvidiaPcieAndKernelLogEvidence) {
   EXPECT_EQ(j["schema"], "anygpu.health/v1");
   EXPECT_EQ(j["devices"][0]["health"], "critical");
   EXPECT_EQ(j["devices"][0]["findings"][0]["code"], "pcie.aer.fatal");
+}
+
+// anygpu.health/v1 and the text keep health's published words: "critical" for the top level.
+TEST(HealthEval, FindingsRenderInTheirPublishedNames) {
+  HealthReport r;
+  r.devices.push_back({"0000:18:00.0", "nvidia", 0, {}, {{"pcie", true, true, "", ""}}});
+  r.devices[0].findings = {{"pcie.aer.fatal", Severity::error, "m", "e", "a"},
+                           {"pcie.link.degraded", Severity::warning, "w", "", ""},
+                           {"pcie.aer.correctable", Severity::info, "i", "", ""}};
+  auto j = health_to_json(r);
+  EXPECT_EQ(
+      j["devices"][0]["findings"][0].dump(),
+      R"({"code":"pcie.aer.fatal","severity":"critical","message":"m","evidence":"e","action":"a"})");
+  EXPECT_EQ(j["devices"][0]["findings"][1]["severity"], "warning");
+  EXPECT_EQ(j["devices"][0]["findings"][2]["severity"], "info");
+  EXPECT_EQ(j["devices"][0]["health"], "critical");
+  auto text = health_to_text(r);
+  EXPECT_NE(text.find("  [critical] pcie.aer.fatal: m\n      evidence: e\n      action:   a\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST(HealthEval, SinceKeepsOnlyRecentRecords) {

@@ -24,7 +24,6 @@
 namespace anygpu {
 namespace {
 
-using health::Severity;
 using test::find_code;
 
 // The fixture's loader is a symlink to this (empty) file; the mock replaces the file.
@@ -59,13 +58,13 @@ TEST(HealthLevelZero, MemoryHealthTheWorstModuleDecides) {
   EXPECT_FALSE(find_code(tiles.findings, "memory.degraded"));
   auto* reduced = find_code(tiles.findings, "memory.reduced");
   ASSERT_TRUE(reduced);
-  EXPECT_EQ(reduced->severity, Severity::critical);
+  EXPECT_EQ(reduced->severity, Severity::error);
   EXPECT_EQ(reduced->evidence, "zesMemoryGetState: health 3 (critical)");
   EXPECT_EQ(reduced->action, action_of("memory.reduced"));
   EXPECT_EQ(tiles.health(), health::Health::critical);
   auto* replace = find_code(test::device_at(e.report, kBus[2]).findings, "memory.replace");
   ASSERT_TRUE(replace);
-  EXPECT_EQ(replace->severity, Severity::critical);
+  EXPECT_EQ(replace->severity, Severity::error);
 }
 
 TEST(HealthLevelZero, DegradedMemoryWarnsAndUnknownSaysNothing) {
@@ -100,7 +99,7 @@ TEST(HealthLevelZero, RasCountsBecomeFindingsByCategory) {
   const auto& d = test::device_at(e.report, kBus[1]);
   auto* ue = find_code(d.findings, "ras.uncorrectable");
   ASSERT_TRUE(ue);
-  EXPECT_EQ(ue->severity, Severity::critical);
+  EXPECT_EQ(ue->severity, Severity::error);
   EXPECT_EQ(ue->message,
             "2 uncorrectable hardware error(s) since the driver loaded (compute 1, cache 1)");
   EXPECT_EQ(ue->evidence,
@@ -157,7 +156,7 @@ TEST(HealthLevelZeroFacts, HugeCountsSaturateInsteadOfWrapping) {
   f.api = "level-zero";
   constexpr uint64_t kHalf = uint64_t{1} << 63;
   f.ras = health::RasErrors{{kHalf, 0, 0, 0, 0, 0, 0}, {kHalf, 0, 0, kHalf, 0, kHalf, 0}};
-  std::vector<health::Finding> out;
+  std::vector<Finding> out;
   health::check_library(f, health::builtin_health_rules(), out);
   auto* ue = find_code(out, "ras.uncorrectable");
   ASSERT_TRUE(ue);

@@ -26,8 +26,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using health::DeviceLibraryFacts;
-using health::Finding;
-using health::Severity;
 
 constexpr const char* kNvmlPath = "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1";
 
@@ -75,7 +73,7 @@ TEST(HealthNvml, FindingsFromTheMockThroughTheWorker) {
 
   auto* ue = find(device(*r, 0).findings, "ecc.uncorrectable");
   ASSERT_TRUE(ue);
-  EXPECT_EQ(ue->severity, Severity::critical);
+  EXPECT_EQ(ue->severity, Severity::error);
   EXPECT_EQ(ue->action, action_of("ecc.uncorrectable"));
   EXPECT_NE(ue->evidence.find("volatile corrected 5, uncorrected 2"), std::string::npos)
       << ue->evidence;
@@ -97,7 +95,7 @@ TEST(HealthNvml, FindingsFromTheMockThroughTheWorker) {
 
   auto* rf = find(device(*r, 3).findings, "memory.row-remap-failed");
   ASSERT_TRUE(rf);
-  EXPECT_EQ(rf->severity, Severity::critical);
+  EXPECT_EQ(rf->severity, Severity::error);
   EXPECT_EQ(rf->action, action_of("memory.row-remap-failed"));
   EXPECT_TRUE(find(device(*r, 4).findings, "memory.row-remap-pending"));
   EXPECT_FALSE(find(device(*r, 4).findings, "memory.row-remap-failed"));

@@ -163,8 +163,8 @@ TEST(HealthRas, RejectsMalformedInput) {
 
 TEST(HealthRules, TheShippedTableLoadsAndCarriesTheCatalogue) {
   const auto& r = builtin_health_rules();
-  EXPECT_EQ(r.for_xid(79).severity, Severity::critical);
-  EXPECT_EQ(r.for_xid(48).severity, Severity::critical);
+  EXPECT_EQ(r.for_xid(79).severity, Severity::error);
+  EXPECT_EQ(r.for_xid(48).severity, Severity::error);
   EXPECT_EQ(r.for_xid(94).severity, Severity::warning);
   EXPECT_FALSE(r.for_xid(99999).verified);  // the unknown-Xid fallback
   EXPECT_FALSE(r.messages.empty());

@@ -1,5 +1,6 @@
-// Shared by the library-health tests: a finding by code, a device's report by bus id, a mock
-// library host's facts read through the worker and evaluated, a warning naming a device.
+// Shared by the library-health tests: a device's report by bus id, a mock library host's facts
+// read through the worker and evaluated, a warning naming a device (find_code is in
+// finding_test_support.h).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,19 +8,13 @@
 #include <string_view>
 #include <vector>
 
+#include "finding_test_support.h"
 #include "health/health.h"
 #include "health/health_client.h"
 #include "probe/probe.h"
 #include "test_support.h"
 
 namespace anygpu::test {
-
-inline const health::Finding* find_code(const std::vector<health::Finding>& fs,
-                                        std::string_view code) {
-  for (const auto& f : fs)
-    if (f.code == code) return &f;
-  return nullptr;
-}
 
 inline const health::DeviceHealth& device_at(const health::HealthReport& r, std::string_view bus) {
   for (const auto& d : r.devices)

@@ -29,9 +29,9 @@ PythonEnv site_packages(const TempDir& tmp, const std::string& version, const st
   return read_site_packages({sp});
 }
 
-std::vector<std::string> ids(const std::vector<Finding>& f) {
+std::vector<std::string> codes(const std::vector<Finding>& f) {
   std::vector<std::string> out;
-  for (const auto& x : f) out.push_back(x.id);
+  for (const auto& x : f) out.push_back(x.code);
   return out;
 }
 
@@ -50,40 +50,40 @@ TEST(FrameworkBuild, Cu130OnADriverForCuda124) {
   TempDir tmp;
   auto env = site_packages(tmp, "2.9.0+cu130", "13.0");
   auto f = framework_build_findings(env, test::fixture_inventory("h100-8x"), data());
-  ASSERT_EQ(ids(f), std::vector<std::string>{"torch.cuda-too-new"});
+  ASSERT_EQ(codes(f), std::vector<std::string>{"torch.cuda-too-new"});
   EXPECT_EQ(f[0].severity, Severity::error);
-  EXPECT_EQ(f[0].title, "cu130 wheel on a driver that supports CUDA 12.4");
-  EXPECT_NE(f[0].detail.find("needs driver >= 580"), std::string::npos) << f[0].detail;
-  EXPECT_NE(
-      f[0].fix.find("pip install torch==2.9.0 --index-url https://download.pytorch.org/whl/cu128"),
-      std::string::npos)
-      << f[0].fix;
+  EXPECT_EQ(f[0].message, "cu130 wheel on a driver that supports CUDA 12.4");
+  EXPECT_NE(f[0].evidence.find("needs driver >= 580"), std::string::npos) << f[0].evidence;
+  EXPECT_NE(f[0].action.find(
+                "pip install torch==2.9.0 --index-url https://download.pytorch.org/whl/cu128"),
+            std::string::npos)
+      << f[0].action;
 }
 
 TEST(FrameworkBuild, CudaBuildOnAnAmdHost) {
   TempDir tmp;
   auto env = site_packages(tmp, "2.5.1+cu121", "12.1");
   auto f = framework_build_findings(env, test::fixture_inventory("mi300x-8x"), data());
-  ASSERT_EQ(ids(f), std::vector<std::string>{"torch.vendor-mismatch"});
-  EXPECT_EQ(f[0].title, "torch 2.5.1+cu121 is a CUDA build, which does not run on AMD devices");
-  EXPECT_NE(f[0].detail.find("Found no NVIDIA driver"), std::string::npos) << f[0].detail;
-  EXPECT_NE(f[0].fix.find("whl/rocm6.2"), std::string::npos) << f[0].fix;
+  ASSERT_EQ(codes(f), std::vector<std::string>{"torch.vendor-mismatch"});
+  EXPECT_EQ(f[0].message, "torch 2.5.1+cu121 is a CUDA build, which does not run on AMD devices");
+  EXPECT_NE(f[0].evidence.find("Found no NVIDIA driver"), std::string::npos) << f[0].evidence;
+  EXPECT_NE(f[0].action.find("whl/rocm6.2"), std::string::npos) << f[0].action;
 }
 
 TEST(FrameworkBuild, CudaBuildOnAnIntelHost) {
   TempDir tmp;
   auto env = site_packages(tmp, "2.5.1+cu121", "12.1");
   auto f = framework_build_findings(env, test::fixture_inventory("intel-max-arc"), data());
-  ASSERT_EQ(ids(f), std::vector<std::string>{"torch.vendor-mismatch"});
-  EXPECT_NE(f[0].fix.find("whl/xpu"), std::string::npos) << f[0].fix;
+  ASSERT_EQ(codes(f), std::vector<std::string>{"torch.vendor-mismatch"});
+  EXPECT_NE(f[0].action.find("whl/xpu"), std::string::npos) << f[0].action;
 }
 
 TEST(FrameworkBuild, RocmBuildOnNvidiaAndOnItsOwnHost) {
   TempDir tmp;
   auto env = site_packages(tmp, "2.4.1+rocm6.1", "None", "6.1.40091-a8dbc0c19");
   auto f = framework_build_findings(env, test::fixture_inventory("h100-8x"), data());
-  ASSERT_EQ(ids(f), std::vector<std::string>{"torch.vendor-mismatch"});
-  EXPECT_NE(f[0].title.find("ROCm build"), std::string::npos);
+  ASSERT_EQ(codes(f), std::vector<std::string>{"torch.vendor-mismatch"});
+  EXPECT_NE(f[0].message.find("ROCm build"), std::string::npos);
   EXPECT_TRUE(framework_build_findings(env, test::fixture_inventory("mi300x-8x"), data()).empty());
 }
 
@@ -94,11 +94,12 @@ TEST(FrameworkBuild, RocmWheelOnAHostWhoseVendorHasItsOwnRocmBuild) {
   TempDir tmp;
   auto env = site_packages(tmp, "2.4.1+rocm6.1", "None", "6.1.40091-a8dbc0c19");
   auto f = framework_build_findings(env, test::fixture_inventory("hygon-dcu"), data());
-  ASSERT_EQ(ids(f), std::vector<std::string>{"torch.vendor-mismatch"});
-  EXPECT_EQ(f[0].title, "torch 2.4.1+rocm6.1 is a ROCm build, which does not run on Hygon devices");
-  EXPECT_NE(f[0].detail.find("Hygon devices need Hygon's own ROCm build of torch"),
+  ASSERT_EQ(codes(f), std::vector<std::string>{"torch.vendor-mismatch"});
+  EXPECT_EQ(f[0].message,
+            "torch 2.4.1+rocm6.1 is a ROCm build, which does not run on Hygon devices");
+  EXPECT_NE(f[0].evidence.find("Hygon devices need Hygon's own ROCm build of torch"),
             std::string::npos)
-      << f[0].detail;
+      << f[0].evidence;
 }
 
 // A CUDA build whose version.py carries no toolkit: the wheel table's variant gives it
@@ -107,8 +108,8 @@ TEST(FrameworkBuild, CudaVersionFromTheWheelTableWhenTorchOmitsIt) {
   TempDir tmp;
   auto env = site_packages(tmp, "2.9.0+cu130", "None");
   auto f = framework_build_findings(env, test::fixture_inventory("h100-8x"), data());
-  ASSERT_EQ(ids(f), std::vector<std::string>{"torch.cuda-too-new"});
-  EXPECT_NE(f[0].detail.find("built with CUDA 13.0"), std::string::npos) << f[0].detail;
+  ASSERT_EQ(codes(f), std::vector<std::string>{"torch.cuda-too-new"});
+  EXPECT_NE(f[0].evidence.find("built with CUDA 13.0"), std::string::npos) << f[0].evidence;
 }
 
 TEST(FrameworkBuild, GpuArchNotInTheWheelsList) {
@@ -123,34 +124,34 @@ TEST(FrameworkBuild, GpuArchNotInTheWheelsList) {
   auto env = site_packages(tmp, "2.6.0+cu126", "12.6");
   auto f = framework_build_findings(env, inv, data());
   // Driver 550 is below CUDA 12.6's own 560.28.03: an info finding besides the arch error.
-  ASSERT_EQ(ids(f),
+  ASSERT_EQ(codes(f),
             (std::vector<std::string>{"torch.cuda-minor-compat", "torch.arch-unsupported"}));
   EXPECT_EQ(f[0].severity, Severity::info);
-  EXPECT_NE(f[1].title.find("no kernels for sm_120"), std::string::npos) << f[1].title;
-  EXPECT_NE(f[1].detail.find("no kernel image is available"), std::string::npos);
+  EXPECT_NE(f[1].message.find("no kernels for sm_120"), std::string::npos) << f[1].message;
+  EXPECT_NE(f[1].evidence.find("no kernel image is available"), std::string::npos);
 }
 
 TEST(FrameworkBuild, RocmBuildWithoutTheGfxTarget) {
   TempDir tmp;  // torch 2.1 ROCm 5.6 builds predate gfx942 (MI300X)
   auto env = site_packages(tmp, "2.1.2+rocm5.6", "None", "5.6.31061-8c743ae5d");
   auto f = framework_build_findings(env, test::fixture_inventory("mi300x-8x"), data());
-  ASSERT_EQ(ids(f), std::vector<std::string>{"torch.arch-unsupported"});
-  EXPECT_NE(f[0].title.find("gfx942"), std::string::npos);
+  ASSERT_EQ(codes(f), std::vector<std::string>{"torch.arch-unsupported"});
+  EXPECT_NE(f[0].message.find("gfx942"), std::string::npos);
 }
 
 TEST(FrameworkBuild, CpuBuildOnAGpuHostAndOnACpuHost) {
   TempDir tmp;
   auto env = site_packages(tmp, "2.5.1+cpu", "None");
   auto f = framework_build_findings(env, test::fixture_inventory("h100-8x"), data());
-  ASSERT_EQ(ids(f), std::vector<std::string>{"torch.cpu-build"});
+  ASSERT_EQ(codes(f), std::vector<std::string>{"torch.cpu-build"});
   EXPECT_EQ(f[0].severity, Severity::warning);
   EXPECT_TRUE(
       framework_build_findings(env, test::fixture_inventory("cloud-vm-none"), data()).empty());
   // Under a vendor plugin the CPU build of torch is the right one, with the plugin
   // (the wheel table's package, torch-npu) installed.
   auto as = framework_build_findings(env, test::fixture_inventory("ascend-910b-8x"), data());
-  ASSERT_EQ(ids(as), std::vector<std::string>{"torch.plugin-missing"});
-  EXPECT_NE(as[0].fix.find("torch-npu"), std::string::npos) << as[0].fix;
+  ASSERT_EQ(codes(as), std::vector<std::string>{"torch.plugin-missing"});
+  EXPECT_NE(as[0].action.find("torch-npu"), std::string::npos) << as[0].action;
   test::write_file(tmp / "site-packages/torch_npu-2.5.1.dist-info/METADATA",
                    "Metadata-Version: 2.1\nName: torch_npu\nVersion: 2.5.1\n\n");
   auto with = read_site_packages({tmp / "site-packages"});
@@ -164,7 +165,7 @@ TEST(FrameworkBuild, XpuBuildOffIntel) {
   EXPECT_TRUE(
       framework_build_findings(env, test::fixture_inventory("intel-max-arc"), data()).empty());
   auto f = framework_build_findings(env, test::fixture_inventory("h100-8x"), data());
-  ASSERT_EQ(ids(f), std::vector<std::string>{"torch.vendor-mismatch"});
+  ASSERT_EQ(codes(f), std::vector<std::string>{"torch.vendor-mismatch"});
 }
 
 TEST(FrameworkBuild, NoTorchNoFindings) {
@@ -180,7 +181,7 @@ TEST(FrameworkBuild, ThroughAnInterpreter) {
   HostRoot host(HostOptions{});
   auto f =
       framework_build_findings(host, test::fixture_inventory("h100-8x"), "/nonexistent/python3");
-  ASSERT_EQ(ids(f), std::vector<std::string>{"torch.env-unreadable"});
+  ASSERT_EQ(codes(f), std::vector<std::string>{"torch.env-unreadable"});
   EXPECT_EQ(f[0].severity, Severity::info);
 }
 

@@ -1,23 +1,18 @@
 // The health model: findings per device in one taxonomy for every vendor, and the sources each
-// device was read from. Codes are stable (docs/health.md lists them); severity orders
-// ok < info < warning < critical.
+// device was read from. Codes are stable (docs/health.md lists them).
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "model/finding.h"
 
 namespace anygpu::health {
 
-enum class Severity { info, warning, critical };
-std::string_view to_string(Severity s);
-
-struct Finding {
-  std::string code;  // "pcie.aer.fatal", "xid", "ras.uncorrectable", …
-  Severity severity = Severity::info;
-  std::string message;   // one line for people
-  std::string evidence;  // where it was seen: "file: value" or the kernel record
-  std::string action;    // what to do, from data/health.yaml where the event is catalogued
-};
+// anygpu.health/v1, data/health.yaml and the exporter's `severity` label say info, warning,
+// critical: "critical" for the top level, as the device verdict says (model/finding.h).
+std::string_view severity_word(Severity s);
 
 // In the order "worst of what is known": `unknown` stands only where no finding says worse.
 enum class Health { ok, unknown, warning, critical };
