@@ -76,10 +76,10 @@ build: deps
 	fi
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The two extra trees compile as unity builds (16 files per compiler run): most of a file's
-# compile time is the headers it shares with its neighbours, and these trees are built whole,
-# not edited. build/ stays one file per run, which also catches a file missing an include.
-UNITY := -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16
+# The two extra trees compile the product as unity builds (16 files per compiler run): most of
+# a file's compile time is the headers it shares with its neighbours, and these trees are built
+# whole, not edited. build/ stays one file per run, which also catches a file missing an include.
+UNITY := -DANYGPU_UNITY=ON
 
 asan: deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DANYGPU_SANITIZE=ON $(LAUNCHER) \

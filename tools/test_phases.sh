@@ -1,18 +1,15 @@
 #!/bin/bash
 # Runs `make test`'s phases one by one in this checkout and prints each one's wall time as a
-# Markdown table (docs/testing.md records them). `--cold` compiles with an empty, throwaway build
-# cache, as a first build on a new machine does; without it the machine's cache is used.
+# Markdown table (docs/testing.md records them). `--cold` compiles every file as a first build on
+# a new machine does (ccache's recache mode: nothing is taken from the cache, every result is
+# stored, so the next build is warm); without it the machine's cache is used.
 # Usage: tools/test_phases.sh [--cold] [JOBS]
 set -eu
 cold=0
 [ "${1:-}" = --cold ] && { cold=1; shift; }
 jobs=${1:-$(nproc)}
 cd "$(dirname "$0")/.."
-if [ "$cold" = 1 ]; then
-  CCACHE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/anygpu-ccache.XXXXXX")
-  export CCACHE_DIR
-  trap 'rm -rf "$CCACHE_DIR"' EXIT
-fi
+[ "$cold" = 1 ] && export CCACHE_RECACHE=1
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/anygpu-phases.XXXXXX")
 rows=()
 phase() {

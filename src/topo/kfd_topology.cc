@@ -93,7 +93,7 @@ void add_kfd_links(const std::vector<KfdNodeFacts>& nodes, Topology& t) {
       continue;
     }
     size_t a = device_of.at(key.first), b = device_of.at(key.second);
-    if (a == b) continue;  // two nodes of one PCI function: a partitioned device's own links
+    if (a == b) continue;        // two nodes of one PCI function: a partitioned device's own links
     if (t.link(a, b)) continue;  // the same two devices through other nodes of them
     if (a > b) std::swap(a, b);
     t.links.push_back(DeviceLink{a, b, "xgmi", std::nullopt, there.weight});

@@ -36,6 +36,10 @@ PcieClass across_host_bridges(const PciPlace& a, const PciPlace& b,
 
 }  // namespace
 
+PciPlace pci_place(const TopoDevice& d) {
+  return {d.pci_path ? &*d.pci_path : nullptr, d.root_complex, d.device->numa_node};
+}
+
 PcieClass pcie_class(const PciPlace& a, const PciPlace& b, std::optional<int> host_numa_nodes) {
   if (!a.path || !b.path || a.root_complex.empty() || a.root_complex != b.root_complex)
     return across_host_bridges(a, b, host_numa_nodes);

@@ -61,6 +61,8 @@ struct PciPlace {
   std::optional<int> numa_node;
 };
 PcieClass pcie_class(const PciPlace& a, const PciPlace& b, std::optional<int> host_numa_nodes);
+// Where a device sits in the PCI tree, for pcie_class().
+PciPlace pci_place(const TopoDevice& d);
 
 Topology read_topology(const HostRoot& host, const Inventory& inventory);
 

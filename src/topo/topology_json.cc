@@ -34,10 +34,6 @@ std::string bus_id(const Topology& t, size_t i) {
   return t.devices[i].device->pci.address.str();
 }
 
-PciPlace place(const TopoDevice& d) {
-  return {d.pci_path ? &*d.pci_path : nullptr, d.root_complex, d.device->numa_node};
-}
-
 }  // namespace
 
 nlohmann::ordered_json topology_to_json(const Topology& t) {
@@ -59,10 +55,11 @@ nlohmann::ordered_json topology_to_json(const Topology& t) {
   j["pcie"] = nlohmann::ordered_json::array();
   for (size_t a = 0; a < t.devices.size(); ++a)
     for (size_t b = a + 1; b < t.devices.size(); ++b)
-      j["pcie"].push_back({{"a", bus_id(t, a)},
-                           {"b", bus_id(t, b)},
-                           {"class", to_string(pcie_class(place(t.devices[a]), place(t.devices[b]),
-                                                          t.host_numa_nodes))}});
+      j["pcie"].push_back(
+          {{"a", bus_id(t, a)},
+           {"b", bus_id(t, b)},
+           {"class", to_string(pcie_class(pci_place(t.devices[a]), pci_place(t.devices[b]),
+                                          t.host_numa_nodes))}});
   j["nics"] = nlohmann::ordered_json::array();
   for (const auto& n : t.nics) j["nics"].push_back(nic_json(t, n));
   return j;

@@ -7,10 +7,7 @@ namespace anygpu {
 
 namespace {
 
-PciPlace place(const TopoDevice& d) {
-  return {d.pci_path ? &*d.pci_path : nullptr, d.root_complex, d.device->numa_node};
-}
-PciPlace place(const RdmaNic& n) {
+PciPlace nic_place(const RdmaNic& n) {
   return {&n.pci_path, n.root_complex, n.numa_node};
 }
 
@@ -36,8 +33,8 @@ std::vector<std::vector<std::string>> matrix(const Topology& t) {
       else if (r < nd && c < nd)
         row.push_back(device_cell(t, r, c));
       else {
-        PciPlace a = r < nd ? place(t.devices[r]) : place(t.nics[r - nd]);
-        PciPlace b = c < nd ? place(t.devices[c]) : place(t.nics[c - nd]);
+        PciPlace a = r < nd ? pci_place(t.devices[r]) : nic_place(t.nics[r - nd]);
+        PciPlace b = c < nd ? pci_place(t.devices[c]) : nic_place(t.nics[c - nd]);
         row.push_back(std::string(to_string(pcie_class(a, b, t.host_numa_nodes))));
       }
     }
@@ -89,7 +86,7 @@ std::string device_cell(const Topology& t, size_t a, size_t b) {
     return kind;
   }
   return std::string(
-      to_string(pcie_class(place(t.devices[a]), place(t.devices[b]), t.host_numa_nodes)));
+      to_string(pcie_class(pci_place(t.devices[a]), pci_place(t.devices[b]), t.host_numa_nodes)));
 }
 
 std::string topology_to_text(const Topology& t) {

@@ -9,7 +9,7 @@ namespace anygpu {
 
 namespace {
 
-bool ok(int r, const char* what, health::DeviceLibraryFacts& f) {
+bool dcmi_ok(int r, const char* what, health::DeviceLibraryFacts& f) {
   if (r == dcmi::kOk) return true;
   if (r != dcmi::kNotSupported) f.errors.push_back(cat({what, ": error ", std::to_string(r)}));
   return false;
@@ -17,7 +17,7 @@ bool ok(int r, const char* what, health::DeviceLibraryFacts& f) {
 
 void read_chip(const dcmi::Api& api, int card, int device, health::DeviceLibraryFacts& f) {
   if (unsigned level = 0;
-      api.health && ok(api.health(card, device, &level), "dcmi_get_device_health", f)) {
+      api.health && dcmi_ok(api.health(card, device, &level), "dcmi_get_device_health", f)) {
     if (level <= 3)
       f.alarm = level;
     else
@@ -27,7 +27,7 @@ void read_chip(const dcmi::Api& api, int card, int device, health::DeviceLibrary
   // HBM's ECC: counts, and pages isolated (retired) or waiting to be; off when ECC is disabled.
   if (dcmi::EccInfo e{};
       api.ecc &&
-      ok(api.ecc(card, device, dcmi::kDeviceTypeHbm, &e), "dcmi_get_device_ecc_info", f) &&
+      dcmi_ok(api.ecc(card, device, dcmi::kDeviceTypeHbm, &e), "dcmi_get_device_ecc_info", f) &&
       e.enable_flag != 0) {
     f.ecc_volatile = health::EccCounts{e.single_bit_error_cnt, e.double_bit_error_cnt};
     f.ecc_aggregate = health::EccCounts{e.total_single_bit_error_cnt, e.total_double_bit_error_cnt};
@@ -38,8 +38,8 @@ void read_chip(const dcmi::Api& api, int card, int device, health::DeviceLibrary
   if (api.error_codes) {
     std::vector<unsigned> codes(health::kMaxFaultCodes);
     int count = 0;
-    if (ok(api.error_codes(card, device, &count, codes.data(), health::kMaxFaultCodes),
-           "dcmi_get_device_errorcode_v2", f)) {
+    if (dcmi_ok(api.error_codes(card, device, &count, codes.data(), health::kMaxFaultCodes),
+                "dcmi_get_device_errorcode_v2", f)) {
       if (count < 0 || count > static_cast<int>(health::kMaxFaultCodes))
         f.errors.push_back(
             cat({"dcmi_get_device_errorcode_v2: count ", std::to_string(count), " out of range"}));
@@ -50,8 +50,8 @@ void read_chip(const dcmi::Api& api, int card, int device, health::DeviceLibrary
   if (!api.resource_info) return;
   std::vector<dcmi::ProcMemInfo> procs(dcmi::kMaxProcesses);
   int count = 0;
-  if (!ok(api.resource_info(card, device, procs.data(), &count), "dcmi_get_device_resource_info",
-          f))
+  if (!dcmi_ok(api.resource_info(card, device, procs.data(), &count),
+               "dcmi_get_device_resource_info", f))
     return;
   if (count < 0 || count > dcmi::kMaxProcesses) {
     f.errors.push_back(

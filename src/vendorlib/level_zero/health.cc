@@ -11,7 +11,7 @@ namespace {
 
 static_assert(health::kRasCategories == ze::kRasCategoryCount);
 
-bool ok(ze::Result r, const char* what, health::DeviceLibraryFacts& f) {
+bool ze_ok(ze::Result r, const char* what, health::DeviceLibraryFacts& f) {
   if (r == ze::kSuccess) return true;
   if (r != ze::kErrorUnsupportedFeature) f.errors.push_back(cat({what, ": ", ze::why(r)}));
   return false;
@@ -23,7 +23,7 @@ void read_memory(const ze::Api& api, ze::Device dev, health::DeviceLibraryFacts&
   for (auto m : ze::enumerate<ze::Mem>(api.memories, dev)) {
     ze::MemState st{};
     st.stype = ze::kStructureTypeMemState;
-    if (!ok(api.mem_state(m, &st), "zesMemoryGetState", f)) return;
+    if (!ze_ok(api.mem_state(m, &st), "zesMemoryGetState", f)) return;
     if (st.health == ze::kMemHealthUnknown) continue;
     if (st.health < ze::kMemHealthOk || st.health > ze::kMemHealthReplace) {
       f.errors.push_back(cat({"zesMemoryGetState: health ", std::to_string(st.health),
@@ -44,7 +44,7 @@ void read_ras(const ze::Api& api, ze::Device dev, health::DeviceLibraryFacts& f)
   for (auto set : sets) {
     ze::RasProperties p{};
     p.stype = ze::kStructureTypeRasProperties;
-    if (!ok(api.ras_props(set, &p), "zesRasGetProperties", f)) return;
+    if (!ze_ok(api.ras_props(set, &p), "zesRasGetProperties", f)) return;
     if (p.type != ze::kRasErrorTypeCorrectable && p.type != ze::kRasErrorTypeUncorrectable) {
       f.errors.push_back(cat({"zesRasGetProperties: type ", std::to_string(p.type),
                               " is none of zes_ras_error_type_t's"}));
@@ -52,7 +52,7 @@ void read_ras(const ze::Api& api, ze::Device dev, health::DeviceLibraryFacts& f)
     }
     ze::RasState st{};
     st.stype = ze::kStructureTypeRasState;
-    if (!ok(api.ras_state(set, 0, &st), "zesRasGetState", f)) return;
+    if (!ze_ok(api.ras_state(set, 0, &st), "zesRasGetState", f)) return;
     auto& into = p.type == ze::kRasErrorTypeCorrectable ? errors.correctable : errors.uncorrectable;
     for (size_t c = 0; c < health::kRasCategories; ++c)
       into[c] = health::saturating_add(into[c], st.category[c]);
