@@ -198,7 +198,8 @@ Result<std::optional<std::chrono::milliseconds>> parse_wait_duration(std::string
     t.remove_suffix(1);
   }
   auto v = parse_double(t);
-  if (t.empty() || !v || !std::isfinite(*v) || *v < 0 || *v * unit > 366.0 * 86400)
+  if (t.empty() || t.back() == ' ' || t.back() == '\t' || !v || !std::isfinite(*v) || *v < 0 ||
+      *v * unit > 366.0 * 86400)
     return bad_input(cat({"--wait=", escape_control(text),
                           ": expected a duration such as 90, 90s, 5m or 2h (at most a year)"}));
   return Ms(std::chrono::milliseconds(static_cast<long long>(std::llround(*v * unit * 1000))));
