@@ -72,6 +72,8 @@ Result<SelectOutcome> select_on_host(const HostRoot& host, const SelectRequest& 
   in.caller_env = request.caller_env;
   in.allocation_governs = request.allocation_governs;
   auto sel = select_devices(inv, out.config, in, registry);
+  out.inventory = std::move(inv);
+  out.inputs = in;
   if (!sel && !request.selection_context.empty()) {
     auto e = sel.error();
     e.message = cat({request.selection_context, ": ", e.message});

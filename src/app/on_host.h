@@ -44,6 +44,10 @@ struct SelectOutcome {
   AcceleratorConfig config;
   std::vector<ContractOutcome> contracts;  // checked, in order, up to the first that failed
   std::optional<Selection> selection;      // absent when a contract failed
+  // What the selection was made from, so that it can be made again without probing (a run
+  // re-selecting around devices other runs hold).
+  Inventory inventory;
+  SelectInputs inputs;
 
   const ContractOutcome* failed_contract() const {
     return !contracts.empty() && !contracts.back().verdict.passed() ? &contracts.back() : nullptr;

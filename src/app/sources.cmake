@@ -1,5 +1,7 @@
 # Compositions above the areas they join: select_on_host() loads the accelerator config, probes,
-# checks the runtime contracts and selects, for `select`, `run` and the C ABI.
+# checks the runtime contracts and selects, for `select`, `run` and the C ABI; `run`'s
+# selection under per-device locks.
 set(ANYGPU_APP_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/on_host.cc
+  ${CMAKE_CURRENT_LIST_DIR}/locked_select.cc
 )

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "app/locked_select.h"
 #include "app/on_host.h"
 #include "cli/command.h"
 #include "contract/check.h"
@@ -16,6 +17,7 @@
 #include "launch/slurm_map.h"
 #include "render/json_text.h"
 #include "select/select.h"
+#include "util/env_vars.h"
 #include "util/strings.h"
 
 namespace anygpu::cli {
@@ -32,6 +34,9 @@ struct RunFlags {
   bool container_given = false;  // --container '' is an error, not a native run
   std::string nproc, nnodes, node_rank, master_addr, master_port;
   std::vector<std::string> command;
+  bool no_lock = false;
+  bool wait_given = false;
+  std::string wait;  // --wait=DURATION; empty: no limit
 };
 
 int run_failed(const std::string& message) {
@@ -89,6 +94,43 @@ void report_notes(const GlobalOptions& g, const std::vector<std::string>& notes)
                                       : Diagnostic::note(n));
 }
 
+// Whether this run locks its devices (app/locked_select.h: locks_apply), and where.
+Result<std::optional<LockDirectory>> lock_place(const RunFlags& f, const HostRoot& host,
+                                                const Environment& environment,
+                                                const Selection& selection) {
+  using Place = std::optional<LockDirectory>;
+  if (f.dry_run || f.no_lock || selection.devices.empty()) return Place();
+  if (!locks_apply(host.is_real_root(), environment)) return Place();
+  auto dir = lock_directory(environment, ::geteuid());
+  if (!dir) return dir.error();
+  return Place(std::move(*dir));
+}
+
+// The selected devices locked (held until the command and all it started end), or why not.
+// Returns an exit code when the run stops here.
+std::optional<int> lock_devices(const RunFlags& f, const GlobalOptions& g, const LockDirectory& dir,
+                                SelectOutcome& outcome, std::vector<UnitLock>& locks) {
+  LockWait wait;
+  wait.wait = f.wait_given;
+  auto limit = parse_wait_duration(f.wait);
+  if (!limit) return run_failed(limit.error().message);
+  wait.limit = *limit;
+  // Said at once, unless -q: a run that sits silently looks hung.
+  wait.on_wait = [&g](const std::string& text) {
+    if (!g.quiet) std::fprintf(stderr, "anygpu: %s\n", escape_control(text).c_str());
+  };
+  auto locked = lock_selection(outcome, dir, wait, ::geteuid());
+  if (!locked) return run_failed(locked.error().message);
+  if (!locked->locked) {
+    std::fprintf(stderr, "anygpu: %s\n", escape_control(locked->busy).c_str());
+    return kExitUnitsBusy;
+  }
+  for (const auto& n : locked->locked->notes) report(g, Diagnostic::note(n));
+  outcome.selection = std::move(locked->locked->selection);
+  locks = std::move(locked->locked->locks);
+  return std::nullopt;
+}
+
 // Contracts to check: the one accelerator-config names, then --spec (or ./runtime-spec.yaml
 // when present), each once.
 int run(const RunFlags& f, const GlobalOptions& g) {
@@ -98,6 +140,9 @@ int run(const RunFlags& f, const GlobalOptions& g) {
     return run_failed("no command: write it after --, e.g. anygpu run -- python train.py");
   auto host_options = g.host_options();
   if (!host_options) return run_failed(host_options.error().message);
+  // Judged by the table's rule at every run, one that takes no lock (--dry-run) too.
+  if (auto lock_dir = read_env("ANYGPU_LOCK_DIR"); !lock_dir)
+    return run_failed(lock_dir.error().message);
   Environment environment = current_environment();
 
   std::optional<SlurmContext> slurm;
@@ -133,6 +178,7 @@ int run(const RunFlags& f, const GlobalOptions& g) {
   }
 
   LaunchPlan plan;
+  std::vector<UnitLock> locks;
   {
     HostRoot host(*host_options);
     Diagnostics found;
@@ -146,6 +192,10 @@ int run(const RunFlags& f, const GlobalOptions& g) {
     }
     for (const auto& c : outcome->contracts)
       report(g, Diagnostic::note(cat({"runtime contract ", c.path, ": passed"})));
+    auto place = lock_place(f, host, environment, *outcome->selection);
+    if (!place) return run_failed(place.error().message);
+    if (*place)
+      if (auto stop = lock_devices(f, g, **place, *outcome, locks)) return *stop;
     const auto& selection = outcome->selection;
     for (const auto& r : selection->reasons) report(g, Diagnostic::note(r));
     HostFacts facts = gather_host_facts(host, *selection, *options, environment, notes);
@@ -162,6 +212,9 @@ int run(const RunFlags& f, const GlobalOptions& g) {
     g.json ? print_json(g, plan_to_json(plan)) : print(plan_to_shell(plan));
     return kExitOk;
   }
+  // The command (or the engine client, or torchrun's tree) holds the locks from here on.
+  for (const auto& l : locks)
+    if (auto kept = keep_across_exec(l); !kept) return run_failed(kept.error().message);
   return execute_plan(plan, environment);
 }
 
@@ -208,8 +261,20 @@ Command run_command() {
                 ->type_name("HOST");
             app.add_option("--master-port", f->master_port, "torchrun rendezvous port")
                 ->type_name("PORT");
+            app.add_flag("--no-lock", f->no_lock,
+                         "do not lock the selected devices (other runs may get them too)");
+            auto* wait =
+                app.add_option(
+                       "--wait", f->wait,
+                       "queue until enough devices are free (at most DURATION: 90, 90s, 5m, "
+                       "2h; exit 124 when it runs out)")
+                    ->type_name("[=DURATION]")
+                    ->expected(0, 1);
             app.add_option("command", f->command, "the command and its arguments, after --");
-            return [f](const GlobalOptions& g) { return run(*f, g); };
+            return [f, wait](const GlobalOptions& g) {
+              f->wait_given = wait->count() > 0;
+              return run(*f, g);
+            };
           }};
 }
 

@@ -3,6 +3,9 @@
 #include <cstdio>
 #include <memory>
 
+#include <algorithm>
+
+#include "app/locked_select.h"
 #include "app/on_host.h"
 #include "cli/command.h"
 #include "select/render.h"
@@ -18,6 +21,25 @@ struct SelectFlags {
   int nproc = 0;
   std::string python = "python3";
 };
+// select takes no lock and does not choose around locked devices: its output is used later,
+// unlocked, so avoiding them would only make a race look safe (`run` locks). -v names the
+// devices runs hold now.
+void note_locks(const GlobalOptions& g, const HostRoot& host,
+                const std::map<std::string, std::string>& env, const Selection& s) {
+  auto holders = lock_holders_now(host.is_real_root(), env, ::geteuid());
+  if (!holders) return report(g, Diagnostic::warning({}, holders.error().message));
+  if (!*holders)
+    return report(g, Diagnostic::note("locks: none read (a --root replay; "
+                                      "ANYGPU_LOCK_DIR names a lock directory)"));
+  auto chosen = selection_lock_keys(s);
+  for (const auto& [key, h] : **holders) {
+    bool mine = std::find(chosen.begin(), chosen.end(), key) != chosen.end();
+    report(g, Diagnostic::note(cat({"locked by a run: ", key, ", ", holder_text(h),
+                                    mine ? "; one of the devices chosen here" : ""})));
+  }
+  if ((*holders)->empty()) report(g, Diagnostic::note("locked by a run: no device"));
+}
+
 }  // namespace
 
 Command select_command() {
@@ -71,6 +93,7 @@ Command select_command() {
                             cat({"config: ", out->config.file.empty() ? "(none; backend auto)"
                                                                       : out->config.file})));
               for (const auto& r : s.reasons) report(g, Diagnostic::note(r));
+              if (g.verbose) note_locks(g, host, req.caller_env, s);
               auto format = g.json ? std::string("json") : f->format;
               if (format == "json") {
                 print_json(g, selection_to_json(s));

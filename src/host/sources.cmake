@@ -15,4 +15,5 @@ set(ANYGPU_HOST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/spawn.cc
   ${CMAKE_CURRENT_LIST_DIR}/child.cc
   ${CMAKE_CURRENT_LIST_DIR}/process_tree.cc
+  ${CMAKE_CURRENT_LIST_DIR}/unit_lock.cc
 )

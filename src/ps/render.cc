@@ -6,7 +6,39 @@
 
 namespace anygpu::ps {
 
-nlohmann::ordered_json processes_to_json(const std::vector<ProcessInfo>& processes, int hidden) {
+namespace {
+
+// {"device", "pid"?, "command"?}: a partition's key ("<bus id>/<index>") is its device.
+nlohmann::ordered_json locks_to_json(const std::map<std::string, LockHolder>& locks) {
+  auto list = nlohmann::ordered_json::array();
+  for (const auto& [key, h] : locks) {
+    nlohmann::ordered_json j{{"device", key}};
+    if (h.pid) j["pid"] = *h.pid;
+    if (h.command) j["command"] = *h.command;
+    list.push_back(std::move(j));
+  }
+  return list;
+}
+
+std::string locks_to_text(const std::map<std::string, LockHolder>& locks) {
+  if (locks.empty()) return "no device is locked by anygpu run\n";
+  std::string out = "\nLOCKED BY anygpu run\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%8s  %-16s %s\n", "PID", "COMMAND", "DEVICE");
+  out += line;
+  for (const auto& [key, h] : locks) {
+    std::string pid = h.pid ? std::to_string(*h.pid) : "?";
+    std::snprintf(line, sizeof line, "%8s  %-16.16s %s\n", pid.c_str(),
+                  h.command.value_or("?").c_str(), key.c_str());
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::ordered_json processes_to_json(const std::vector<ProcessInfo>& processes, int hidden,
+                                         const Locks& locks) {
   auto list = nlohmann::ordered_json::array();
   for (const auto& p : processes) {
     nlohmann::ordered_json j{{"pid", p.pid}};
@@ -31,10 +63,12 @@ nlohmann::ordered_json processes_to_json(const std::vector<ProcessInfo>& process
   }
   nlohmann::ordered_json doc{{"schema", "anygpu.processes/v1"}, {"processes", std::move(list)}};
   if (hidden) doc["hidden_processes"] = hidden;
+  if (locks) doc["locks"] = locks_to_json(*locks);
   return doc;
 }
 
-std::string processes_to_text(const std::vector<ProcessInfo>& processes, int hidden) {
+std::string processes_to_text(const std::vector<ProcessInfo>& processes, int hidden,
+                              const Locks& locks) {
   std::string out;
   char line[512];
   std::snprintf(line, sizeof line, "%8s  %-12s %-16s %-10s %s\n", "PID", "USER", "COMMAND",
@@ -59,6 +93,7 @@ std::string processes_to_text(const std::vector<ProcessInfo>& processes, int hid
     out += cat({std::to_string(hidden),
                 " processes of other users could not be inspected "
                 "(run as root to see them)\n"});
+  if (locks) out += locks_to_text(*locks);
   return out;
 }
 

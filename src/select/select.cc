@@ -327,6 +327,10 @@ Result<Selection> select_devices(const Inventory& inv, const AcceleratorConfig& 
           why_not.push_back(cat({label(d), ": hidden by the caller's ", v->visible_devices_env}));
           continue;
         }
+        if (auto u = in.unavailable.find(d.pci.address.str()); u != in.unavailable.end()) {
+          why_not.push_back(cat({label(d), ": ", u->second}));
+          continue;
+        }
         bool ok = true;
         if (rule)
           for (const auto& crit : rule->criteria) {

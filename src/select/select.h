@@ -32,6 +32,10 @@ struct SelectInputs {
   // Inside a Slurm allocation its GPU list governs (apply_slurm_gpus) and the variables Slurm
   // set are its own numbering: the caller's variables neither restrict nor get removed here.
   bool allocation_governs = false;
+  // Devices another run holds (host/unit_lock.h), by PCI bus id, with who holds them: not
+  // eligible, with that as the reason. An explicit `devices:` list is never swapped for others:
+  // a listed device held elsewhere fails the selection.
+  std::map<std::string, std::string> unavailable;
 };
 
 using EnvVar = std::pair<std::string, std::string>;

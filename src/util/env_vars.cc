@@ -43,6 +43,10 @@ constexpr EnvVariable kRows[] = {
      "an absolute path to an executable file",
      "the anygpu binary libanygpu starts to load vendor libraries (default: the CLI beside or "
      "installed with the library; the CLI is its own worker)"},
+    // Where `anygpu run` locks the devices it selects (host/unit_lock.h).
+    {"ANYGPU_LOCK_DIR", EnvKind::directory, kEnvCli, false, "a directory",
+     "anygpu run locks its devices here instead of /run/anygpu/locks (root) or "
+     "$XDG_RUNTIME_DIR/anygpu/locks; also with --root, which otherwise locks nothing"},
     // The Python package's own.
     never_empty({"ANYGPU_LIBRARY", EnvKind::path, kEnvPython, false,
                  "a path to libanygpu.so, or a file name the dynamic loader finds (set but "
@@ -141,6 +145,8 @@ constexpr EnvVariable kRows[] = {
      "ROCm's device mask; HIP_VISIBLE_DEVICES re-indexes it, so anygpu run sets "
      "only one: inside "
      "Slurm it keeps this one, elsewhere it unsets it"},
+    {"XDG_RUNTIME_DIR", EnvKind::any, kEnvCli, false, "any value",
+     "an absolute path: anygpu run's lock directory is beneath it (not as root)"},
     {"CXX", EnvKind::any, kEnvPython, false, "any value",
      "the C++ compiler anygpu.torch's compile check tries (default g++)"},
 };

@@ -10,6 +10,12 @@ add_test(NAME launch_native COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/launch_nati
          $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts)
 set_tests_properties(launch_native PROPERTIES TIMEOUT 120)
 
+# Device locks: 100 concurrent runs of 2 devices on the 8-GPU fixture never share one while they
+# overlap; --wait, refusals naming the holder, SIGKILL releasing, ps, unsafe lock directories.
+add_test(NAME run_locks COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/../e2e/run_locks_test.py
+         $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts)
+set_tests_properties(run_locks PROPERTIES TIMEOUT 300)
+
 # torchrun launches: anygpu stays the parent, forwards signals, and no descendant survives;
 # at a terminal, torchrun's group has the terminal (reads, ^Z, ^C) as an exec'd one would.
 add_test(NAME launch_supervise COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/launch_supervise.sh

@@ -250,8 +250,10 @@ CLI_READERS = {
                             "SLURM_TASKS_PER_NODE", "SLURM_STEP_TASKS_PER_NODE",
                             "SLURM_STEP_GPUS", "SLURM_JOB_GPUS", "MASTER_PORT")},
     "LOCAL_WORLD_SIZE": ["select"],
+    "ANYGPU_LOCK_DIR": ["run-lock"],
 }
-NOT_REFUSED = {"NO_COLOR", "PATH", "LD_LIBRARY_PATH", "ROCR_VISIBLE_DEVICES"}  # any value
+NOT_REFUSED = {"NO_COLOR", "PATH", "LD_LIBRARY_PATH", "ROCR_VISIBLE_DEVICES",
+               "XDG_RUNTIME_DIR"}  # any value
 # Read by run alone, through launch/slurm_map.cc's own words: the same values, other text.
 SAME_VALUES_OTHER_TEXT = {"SLURM_STEP_GPUS", "SLURM_JOB_GPUS"}
 
@@ -273,13 +275,17 @@ def test_cli_refuses_what_the_table_refuses(name, tmp_path):
                 env.pop(older.get(name, ""), None)
                 args = ["--root", FIXTURE, "--no-libs", "run", "--dry-run", "--no-check", "--",
                         "true"]
+            elif command == "run-lock":  # read at every run, also one that takes no lock
+                env, args = {}, ["--root", FIXTURE, "--no-libs", "run", "--dry-run", "--no-check",
+                                 "--", "true"]
             else:
                 env, args = {}, ["--root", FIXTURE, "--no-libs", "select"]
             env[name] = raw
             rc, msg = cli(args, **env)
             case = f"{name}={raw!r} via {command}: table {expected!r}, cli {rc} {msg!r}"
             # run says where the value came from and exits with its own failure code (125).
-            context, code = ("Slurm allocation: ", 125) if command == "run" else ("", 2)
+            context, code = {"run": ("Slurm allocation: ", 125), "run-lock": ("", 125)}.get(
+                command, ("", 2))
             if name in SAME_VALUES_OTHER_TEXT:
                 assert (expected is not None) == ("is not a GPU index" in msg), case
             elif expected is not None:
