@@ -29,3 +29,10 @@ add_test(NAME manifest_schemas
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/../e2e/manifest_schema_test.py
                  $<TARGET_FILE:anygpu> ${CMAKE_SOURCE_DIR})
 set_tests_properties(manifest_schemas PROPERTIES TIMEOUT 120)
+# `anygpu health --slurm` against a real slurmctld + slurmd on localhost: an Xid 79 drains the
+# node with the code and bus id as the reason, by hand and as the HealthCheckProgram; a healthy
+# copy leaves it idle (Debian slurm-wlm; slurmd runs the HealthCheckProgram as root).
+add_test(NAME cluster_health_slurm
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/health_slurm_test.sh $<TARGET_FILE:anygpu>
+                 ${CMAKE_CURRENT_LIST_DIR}/../hosts)
+set_tests_properties(cluster_health_slurm PROPERTIES LABELS system RESOURCE_LOCK slurm TIMEOUT 300)
