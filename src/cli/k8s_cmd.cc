@@ -133,10 +133,10 @@ int run_taint(const GlobalOptions& g, const K8sFlags& f) {
   auto evaluated = evaluate_node_health(g, f.health_flags);
   if (!evaluated) return fail(evaluated.error());
   auto verdict = health::node_verdict(*evaluated, action_level(f.taint_on));
-  warn_blind(g, *evaluated, "not tainting the node for it");
-  auto wanted = unhealthy_taint(verdict);
-  if (!wanted) return fail(wanted.error());
-  print(dump_json(taint_patch(*node, *wanted)));
+  warn_blind(g, *evaluated, "neither tainting the node for it nor removing a taint");
+  auto patch = verdict_patch(*node, verdict);
+  if (!patch) return fail(patch.error());
+  print(dump_json(*patch));
   return kExitOk;
 }
 

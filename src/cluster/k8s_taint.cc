@@ -119,4 +119,11 @@ json taint_patch(const NodeTaints& node, const std::optional<json>& wanted) {
   return patch;
 }
 
+Result<json> verdict_patch(const NodeTaints& node, const health::NodeVerdict& verdict) {
+  if (!verdict.out_of_service() && !verdict.blind.empty()) return json::object();
+  auto wanted = unhealthy_taint(verdict);
+  if (!wanted) return wanted.error();
+  return taint_patch(node, *wanted);
+}
+
 }  // namespace anygpu

@@ -40,4 +40,9 @@ Result<std::optional<nlohmann::ordered_json>> unhealthy_taint(const health::Node
 nlohmann::ordered_json taint_patch(const NodeTaints& node,
                                    const std::optional<nlohmann::ordered_json>& wanted);
 
+// The patch for the verdict: ours set when a device fails; removed only when no device is
+// blind either (a node whose devices cannot be read is not healthy: its taint stays as it is).
+Result<nlohmann::ordered_json> verdict_patch(const NodeTaints& node,
+                                             const health::NodeVerdict& verdict);
+
 }  // namespace anygpu

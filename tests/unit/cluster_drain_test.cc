@@ -134,6 +134,20 @@ TEST(K8sTaint, TheTaintValueIsTheWorstCode) {
   EXPECT_EQ(bad.error().kind, ErrorKind::internal);
 }
 
+TEST(K8sTaint, ABlindNodeKeepsItsTaintAndGetsNoneForBlindness) {
+  auto tainted = node(kCordoned);
+  tainted.taints.push_back(ours("xid"));
+  health::NodeVerdict blind;
+  blind.blind = {"0000:18:00.0"};
+  EXPECT_EQ(*verdict_patch(tainted, blind), json::object());
+  EXPECT_EQ(*verdict_patch(node(kCordoned), blind), json::object());
+  // Every device read and none failing: the taint goes.
+  EXPECT_EQ((*verdict_patch(tainted, verdict({})))["spec"]["taints"], node(kCordoned).taints);
+  // A failing device counts even where others are blind.
+  blind.culprits = {{"xid", "0000:2a:00.0"}};
+  EXPECT_EQ((*verdict_patch(node(kCordoned), blind))["spec"]["taints"][2], ours("xid"));
+}
+
 TEST(K8sTaint, MalformedNodeDocumentsNameTheFileAndTheField) {
   struct Case {
     const char* text;
