@@ -14,6 +14,7 @@
 #include "health/verdict.h"
 #include "host/spawn.h"
 #include "launch/shell_quote.h"
+#include "util/env_vars.h"
 #include "util/strings.h"
 
 namespace anygpu::cli {
@@ -61,14 +62,16 @@ Result<bool> run_scontrol(const std::vector<std::string>& argv) {
 
 // Exit 0: no finding at the drain level (a device that is `unknown` is said on stderr, and
 // drains nothing). 1: drained (with --dry-run: would be). 3: scontrol missing or failed.
-int run_slurm(const GlobalOptions& g, const health::HealthReport& report, const Flags& f) {
+int run_slurm(const GlobalOptions& g, const health::HealthReport& report, const Flags& f,
+              const std::optional<EnvValue>& slurmd_nodename) {
   auto verdict = health::node_verdict(report, action_level(f.drain_on));
   warn_blind(g, report, "not draining the node for it");
   if (!verdict.out_of_service()) return kExitOk;
   // slurmd sets SLURMD_NODENAME for the HealthCheckProgram (src/slurmd/slurmd/slurmd.c,
   // run_script_health_check: its environment holds that and SLURM_NODE_IS_HEALTHY only, no
   // PATH) and for the Prolog and Epilog (slurm.conf(5), "Prolog and Epilog Scripts").
-  auto node = slurm_node_name(std::getenv("SLURMD_NODENAME"), short_hostname());
+  auto node =
+      slurm_node_name(slurmd_nodename ? slurmd_nodename->text.c_str() : nullptr, short_hostname());
   if (!node) return fail(node.error());
   auto reason = drain_reason(verdict);
   auto argv = drain_argv(*node, reason);
@@ -105,9 +108,13 @@ Command health_command() {
                                             "(warning, critical; default critical)"));
             return [f, &app](const GlobalOptions& g) {
               if (auto ok = check_slurm_flags(g, *f, app); !ok) return fail(ok.error());
+              // Judged up front, healthy or not: a broken environment is found before it counts.
+              auto slurmd_nodename = f->slurm ? read_env("SLURMD_NODENAME")
+                                              : Result<std::optional<EnvValue>>(std::nullopt);
+              if (!slurmd_nodename) return fail(slurmd_nodename.error());
               auto evaluated = evaluate_node_health(g, f->health);
               if (!evaluated) return fail(evaluated.error());
-              if (f->slurm) return run_slurm(g, *evaluated, *f);
+              if (f->slurm) return run_slurm(g, *evaluated, *f, *slurmd_nodename);
               g.json ? print_json(g, health::health_to_json(*evaluated))
                      : print_text(health::health_to_text(*evaluated));
               return evaluated->any_critical() ? kExitCheckFailed : kExitOk;

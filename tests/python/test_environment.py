@@ -250,6 +250,7 @@ CLI_READERS = {
                             "SLURM_TASKS_PER_NODE", "SLURM_STEP_TASKS_PER_NODE",
                             "SLURM_STEP_GPUS", "SLURM_JOB_GPUS", "MASTER_PORT")},
     "LOCAL_WORLD_SIZE": ["select"],
+    "SLURMD_NODENAME": ["health --slurm"],
 }
 NOT_REFUSED = {"NO_COLOR", "PATH", "LD_LIBRARY_PATH", "ROCR_VISIBLE_DEVICES"}  # any value
 # Read by run alone, through launch/slurm_map.cc's own words: the same values, other text.
@@ -273,6 +274,8 @@ def test_cli_refuses_what_the_table_refuses(name, tmp_path):
                 env.pop(older.get(name, ""), None)
                 args = ["--root", FIXTURE, "--no-libs", "run", "--dry-run", "--no-check", "--",
                         "true"]
+            elif command == "health --slurm":
+                env, args = {}, ["--root", FIXTURE, "--no-libs", "health", "--slurm", "--dry-run"]
             else:
                 env, args = {}, ["--root", FIXTURE, "--no-libs", "select"]
             env[name] = raw
