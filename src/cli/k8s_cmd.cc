@@ -1,15 +1,21 @@
 // `anygpu k8s labels`: a Node Feature Discovery features.d file for the discovered devices.
 // `anygpu k8s job`: a Job (or PyTorchJob with --nnodes > 1) requesting the vendor's
 // device-plugin resource, least privilege, on nodes carrying those labels.
+// `anygpu k8s taint`: the Node patch that taints a node whose devices fail.
 #include <cstdio>
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/node_health.h"
 #include "cluster/k8s.h"
 #include "cluster/k8s_names.h"
+#include "cluster/k8s_taint.h"
 #include "health/health.h"
+#include "health/verdict.h"
 #include "host/confined_writer.h"
 #include "launch/command_line.h"
+#include "render/json_text.h"
+#include "util/regular_file.h"
 #include "util/strings.h"
 
 namespace anygpu::cli {
@@ -23,7 +29,14 @@ struct K8sFlags {
   int gpus = 1, nnodes = 1;
   std::vector<std::string> command;
   bool health = false;  // labels: publish <prefix>/health
+  // taint
+  std::string node_file;
+  std::string taint_on = "critical";
+  HealthFlags health_flags;
 };
+
+// A Node object is a few hundred KiB at most (its status lists the node's images).
+constexpr size_t kMaxNodeDocument = size_t{16} << 20;
 
 // Label keys are <prefix>/<name>: the prefix must be a DNS subdomain (Kubernetes and NFD
 // refuse the node's labels otherwise).
@@ -105,10 +118,33 @@ int run_job(const GlobalOptions& g, const K8sFlags& f) {
   return kExitOk;
 }
 
+Result<NodeTaints> read_node(const std::string& file) {
+  auto text = file == "-" ? read_open_file(0, "standard input", kMaxNodeDocument + 1)
+                          : read_regular_file(file, kMaxNodeDocument + 1, "Node document");
+  if (!text) return text.error();
+  if (text->size() > kMaxNodeDocument) return bad_input(file + ": larger than 16 MiB");
+  return parse_node_taints(*text, file == "-" ? "standard input" : file);
+}
+
+// Exit 0 with the patch printed (`{}` when the node's taints are as they should be).
+int run_taint(const GlobalOptions& g, const K8sFlags& f) {
+  auto node = read_node(f.node_file);
+  if (!node) return fail(node.error());
+  auto evaluated = evaluate_node_health(g, f.health_flags);
+  if (!evaluated) return fail(evaluated.error());
+  auto verdict = health::node_verdict(*evaluated, action_level(f.taint_on));
+  warn_blind(g, *evaluated, "neither tainting the node for it nor removing a taint");
+  auto patch = verdict_patch(*node, verdict);
+  if (!patch) return fail(patch.error());
+  print(dump_json(*patch));
+  return kExitOk;
+}
+
 }  // namespace
 
 Command k8s_command() {
-  return {"k8s", "Kubernetes: NFD node labels and Job manifests", [](CLI::App& app) {
+  return {"k8s", "Kubernetes: NFD node labels, Job manifests and the unhealthy-node taint",
+          [](CLI::App& app) {
             auto f = std::make_shared<K8sFlags>();
             app.require_subcommand(1);
             auto* labels = app.add_subcommand(
@@ -136,8 +172,24 @@ Command k8s_command() {
             job->add_option("--resource", f->resource,
                             "device-plugin resource (default: the vendor's, from the registry)");
             job->add_option("command", f->command, "-- CMD [ARGS…]");
-            return [f, labels](const GlobalOptions& g) {
+            auto* taint = app.add_subcommand(
+                "taint",
+                "print the Node merge patch that sets anygpu.io/unhealthy=CODE:NoSchedule when "
+                "a device fails, and removes it when none does");
+            taint->fallthrough();
+            taint
+                ->add_option("--node", f->node_file,
+                             "the Node as `kubectl get node NAME -o json` prints it (- for "
+                             "standard input): the patch keeps its other taints")
+                ->required()
+                ->type_name("FILE");
+            add_action_level(taint->add_option("--taint-on", f->taint_on,
+                                               "taint at this severity or worse (warning, "
+                                               "critical; default critical)"));
+            add_health_flags(*taint, f->health_flags);
+            return [f, labels, taint](const GlobalOptions& g) {
               if (labels->parsed()) return run_labels(g, *f);
+              if (taint->parsed()) return run_taint(g, *f);
               return run_job(g, *f);
             };
           }};

@@ -47,6 +47,10 @@ bool is_label_key(std::string_view s) {
   return is_dns1123_subdomain(s.substr(0, slash)) && is_label_name(s.substr(slash + 1));
 }
 
+bool is_label_value(std::string_view s) {
+  return s.empty() || is_label_name(s);
+}
+
 std::string label_prefix_problem(std::string_view prefix) {
   if (prefix.size() > 253) return "longer than 253 characters";
   if (!is_dns1123_subdomain(prefix))

@@ -22,6 +22,9 @@ bool is_dns1123_subdomain(std::string_view s);
 bool is_label_name(std::string_view s);
 // prefix/name or name.
 bool is_label_key(std::string_view s);
+// Empty, or a label name's pattern and length: a label's value, and a taint's
+// (pkg/apis/core/validation validateTaints: the key a label key, the value a label value).
+bool is_label_value(std::string_view s);
 
 // Why `name` cannot be a container's extended resource (a device plugin's, e.g.
 // nvidia.com/gpu; empty when it can).

@@ -7,6 +7,8 @@ set(ANYGPU_CLUSTER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/gres.cc
   ${CMAKE_CURRENT_LIST_DIR}/k8s.cc
   ${CMAKE_CURRENT_LIST_DIR}/k8s_names.cc
+  ${CMAKE_CURRENT_LIST_DIR}/k8s_taint.cc
+  ${CMAKE_CURRENT_LIST_DIR}/slurm_drain.cc
 )
 set(ANYGPU_CLUSTER_CLI_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../cli/slurm_cmd.cc

@@ -20,8 +20,10 @@ set(ANYGPU_HEALTH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/health_protocol.cc
   ${CMAKE_CURRENT_LIST_DIR}/render.cc
   ${CMAKE_CURRENT_LIST_DIR}/window.cc
+  ${CMAKE_CURRENT_LIST_DIR}/verdict.cc
   ${CMAKE_BINARY_DIR}/generated/health_data.cc
 )
 set(ANYGPU_HEALTH_CLI_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../cli/health_cmd.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../cli/node_health.cc
 )

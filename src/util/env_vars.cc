@@ -133,6 +133,9 @@ constexpr EnvVariable kRows[] = {
      "comma-separated GPU indices from 0 to 65535", "the GPUs Slurm gave the step", 0, 65535},
     {"SLURM_JOB_GPUS", EnvKind::indices, kEnvCli, false,
      "comma-separated GPU indices from 0 to 65535", "the GPUs Slurm gave the job", 0, 65535},
+    // slurmd's, for the HealthCheckProgram, Prolog and Epilog (`health --slurm`).
+    {"SLURMD_NODENAME", EnvKind::text, kEnvCli, false, "a Slurm node name",
+     "the node health --slurm drains (default: the host name up to its first dot)"},
     // Everyone's.
     {"NO_COLOR", EnvKind::any, kEnvCli, false, "any value",
      "set and not empty: no colour in human output (no-color.org)"},

@@ -3,7 +3,8 @@ list(APPEND ANYGPU_UNIT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../unit/cluster_hostlist_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/cluster_slurm_env_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/cluster_gres_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/../unit/cluster_k8s_test.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/cluster_k8s_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/cluster_drain_test.cc)
 # A real slurmctld + slurmd on localhost with the gres.conf `anygpu slurm gres` writes, and
 # `srun -n 2 anygpu run` (needs root for mknod; Debian slurm-wlm).
 add_test(NAME cluster_slurm_e2e
@@ -28,3 +29,10 @@ add_test(NAME manifest_schemas
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/../e2e/manifest_schema_test.py
                  $<TARGET_FILE:anygpu> ${CMAKE_SOURCE_DIR})
 set_tests_properties(manifest_schemas PROPERTIES TIMEOUT 120)
+# `anygpu health --slurm` against a real slurmctld + slurmd on localhost: an Xid 79 drains the
+# node with the code and bus id as the reason, by hand and as the HealthCheckProgram; a healthy
+# copy leaves it idle (Debian slurm-wlm; slurmd runs the HealthCheckProgram as root).
+add_test(NAME cluster_health_slurm
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/health_slurm_test.sh $<TARGET_FILE:anygpu>
+                 ${CMAKE_CURRENT_LIST_DIR}/../hosts)
+set_tests_properties(cluster_health_slurm PROPERTIES LABELS system RESOURCE_LOCK slurm TIMEOUT 300)

@@ -7,6 +7,7 @@ list(APPEND ANYGPU_UNIT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../unit/health_level_zero_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/health_nvml_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/health_sources_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/health_verdict_test.cc
 )
 # NVML with health entry points (ECC, row remapping, retired pages, clocks events, processes).
 list(APPEND ANYGPU_MOCKS nvml_health)

@@ -1,17 +1,19 @@
 #!/usr/bin/python3
 """Every manifest anygpu writes, validated against the upstream schemas in tests/schemas.
 
-`k8s job` (Job, PyTorchJob), `k8s labels`, deploy/kubernetes and `cdi generate` on every fixture
-host; then broken copies of them, which the same schemas must refuse (a schema that accepts
-anything would pass the first half alone).
+`k8s job` (Job, PyTorchJob), `k8s labels`, `k8s taint` (the Node it patches), deploy/kubernetes
+and `cdi generate` on every fixture host; then broken copies of them, which the same schemas must
+refuse (a schema that accepts anything would pass the first half alone).
 
   manifest_schema_test.py ANYGPU SOURCE_DIR
 """
 import copy
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import jsonschema
 import yaml
@@ -96,8 +98,8 @@ def expect_refused(what, found):
         failures.append(f"{what}: accepted, should have been refused")
 
 
-def anygpu(*args):
-    run = subprocess.run([ANYGPU, *args], capture_output=True, text=True, check=False)
+def anygpu(*args, stdin=None):
+    run = subprocess.run([ANYGPU, *args], capture_output=True, text=True, check=False, input=stdin)
     return run.returncode, run.stdout
 
 
@@ -142,6 +144,39 @@ def node_labels():
                 failures.append(f"{what}: exit {code}, {len(labels)} labels")
                 continue
             yield what, labels
+
+
+NODE = {"apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": "gpu01", "resourceVersion": "77"},
+        "spec": {"taints": [{"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule",
+                             "timeAdded": "2025-01-01T00:00:00Z"},
+                            {"key": "anygpu.io/unhealthy", "value": "xid", "effect": "NoSchedule"}]}}
+
+
+def taint_patches():
+    """(what, patch as a Node) of `k8s taint` on a copy of the 8xH100 fixture with an Xid 79 in
+    its kernel log (adds the taint) and on a clean copy (removes it). The patch holds only the
+    fields it changes, so it is checked as a Node with apiVersion and kind added."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for what, log in (("Xid 79", "3,1,1000000,-;NVRM: Xid (PCI:0000:2a:00): 79, pid=1, x.\n"),
+                          ("clean", "")):
+            root = os.path.join(tmp, what.replace(" ", ""))
+            shutil.copytree(os.path.join(HOSTS, "h100-8x"), root, symlinks=True)
+            with open(os.path.join(root, "dev", "kmsg"), "w", encoding="utf-8") as f:
+                f.write(log)
+            node = dict(NODE, spec={"taints": NODE["spec"]["taints"][:1]}) if log else NODE
+            code, out = anygpu("--root", root, "--no-libs", "k8s", "taint", "--node", "-",
+                               stdin=json.dumps(node))
+            if code != 0:
+                failures.append(f"k8s taint ({what}): exit {code}")
+                continue
+            patch = json.loads(out)
+            taints = patch.get("spec", {}).get("taints", [])
+            ours = [t for t in taints if t["key"] == "anygpu.io/unhealthy"]
+            if ours != ([{"key": "anygpu.io/unhealthy", "value": "xid", "effect": "NoSchedule"}]
+                        if log else []) or taints[:1] != NODE["spec"]["taints"][:1]:
+                failures.append(f"k8s taint ({what}): unexpected taints {taints}")
+            yield f"k8s taint ({what})", dict(patch, apiVersion="v1", kind="Node")
 
 
 def cdi_specs():
@@ -234,6 +269,16 @@ def main():
     for what, manifest in [*generated(), *deployed()]:
         expect_valid(what, errors(manifest))
         by_kind.setdefault(manifest["kind"], manifest)
+    patches = list(taint_patches())
+    for what, patch in patches:
+        expect_valid(what, errors(patch))
+    for what, change in (("a taint without effect", lambda t: t.pop("effect")),
+                         ("a misspelt taint field", lambda t: t.update(efect="NoSchedule")),
+                         ("a taint value as a number", lambda t: t.update(value=79))):
+        broken = copy.deepcopy(patches[0][1]) if patches else {}
+        if broken:
+            change(broken["spec"]["taints"][-1])
+            expect_refused(f"Node patch with {what}", errors(broken))
     for what, labels in node_labels():
         expect_valid(what, [e.message for e in LABELS.iter_errors(labels)])
     specs = list(cdi_specs())

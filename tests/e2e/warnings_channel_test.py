@@ -46,7 +46,10 @@ PROBING = {
                    (["--json", "k8s", "labels", "--health"], "json")],
     "k8s job": [(["k8s", "job", "--image", "example/train:1", "--", "python", "train.py"],
                  "human")],
-    "health": [(["health"], "human"), (["--json", "health"], "json")],
+    # The patch goes to the API server as it is: its warnings are on stderr only.
+    "k8s taint": [(["k8s", "taint", "--node", "{tmp}/node.json"], "human")],
+    "health": [(["health"], "human"), (["--json", "health"], "json"),
+               (["health", "--slurm", "--dry-run"], "human")],
     "ps": [(["ps", "--pod-resources", ""], "human"),
            (["--json", "ps", "--pod-resources", ""], "json")],
     "topo": [(["topo"], "human"), (["--json", "topo"], "json")],
@@ -191,6 +194,8 @@ def main():
             f.write(b"x\0\0")
         with open(f"{tmp}/runtime-spec.yaml", "w") as f:
             f.write("required_features:\n  - vendor: [amd]\n")
+        with open(f"{tmp}/node.json", "w") as f:
+            f.write('{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}')
         check_probing(binary, root, tmp)
         check_quiet(binary, root, tmp)
         check_not_probing(binary, root, tmp)

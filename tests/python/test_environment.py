@@ -251,6 +251,7 @@ CLI_READERS = {
                             "SLURM_STEP_GPUS", "SLURM_JOB_GPUS", "MASTER_PORT")},
     "LOCAL_WORLD_SIZE": ["select"],
     "ANYGPU_LOCK_DIR": ["run-lock"],
+    "SLURMD_NODENAME": ["health --slurm"],
 }
 NOT_REFUSED = {"NO_COLOR", "PATH", "LD_LIBRARY_PATH", "ROCR_VISIBLE_DEVICES",
                "XDG_RUNTIME_DIR"}  # any value
@@ -278,6 +279,8 @@ def test_cli_refuses_what_the_table_refuses(name, tmp_path):
             elif command == "run-lock":  # read at every run, also one that takes no lock
                 env, args = {}, ["--root", FIXTURE, "--no-libs", "run", "--dry-run", "--no-check",
                                  "--", "true"]
+            elif command == "health --slurm":
+                env, args = {}, ["--root", FIXTURE, "--no-libs", "health", "--slurm", "--dry-run"]
             else:
                 env, args = {}, ["--root", FIXTURE, "--no-libs", "select"]
             env[name] = raw

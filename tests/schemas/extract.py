@@ -13,9 +13,9 @@ import sys
 
 import yaml
 
-# What the generated manifests and deploy/kubernetes hold.
-KUBERNETES_ROOTS = [("v1", "Namespace"), ("batch/v1", "Job"), ("apps/v1", "DaemonSet"),
-                    ("networking.k8s.io/v1", "NetworkPolicy")]
+# What the generated manifests and deploy/kubernetes hold, and the Node `k8s taint` patches.
+KUBERNETES_ROOTS = [("v1", "Namespace"), ("v1", "Node"), ("batch/v1", "Job"),
+                    ("apps/v1", "DaemonSet"), ("networking.k8s.io/v1", "NetworkPolicy")]
 DROP = {"description", "default", "format", "discriminator", "nullable"}
 
 
