@@ -11,7 +11,7 @@ PciPlace nic_place(const RdmaNic& n) {
   return {&n.pci_path, n.root_complex, n.numa_node};
 }
 
-std::string numa_text(std::optional<int> n) {
+std::string numa_cell(std::optional<int> n) {
   return n ? std::to_string(*n) : "N/A";
 }
 
@@ -38,7 +38,7 @@ std::vector<std::vector<std::string>> matrix(const Topology& t) {
         row.push_back(std::string(to_string(pcie_class(a, b, t.host_numa_nodes))));
       }
     }
-    row.push_back(numa_text(r < nd ? t.devices[r].device->numa_node : t.nics[r - nd].numa_node));
+    row.push_back(numa_cell(r < nd ? t.devices[r].device->numa_node : t.nics[r - nd].numa_node));
     rows.push_back(std::move(row));
   }
   return rows;
