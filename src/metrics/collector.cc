@@ -72,6 +72,12 @@ void note_library(Slot& slot) {
   slot.status.library = slot.backend->library_status();
 }
 
+// A backend with a library worker ends its own call: the worker is killed a little before the
+// deadline (remote_library.cc). On a loaded machine that kill and reap can end just after the
+// deadline, so such a call gets this much longer and a hang is recorded as the worker's timeout,
+// not as an abandoned call with no word from the worker.
+constexpr std::chrono::milliseconds kWorkerSettle{250};
+
 // Waits for the call and records its outcome in the slot (caller holds the slot's lock, or
 // owns the slot alone).
 void finish_call(Call& call, Clock::time_point deadline, std::chrono::milliseconds timeout,
@@ -82,7 +88,7 @@ void finish_call(Call& call, Clock::time_point deadline, std::chrono::millisecon
     st.error = *call.skipped;
     return;
   }
-  auto result = call.task->wait_until(deadline);
+  auto result = call.task->wait_until(st.library ? deadline + kWorkerSettle : deadline);
   note_library(slot);
   if (!result) {
     st.up = false;
