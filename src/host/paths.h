@@ -24,6 +24,13 @@ inline constexpr std::string_view kInfiniband = "/sys/class/infiniband";
 // Where every PCI function's resolved sysfs path starts, bridges down to the function.
 inline constexpr std::string_view kSysDevicesPrefix = "/sys/devices/";
 inline constexpr std::string_view kNvidiaGpus = "/proc/driver/nvidia/gpus";
+// MIG: the driver's capability tree per GPU minor, its cap-node minors, and the device majors
+// (where the nvidia-caps major is registered).
+inline constexpr std::string_view kNvidiaCapabilities = "/proc/driver/nvidia/capabilities";
+inline constexpr std::string_view kNvidiaMigMinors = "/proc/driver/nvidia-caps/mig-minors";
+inline constexpr std::string_view kProcDevices = "/proc/devices";
+// AMD partitions beyond the first are DRM devices on platform devices (amdgpu_xcp_<N>).
+inline constexpr std::string_view kPlatformDevices = "/sys/devices/platform";
 inline constexpr std::string_view kHostname = "/proc/sys/kernel/hostname";
 inline constexpr std::string_view kOsRelease = "/proc/sys/kernel/osrelease";
 inline constexpr std::string_view kArch = "/proc/sys/kernel/arch";

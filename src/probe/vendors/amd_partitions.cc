@@ -104,13 +104,12 @@ Partition make_partition(const ProbeContext& ctx, const Device& dev, const KfdGp
 
 std::map<uint64_t, std::string> read_xcp_cards(const ProbeContext& ctx) {
   std::map<uint64_t, std::string> cards;
-  constexpr std::string_view kPlatform = "/sys/devices/platform";
-  auto entries = ctx.host.list_dir(kPlatform);
+  auto entries = ctx.host.list_dir(paths::kPlatformDevices);
   if (!entries) return cards;
   for (const auto& e : *entries) {
     // Older kernels name them amdgpu_xcp.<N>, newer amdgpu_xcp_<N> (F-27): accept both.
     if (e.rfind("amdgpu_xcp_", 0) != 0 && e.rfind("amdgpu_xcp.", 0) != 0) continue;
-    auto drm = ctx.host.list_dir(cat({kPlatform, "/", e, "/drm"}));
+    auto drm = ctx.host.list_dir(cat({paths::kPlatformDevices, "/", e, "/drm"}));
     if (!drm) continue;
     std::optional<uint64_t> render;
     std::optional<std::string> card;

@@ -3,16 +3,13 @@
 #include <algorithm>
 #include <optional>
 
+#include "host/paths.h"
 #include "probe/partition_parse.h"
 #include "util/strings.h"
 
 namespace anygpu {
 
 namespace {
-
-constexpr std::string_view kCapsDir = "/proc/driver/nvidia/capabilities";
-constexpr std::string_view kMigMinors = "/proc/driver/nvidia-caps/mig-minors";
-constexpr std::string_view kProcDevices = "/proc/devices";
 
 // "gi12" -> 12 within [0, limit); nullopt for any other entry.
 std::optional<int> numbered(std::string_view entry, std::string_view prefix, int limit) {
@@ -43,8 +40,8 @@ std::optional<int> cap_minor(const ProbeContext& ctx, const std::string& path, M
   }
   want.minor = expected;
   if (table && std::find(table->begin(), table->end(), want) == table->end()) {
-    ctx.warn(cat({path, ": minor ", std::to_string(expected), " is missing from ", kMigMinors,
-                  "; MIG instances of this GPU not reported"}));
+    ctx.warn(cat({path, ": minor ", std::to_string(expected), " is missing from ",
+                  paths::kNvidiaMigMinors, "; MIG instances of this GPU not reported"}));
     return std::nullopt;
   }
   return expected;
@@ -58,7 +55,7 @@ struct Instance {
 std::optional<std::vector<Instance>> read_instances(const ProbeContext& ctx, int minor,
                                                     const std::vector<MigCap>* table) {
   std::vector<Instance> out;
-  std::string mig = cat({kCapsDir, "/gpu", std::to_string(minor), "/mig"});
+  std::string mig = cat({paths::kNvidiaCapabilities, "/gpu", std::to_string(minor), "/mig"});
   auto gis = ctx.host.list_dir(mig);
   if (!gis) return out;
   std::vector<int> gi_ids;
@@ -99,12 +96,13 @@ Partition make_partition(const Device& dev, int index, const Instance& in) {
 }  // namespace
 
 void probe_mig_partitions(const ProbeContext& ctx, std::vector<PciDevice*>& devices) {
-  if (!ctx.host.exists(kCapsDir)) return;
+  if (!ctx.host.exists(paths::kNvidiaCapabilities)) return;
   std::optional<std::vector<MigCap>> table;
-  if (auto text = ctx.host.read_file(kMigMinors, 1 << 20)) {
+  if (auto text = ctx.host.read_file(paths::kNvidiaMigMinors, 1 << 20)) {
     auto parsed = parse_mig_minors(*text);
     if (!parsed) {
-      ctx.warn(cat({kMigMinors, ": ", parsed.error().message, "; MIG instances not reported"}));
+      ctx.warn(cat(
+          {paths::kNvidiaMigMinors, ": ", parsed.error().message, "; MIG instances not reported"}));
       return;
     }
     table = std::move(*parsed);
@@ -122,9 +120,9 @@ void probe_mig_partitions(const ProbeContext& ctx, std::vector<PciDevice*>& devi
   }
   if (!any) return;
   // The cap nodes' major is dynamic (alloc_chrdev_region): without it no node can be made.
-  if (auto text = ctx.host.read_file(kProcDevices, kSmallFileBytes)) {
+  if (auto text = ctx.host.read_file(paths::kProcDevices, kSmallFileBytes)) {
     if (auto major = parse_proc_devices_major(*text, "nvidia-caps"); !major)
-      ctx.warn(cat({kProcDevices, ": ", major.error().message}));
+      ctx.warn(cat({paths::kProcDevices, ": ", major.error().message}));
   }
 }
 
