@@ -1,0 +1,8 @@
+# `anygpu image check`: NVIDIA_REQUIRE_CUDA, and images built in the test (docker-archive, OCI
+# layout directory and tar) from small root file systems with real ELF libraries, judged on
+# fixture hosts; every class of bad input exits 2 naming the layer and member.
+list(APPEND ANYGPU_UNIT_TEST_SOURCES ${CMAKE_CURRENT_LIST_DIR}/../unit/imagefit_require_test.cc)
+add_test(NAME image_check_cli
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/../image/image_check_test.py
+                 $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/..)
+set_tests_properties(image_check_cli PROPERTIES TIMEOUT 300)
