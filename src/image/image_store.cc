@@ -152,7 +152,10 @@ Result<ImagePlan> plan_docker_archive(const ImageStore& store) {
     lp.member = l.get<std::string>();
     auto leaf =
         lp.member.substr(lp.member.rfind('/') == std::string::npos ? 0 : lp.member.rfind('/') + 1);
-    if (lp.member.rfind("blobs/sha256/", 0) == 0 && is_hex64(leaf)) lp.blob_sha = leaf;
+    // Docker >= 25 names a layer blobs/sha256/<hex>, podman <hex>.tar: both its digest.
+    if (leaf.size() >= 64 && is_hex64(leaf.substr(0, 64)) &&
+        (leaf.size() == 64 || leaf.substr(64) == ".tar"))
+      lp.blob_sha = leaf.substr(0, 64);
     plan.layers.push_back(std::move(lp));
   }
   if (auto e = attach_diff_ids(plan, where)) return *e;

@@ -6,3 +6,9 @@ add_test(NAME image_check_cli
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/../image/image_check_test.py
                  $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/..)
 set_tests_properties(image_check_cli PROPERTIES TIMEOUT 300)
+# The same on archives real Podman writes (podman import, then save as docker-archive,
+# oci-archive and oci-dir): the id Podman reports, the code objects, the verdicts.
+add_test(NAME image_check_podman
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/../image/image_podman_test.sh $<TARGET_FILE:anygpu>
+                 ${CMAKE_CURRENT_LIST_DIR}/..)
+set_tests_properties(image_check_podman PROPERTIES LABELS system RESOURCE_LOCK podman TIMEOUT 300)

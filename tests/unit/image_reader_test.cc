@@ -21,7 +21,10 @@ std::string tar_header(const std::string& name, uint64_t size, char type = '0',
   std::snprintf(b.data() + 124, 12, "%011llo", static_cast<unsigned long long>(size));
   b[156] = type;
   std::memcpy(b.data() + 157, link.data(), std::min<size_t>(link.size(), 100));
-  std::memcpy(b.data() + 257, "ustar\0" "00", 8);
+  std::memcpy(b.data() + 257,
+              "ustar\0"
+              "00",
+              8);
   std::memset(b.data() + 148, ' ', 8);
   unsigned sum = 0;
   for (unsigned char c : b) sum += c;
@@ -36,7 +39,9 @@ std::string member(const std::string& name, const std::string& data, char type =
   return out;
 }
 
-std::string end_blocks() { return std::string(1024, '\0'); }
+std::string end_blocks() {
+  return std::string(1024, '\0');
+}
 
 // Every member of `bytes`, or the first error's message.
 std::string list(const std::string& bytes) {
@@ -106,8 +111,8 @@ TEST(ImageTar, HugeClaimedSizeRefused) {
 }
 
 TEST(ImageTar, PaxAndGnuLongNames) {
-  std::string long_path = "usr/local/lib/python3.11/site-packages/" + std::string(90, 'p') +
-                          "/torch/version.py";
+  std::string long_path =
+      "usr/local/lib/python3.11/site-packages/" + std::string(90, 'p') + "/torch/version.py";
   std::string rec = " path=" + long_path + "\n";
   auto len = rec.size() + 3;
   std::string pax = std::to_string(len) + rec;
@@ -182,8 +187,8 @@ std::string fatbin(const std::vector<std::pair<int, int>>& entries) {
   std::string body;
   for (auto [kind, sm] : entries) {
     std::string payload(20, static_cast<char>(sm));
-    std::string h = le(kind, 2) + le(0x101, 2) + le(64, 4) + le(24, 4) + std::string(16, '\0') +
-                    le(sm, 4);
+    std::string h =
+        le(kind, 2) + le(0x101, 2) + le(64, 4) + le(24, 4) + std::string(16, '\0') + le(sm, 4);
     h.resize(64, '\0');
     payload.resize(24, '\0');
     body += h + payload;
@@ -197,7 +202,9 @@ std::string bundle(const std::vector<std::string>& ids) {
   for (const auto& id : ids) header += 24 + id.size();
   uint64_t at = header;
   for (const auto& id : ids) {
-    std::string code = id.rfind("host", 0) == 0 ? "" : "\x7f" "ELFcode";
+    std::string code = id.rfind("host", 0) == 0 ? ""
+                                                : "\x7f"
+                                                  "ELFcode";
     entries += le(at, 8) + le(code.size(), 8) + le(id.size(), 8) + id;
     objects += code;
     at += code.size();
@@ -208,8 +215,8 @@ std::string bundle(const std::vector<std::string>& ids) {
 std::string ccob(const std::string& inner, int method) {
   uLongf n = compressBound(inner.size());
   std::string data(n, '\0');
-  compress(reinterpret_cast<Bytef*>(data.data()), &n,
-           reinterpret_cast<const Bytef*>(inner.data()), inner.size());
+  compress(reinterpret_cast<Bytef*>(data.data()), &n, reinterpret_cast<const Bytef*>(inner.data()),
+           inner.size());
   data.resize(n);
   return "CCOB" + le(2, 2) + le(method, 2) + le(24 + data.size(), 4) + le(inner.size(), 4) +
          le(0, 8) + data;
@@ -221,13 +228,15 @@ std::string padded(std::string s, size_t to) {
 }
 
 TEST(ImageCodeObjects, FatbinArchsFromEntryHeaders) {
-  auto lib = padded("\x7f" "ELF some header bytes", 4096) +
+  auto lib = padded(
+                 "\x7f"
+                 "ELF some header bytes",
+                 4096) +
              padded(fatbin({{2, 80}, {2, 90}, {1, 90}}), 8) + fatbin({{2, 86}}) + "tail";
   auto c = scan_code_objects_in(lib);
   EXPECT_EQ(c.sass, (std::vector<int>{80, 86, 90}));
   EXPECT_EQ(c.ptx, (std::vector<int>{90}));
-  EXPECT_EQ(c.arch_names(),
-            (std::vector<std::string>{"sm_80", "sm_86", "sm_90", "compute_90"}));
+  EXPECT_EQ(c.arch_names(), (std::vector<std::string>{"sm_80", "sm_86", "sm_90", "compute_90"}));
 }
 
 TEST(ImageCodeObjects, MagicOffAlignmentOrWithBadEntriesIgnored) {
@@ -248,7 +257,10 @@ TEST(ImageCodeObjects, ContainerAcrossTheReadBoundary) {
 }
 
 TEST(ImageCodeObjects, OffloadBundleTargets) {
-  auto lib = padded("\x7f" "ELF", 4096) +
+  auto lib = padded(
+                 "\x7f"
+                 "ELF",
+                 4096) +
              bundle({"host-x86_64-unknown-linux-gnu-", "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-",
                      "hipv4-amdgcn-amd-amdhsa--gfx942"});
   auto c = scan_code_objects_in(lib);
@@ -258,11 +270,17 @@ TEST(ImageCodeObjects, OffloadBundleTargets) {
 
 TEST(ImageCodeObjects, CompressedBundles) {
   auto inner = bundle({"host-x86_64-unknown-linux-gnu-", "hipv4-amdgcn-amd-amdhsa--gfx1100"});
-  auto z = scan_code_objects_in(padded("\x7f" "ELF", 4096) + ccob(inner, 0));
+  auto z = scan_code_objects_in(padded("\x7f"
+                                       "ELF",
+                                       4096) +
+                                ccob(inner, 0));
   EXPECT_EQ(z.gfx, (std::vector<std::string>{"gfx1100"}));
   EXPECT_EQ(z.unread_bundles, 0);
   // zstd (method 1): the targets are inside compressed data this build does not inflate.
-  auto zs = scan_code_objects_in(padded("\x7f" "ELF", 4096) + ccob(inner, 1));
+  auto zs = scan_code_objects_in(padded("\x7f"
+                                        "ELF",
+                                        4096) +
+                                 ccob(inner, 1));
   EXPECT_TRUE(zs.gfx.empty());
   EXPECT_EQ(zs.unread_bundles, 1);
   EXPECT_FALSE(zs.empty());
