@@ -76,16 +76,16 @@ void judge_nvidia_code(const Device& d, const std::vector<ImageCodeObject>& libs
     if (cuda_arch_covered({}, ptx, *d.arch)) {
       out.push_back({"image.ptx-jit", Severity::info,
                      cat({c.file, " runs on ", *d.arch, " through PTX JIT compilation"}),
-                     cat({where(c), " carries ", list, ": no cubin for ", *d.arch,
+                     cat({"It carries ", list, " (layer ", c.layer, "): no cubin for ", *d.arch,
                           "; the driver compiles the PTX at first use (slow start, and only "
                           "when the driver is at least as new as the toolkit that wrote it)."}),
                      ""});
       continue;
     }
     out.push_back({"image.no-kernel-image", Severity::error,
-                   cat({c.file, " has no kernels for ", *d.arch, " (", device_words(d), ")"}),
-                   cat({where(c), " carries ", list,
-                        "; this GPU fails with 'no kernel image is available for execution "
+                   cat({c.file, " has no kernels for ", *d.arch}),
+                   cat({"It carries ", list, " (layer ", c.layer,
+                        "); this GPU fails with 'no kernel image is available for execution "
                         "on the device'."}),
                    cat({"use an image whose build of this library includes ", *d.arch,
                         " (or PTX for an older compute capability)"})});
@@ -123,9 +123,9 @@ void judge_amd_code(const Device& d, const std::vector<ImageCodeObject>& libs,
       continue;
     }
     out.push_back({"image.no-gfx-target", Severity::error,
-                   cat({c.file, " has no code objects for ", *d.arch, " (", device_words(d), ")"}),
-                   cat({where(c), " targets ", list,
-                        "; this GPU fails with 'HIP error: invalid device function'."}),
+                   cat({c.file, " has no code objects for ", *d.arch}),
+                   cat({"It targets ", list, " (layer ", c.layer,
+                        "); this GPU fails with 'HIP error: invalid device function'."}),
                    cat({"use an image whose ROCm build targets ", *d.arch})});
   }
 }
@@ -141,6 +141,7 @@ void judge_torch(const Device& d, const Inventory& inv, const WheelData& data,
       // above, are what the loader sees.
       if (f.code == "torch.arch-unsupported" && own_code_read) continue;
       f.evidence = cat({f.evidence, " (", e.file, ", layer ", e.layer, ")"});
+      if (!f.action.empty()) f.action = "in the image: " + f.action;
       out.push_back(std::move(f));
     }
   }
