@@ -22,7 +22,7 @@ DEV_GOALS  := $(filter-out $(USER_GOALS),$(or $(MAKECMDGOALS),all))
 WERROR     ?= $(if $(DEV_GOALS),ON,OFF)
 TESTS      ?= $(if $(DEV_GOALS),ON,OFF)
 
-BUILD_DEPS := cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev \
+BUILD_DEPS := cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev zlib1g-dev \
               python3 git
 RUN_DEPS   := pci.ids python3-torch
 TEST_DEPS  := libgtest-dev libgmock-dev clang libclang-rt-14-dev \

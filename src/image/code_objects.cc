@@ -200,9 +200,14 @@ std::pair<size_t, int> next_candidate(std::string_view v, uint64_t pos) {
     }
     from = f + 1;
   }
-  auto b = v.find(kBundleMagic);
+  // Only before the fat binary found: a library holds thousands of them, and searching the
+  // whole window for the other magics at each one would make the scan quadratic.
+  auto before = [&](std::string_view magic) {
+    return best == std::string_view::npos ? v : v.substr(0, best + magic.size() - 1);
+  };
+  auto b = before(kBundleMagic).find(kBundleMagic);
   if (b < best) best = b, which = 1;
-  auto c = v.find(kCompressedMagic);
+  auto c = before(kCompressedMagic).find(kCompressedMagic);
   if (c < best) best = c, which = 2;
   return {best, which};
 }

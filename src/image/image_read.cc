@@ -2,6 +2,9 @@
 
 #include <set>
 
+#include <sys/stat.h>
+
+#include "image/store_layer.h"
 #include "image/tar_reader.h"
 #include "util/strings.h"
 
@@ -58,7 +61,7 @@ struct Budget {
   size_t text = 0;
 };
 
-Result<std::string> read_head(TarReader& tar, uint64_t size, Budget& budget) {
+Result<std::string> read_head(LayerMembers& tar, uint64_t size, Budget& budget) {
   size_t want = static_cast<size_t>(std::min<uint64_t>(size, kMaxKeptText));
   if (budget.text + want > kMaxKeptTotal)
     return bad_input(cat({tar.what(), ": more than ", std::to_string(kMaxKeptTotal >> 20),
@@ -79,14 +82,14 @@ Result<std::string> read_head(TarReader& tar, uint64_t size, Budget& budget) {
 // The current member's bytes as a source (the code-object scanner reads them to the end).
 class MemberSource : public ByteSource {
  public:
-  explicit MemberSource(TarReader& tar) : tar_(tar) {}
+  explicit MemberSource(LayerMembers& tar) : tar_(tar) {}
   Result<size_t> read(void* out, size_t n) override { return tar_.read(out, n); }
 
  private:
-  TarReader& tar_;
+  LayerMembers& tar_;
 };
 
-std::optional<Error> walk_layer(TarReader& tar, size_t layer, LayerChanges& c, Budget& budget) {
+std::optional<Error> walk_layer(LayerMembers& tar, size_t layer, LayerChanges& c, Budget& budget) {
   for (;;) {
     auto next = tar.next();
     if (!next) return next.error();
@@ -192,6 +195,17 @@ std::string config_string(const nlohmann::json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+void read_config(const nlohmann::json& config, ImageContents& out) {
+  out.architecture = config_string(config, "architecture");
+  out.os = config_string(config, "os");
+  auto cfg = config.find("config");
+  if (cfg == config.end() || !cfg->is_object()) return;
+  auto env = cfg->find("Env");
+  if (env != cfg->end() && env->is_array())
+    for (const auto& e : *env)
+      if (e.is_string()) out.env.push_back(e.get<std::string>());
+}
+
 }  // namespace
 
 Keep member_interest(std::string_view path) {
@@ -213,7 +227,45 @@ std::optional<std::string> ImageContents::env_value(std::string_view name) const
   return std::nullopt;
 }
 
+namespace {
+
+// An image of the local containers-storage: its layers are directories, already unpacked (and
+// not checked against their digests: that would mean packing them again).
+Result<ImageContents> read_store_image(const StoreImage& img) {
+  ImageContents out;
+  out.source = img.ref;
+  out.id = "sha256:" + img.id;
+  out.ref = img.ref;
+  auto config = nlohmann::json::parse(img.config, nullptr, false);
+  if (config.is_discarded()) return bad_input(cat({img.ref, ": the image's config is not JSON"}));
+  read_config(config, out);
+  Budget budget;
+  for (size_t i = 0; i < img.layer_dirs.size(); ++i) {
+    out.layers.push_back(img.layer_digests[i].empty() ? img.layer_dirs[i] : img.layer_digests[i]);
+    auto what = cat({"layer ", std::to_string(i + 1), " (", out.layers.back(), ")"});
+    auto members = open_store_layer(img.layer_dirs[i], what);
+    LayerChanges changes;
+    if (auto e = walk_layer(*members, i, changes, budget)) return *e;
+    apply_changes(out.files, changes);
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<ImageContents> read_image(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    auto graphroot = containers_storage_root();
+    auto found = find_store_image(path, graphroot);
+    if (!found) return found.error();
+    if (!*found)
+      return bad_input(cat({path,
+                            ": no such image archive or layout directory, and no such "
+                            "image in containers-storage (",
+                            graphroot, ")"}));
+    return read_store_image(**found);
+  }
   auto store = ImageStore::open(path);
   if (!store) return store.error();
   auto plan = plan_image(*store);
@@ -222,15 +274,7 @@ Result<ImageContents> read_image(const std::string& path) {
   out.source = path;
   out.id = plan->id;
   out.ref = plan->ref;
-  out.architecture = config_string(plan->config, "architecture");
-  out.os = config_string(plan->config, "os");
-  auto cfg = plan->config.find("config");
-  if (cfg != plan->config.end() && cfg->is_object()) {
-    auto env = cfg->find("Env");
-    if (env != cfg->end() && env->is_array())
-      for (const auto& e : *env)
-        if (e.is_string()) out.env.push_back(e.get<std::string>());
-  }
+  read_config(plan->config, out);
   Budget budget;
   for (size_t i = 0; i < plan->layers.size(); ++i) {
     out.layers.push_back(plan->layers[i].digest);

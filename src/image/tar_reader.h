@@ -25,21 +25,32 @@ struct TarMember {
   uint64_t size = 0;
 };
 
-class TarReader {
+// A layer's members one after another, whatever holds them: a tar stream, or the unpacked
+// directory a container store keeps (image/store_layer.h).
+class LayerMembers {
+ public:
+  virtual ~LayerMembers() = default;
+  // The next member (the rest of the current one is skipped); nullopt at the end. Whiteouts
+  // come as members named `.wh.NAME` and `.wh..wh..opq`, however the layer records them.
+  virtual Result<std::optional<TarMember>> next() = 0;
+  // Up to `n` bytes of the current member's data; 0 at its end.
+  virtual Result<size_t> read(void* out, size_t n) = 0;
+  virtual const std::string& what() const = 0;
+};
+
+class TarReader : public LayerMembers {
  public:
   // `what` names the archive in errors ("layer 3 (sha256:…)").
   TarReader(ByteSource& in, std::string what) : in_(in), what_(std::move(what)) {}
-  // The next member (the rest of the current one is skipped); nullopt at the end.
-  Result<std::optional<TarMember>> next();
-  // Up to `n` bytes of the current member's data; 0 at its end.
-  Result<size_t> read(void* out, size_t n);
+  Result<std::optional<TarMember>> next() override;
+  Result<size_t> read(void* out, size_t n) override;
   // Bytes consumed from the source so far (the outer archive's member offsets).
   uint64_t consumed() const { return consumed_; }
   // The bytes of the current member left unread; the caller may move the source itself past
   // them (a FileRange seek) and then call skipped_externally().
   uint64_t remaining() const { return remaining_ + padding_; }
   void skipped_externally() { consumed_ += remaining_ + padding_, remaining_ = padding_ = 0; }
-  const std::string& what() const { return what_; }
+  const std::string& what() const override { return what_; }
 
  private:
   Result<bool> block(char* out);

@@ -75,4 +75,42 @@ PY
     cat "$tmp/out"; bad "$form: exit $rc on mi300x-8x"
   fi
 done
+# By reference: the image as containers-storage keeps it (no save), under its short name.
+out=$("$anygpu" --root "$tests/hosts/h100-8x" --no-libs image check --json \
+  anygpu-test-image-check:v1 2>"$tmp/err")
+rc=$?
+python3 - "$id" "$out" <<'PY' && [ $rc -eq 0 ] && ok "containers-storage by reference" ||
+import json, sys
+want, d = sys.argv[1], json.loads(sys.argv[2])
+assert d["image"] == {"id": "sha256:" + want, "ref": "localhost/anygpu-test-image-check:v1"}, d
+assert [c["archs"] for c in d["code_objects"]] == [["sm_80", "sm_90", "compute_90"]], d
+PY
+  { cat "$tmp/err"; bad "containers-storage by reference (exit $rc): $out"; }
+
+# Whiteouts as the store keeps them (character devices 0/0, opaque-directory xattrs): an image
+# with two layers, loaded with `podman load`, must show only what survives in the top layer.
+loaded=localhost/anygpu-test-image-wh:v1
+python3 - "$here" "$tmp" "$loaded" <<'PY' || bad "cannot build the whiteout image"
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+import make_images as mk
+w = Path(sys.argv[2])
+sm50 = w / "old.so"; mk.shared_library(sm50, w, fatbins=[mk.fatbin_container([(2, 50)])])
+sm90 = w / "new.so"; mk.shared_library(sm90, w, fatbins=[mk.fatbin_container([(2, 90)])])
+lower = mk.layer_tar({"opt/a/liba.so": sm50.read_bytes(), "opt/b/libb.so": sm50.read_bytes()})
+upper = mk.layer_tar({"opt/b/new.so": sm90.read_bytes()}, whiteouts=["opt/a/liba.so"],
+                     opaque=["opt/b"])
+mk.docker_archive(w / "wh.tar", [lower, upper], [], tag=sys.argv[3])
+PY
+podman rmi -f "$loaded" >/dev/null 2>&1
+if podman load -q -i "$tmp/wh.tar" >/dev/null; then
+  out=$("$anygpu" --root "$tests/hosts/h100-8x" --no-libs image check --json "$loaded" 2>"$tmp/err")
+  python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert [c["file"] for c in d["code_objects"]] == ["/opt/b/new.so"], d' "$out" &&
+    ok "containers-storage whiteouts and opaque directories applied" ||
+    { cat "$tmp/err"; bad "containers-storage whiteouts: $out"; }
+  podman rmi -f "$loaded" >/dev/null 2>&1
+else
+  bad "podman load of the whiteout image"
+fi
 exit $failed
