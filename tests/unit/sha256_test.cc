@@ -18,6 +18,22 @@ TEST(Sha256, KnownVectors) {
             "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
+// The CPU's SHA instructions (where it has them) and the portable code agree, on lengths
+// around every block and padding boundary.
+TEST(Sha256, HardwareAndPortableCodeAgree) {
+  std::string text;
+  for (int i = 0; i < 4096; ++i) text += static_cast<char>((i * 131 + 7) % 251);
+  for (size_t len : {0u, 1u, 55u, 56u, 63u, 64u, 65u, 119u, 120u, 128u, 1000u, 4096u}) {
+    Sha256 best, portable(Sha256::Code::portable);
+    best.update(text.substr(0, len));
+    portable.update(text.substr(0, len));
+    EXPECT_EQ(best.hex(), portable.hex()) << "length " << len;
+  }
+  Sha256 portable(Sha256::Code::portable);
+  portable.update("abc");
+  EXPECT_EQ(portable.hex(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
 TEST(Sha256, PiecesEqualWhole) {
   std::string text;
   for (int i = 0; i < 1000; ++i) text += static_cast<char>(i * 7 + 3);
