@@ -23,8 +23,23 @@ namespace {
 
 constexpr size_t kMaxStoreJson = size_t{64} << 20;
 
+// A store file read whole, sized by the file (not by the cap: images.json may be large on a
+// busy host, but the cap must not cost its size in memory each time).
+Result<std::string> read_store_file(const std::string& path) {
+  auto file = OpenFile::open(path);
+  if (!file) return file.error();
+  if ((*file)->size() > kMaxStoreJson)
+    return bad_input(cat({path, ": ", std::to_string((*file)->size()), " bytes (limit ",
+                          std::to_string(kMaxStoreJson >> 20), " MiB)"}));
+  std::string text(static_cast<size_t>((*file)->size()), '\0');
+  FileRange in(*file, 0, (*file)->size());
+  auto r = read_exact(in, text.data(), text.size(), path);
+  if (!r) return r.error();
+  return text;
+}
+
 Result<nlohmann::json> read_store_json(const std::string& path) {
-  auto text = read_regular_file(path, kMaxStoreJson, "containers-storage index");
+  auto text = read_store_file(path);
   if (!text) return text.error();
   auto j = nlohmann::json::parse(*text, nullptr, false);
   if (j.is_discarded()) return bad_input(cat({path, ": not valid JSON"}));
@@ -216,7 +231,7 @@ Result<std::optional<StoreImage>> find_store_image(const std::string& ref,
     out.id = id;
     out.ref = name;
     auto cfg = cat({graphroot, "/overlay-images/", id, "/=", base64_encode("sha256:" + id)});
-    auto text = read_regular_file(cfg, kMaxStoreJson, "image config");
+    auto text = read_store_file(cfg);
     if (!text) return text.error();
     if (sha256_hex(*text) != id)
       return bad_input(cat({cfg, ": content digest sha256:", sha256_hex(*text),
