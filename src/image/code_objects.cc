@@ -74,6 +74,7 @@ class Window {
 
 struct Found {
   std::set<int> sass, ptx;
+  std::set<std::string> specific;
   std::set<std::string> gfx;
   int unread = 0;
 };
@@ -178,7 +179,15 @@ Result<std::optional<uint64_t>> parse_fatbin(Window& w, Found& out) {
     auto e = w.view();
     if (e.size() < 64 || !entry_ok(e)) return std::optional<uint64_t>(0);
     uint64_t eheader = le(e, 4, 4), payload = le(e, 8, 4);
-    (le(e, 0, 2) == 1 ? out.ptx : out.sass).insert(static_cast<int>(le(e, 28, 4)));
+    bool is_ptx = le(e, 0, 2) == 1;
+    int sm = static_cast<int>(le(e, 28, 4));
+    uint64_t flags = le(e, 40, 8);
+    char variant = flags & 0x100000 ? 'a' : flags & 0x200000 ? 'f' : 0;
+    if (variant)
+      out.specific.insert(
+          cat({is_ptx ? "compute_" : "sm_", std::to_string(sm), std::string(1, variant)}));
+    else
+      (is_ptx ? out.ptx : out.sass).insert(sm);
     uint64_t step = eheader + ((payload + 7) & ~uint64_t{7});
     if (step > files - done) return std::optional<uint64_t>(0);
     if (auto err = w.skip(step)) return *err;
@@ -217,7 +226,11 @@ std::pair<size_t, int> next_candidate(std::string_view v, uint64_t pos) {
 std::vector<std::string> CodeObjects::arch_names() const {
   std::vector<std::string> out;
   for (int s : sass) out.push_back("sm_" + std::to_string(s));
+  for (const auto& s : specific)
+    if (s.rfind("sm_", 0) == 0) out.push_back(s);
   for (int p : ptx) out.push_back("compute_" + std::to_string(p));
+  for (const auto& s : specific)
+    if (s.rfind("compute_", 0) == 0) out.push_back(s);
   for (const auto& g : gfx) out.push_back(g);
   return out;
 }
@@ -259,6 +272,7 @@ Result<CodeObjects> scan_code_objects(ByteSource& in) {
   out.sass.assign(found.sass.begin(), found.sass.end());
   out.ptx.assign(found.ptx.begin(), found.ptx.end());
   out.gfx.assign(found.gfx.begin(), found.gfx.end());
+  out.specific.assign(found.specific.begin(), found.specific.end());
   out.unread_bundles = found.unread;
   return out;
 }

@@ -17,11 +17,16 @@
 namespace anygpu::image {
 
 struct CodeObjects {
-  std::vector<int> sass;         // sm numbers of the cubins (90 = sm_90), sorted, unique
-  std::vector<int> ptx;          // sm numbers of the PTX (compute_XY), sorted, unique
+  std::vector<int> sass;  // sm numbers of the cubins (90 = sm_90), sorted, unique
+  std::vector<int> ptx;   // sm numbers of the PTX (compute_XY), sorted, unique
+  // Arch- and family-specific targets ("sm_90a", "sm_100f", "compute_90a"): flag bits 0x100000
+  // and 0x200000 of the entry header's u64 at 0x28, as nvcc 13.0 writes them.
+  std::vector<std::string> specific;
   std::vector<std::string> gfx;  // AMD target ids, "gfx942:sramecc+:xnack-", sorted, unique
   int unread_bundles = 0;        // compressed bundles whose targets could not be read
-  bool empty() const { return sass.empty() && ptx.empty() && gfx.empty() && !unread_bundles; }
+  bool empty() const {
+    return sass.empty() && ptx.empty() && specific.empty() && gfx.empty() && !unread_bundles;
+  }
   // "sm_80", "sm_90", "compute_90", "gfx942:xnack-": what the documents list.
   std::vector<std::string> arch_names() const;
 };

@@ -24,7 +24,7 @@ std::string device_words(const Device& d) {
 }
 
 bool nvidia_code(const image::CodeObjects& o) {
-  return !o.sass.empty() || !o.ptx.empty();
+  return !o.sass.empty() || !o.ptx.empty() || !o.specific.empty();
 }
 bool amd_code(const image::CodeObjects& o) {
   return !o.gfx.empty() || o.unread_bundles > 0;
@@ -68,12 +68,14 @@ void judge_nvidia_code(const Device& d, const std::vector<ImageCodeObject>& libs
                      "run `anygpu detect` with the NVIDIA library available"});
       return;
     }
-    std::vector<std::string> sass;
+    std::vector<std::string> sass, ptx;
     for (int s : c.objects.sass) sass.push_back("sm_" + std::to_string(s));
-    std::optional<std::string> ptx;
-    if (!c.objects.ptx.empty()) ptx = "sm_" + std::to_string(c.objects.ptx.front());
+    for (int p : c.objects.ptx) ptx.push_back("sm_" + std::to_string(p));
+    for (const auto& s : c.objects.specific)
+      (s.rfind("sm_", 0) == 0 ? sass : ptx).push_back("sm_" + s.substr(s.find('_') + 1));
     if (cuda_arch_covered(sass, std::nullopt, *d.arch)) continue;
-    if (cuda_arch_covered({}, ptx, *d.arch)) {
+    if (std::any_of(ptx.begin(), ptx.end(),
+                    [&](const std::string& p) { return cuda_arch_covered({}, p, *d.arch); })) {
       out.push_back({"image.ptx-jit", Severity::info,
                      cat({c.file, " runs on ", *d.arch, " through PTX JIT compilation"}),
                      cat({"It carries ", list, " (layer ", c.layer, "): no cubin for ", *d.arch,

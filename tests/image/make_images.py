@@ -22,13 +22,18 @@ import zlib
 from pathlib import Path
 
 
+# Entry flags (u64 at 0x28) as nvcc 13.0 writes them: 0x11 = 64-bit, Linux; arch-specific
+# targets (sm_90a) add 0x100000, family-specific ones (sm_100f) 0x200000.
+VARIANT_FLAGS = {"": 0x11, "a": 0x100011, "f": 0x200011}
+
+
 def fatbin_container(entries):
-    """entries: [(kind 1=PTX 2=ELF, sm)]; payloads are a few bytes of filler."""
+    """entries: [(kind 1=PTX 2=ELF, sm) or (kind, sm, "a"|"f")]; payloads are filler bytes."""
     body = b""
-    for kind, sm in entries:
+    for kind, sm, *variant in entries:
         payload = bytes([sm & 0xFF]) * 24
         header = struct.pack("<HHIIIIIII", kind, 0x101, 64, len(payload), 0, 0, 0, 0, sm)
-        header += struct.pack("<IIQQQ", 64, 0, 0x11, 0, len(payload))[:64 - len(header)]
+        header += struct.pack("<IIQ", 64, 0, VARIANT_FLAGS[variant[0] if variant else ""])
         header = header.ljust(64, b"\0")
         body += header + payload
     return struct.pack("<IHHQ", 0xBA55ED50, 1, 16, len(body)) + body

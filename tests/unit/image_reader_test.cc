@@ -182,13 +182,14 @@ std::string le(uint64_t v, int width) {
   return out;
 }
 
-// A fat binary container (kind 1 = PTX, 2 = ELF) with 64-byte entry headers.
-std::string fatbin(const std::vector<std::pair<int, int>>& entries) {
+// A fat binary container (kind 1 = PTX, 2 = ELF) with 64-byte entry headers; `flags` is the
+// u64 at 0x28 (0x11, with 0x100000 for sm_XYa, 0x200000 for sm_XYf, as nvcc 13.0 writes).
+std::string fatbin(const std::vector<std::pair<int, int>>& entries, uint64_t flags = 0x11) {
   std::string body;
   for (auto [kind, sm] : entries) {
     std::string payload(20, static_cast<char>(sm));
-    std::string h =
-        le(kind, 2) + le(0x101, 2) + le(64, 4) + le(24, 4) + std::string(16, '\0') + le(sm, 4);
+    std::string h = le(kind, 2) + le(0x101, 2) + le(64, 4) + le(24, 4) + std::string(16, '\0') +
+                    le(sm, 4) + le(64, 4) + le(0, 4) + le(flags, 8);
     h.resize(64, '\0');
     payload.resize(24, '\0');
     body += h + payload;
@@ -237,6 +238,17 @@ TEST(ImageCodeObjects, FatbinArchsFromEntryHeaders) {
   EXPECT_EQ(c.sass, (std::vector<int>{80, 86, 90}));
   EXPECT_EQ(c.ptx, (std::vector<int>{90}));
   EXPECT_EQ(c.arch_names(), (std::vector<std::string>{"sm_80", "sm_86", "sm_90", "compute_90"}));
+}
+
+TEST(ImageCodeObjects, ArchAndFamilySpecificTargets) {
+  auto lib = fatbin({{2, 90}, {1, 90}}, 0x100011) + fatbin({{2, 100}}, 0x1200011) +
+             fatbin({{2, 80}}, 0x1000011);
+  auto c = scan_code_objects_in(lib);
+  EXPECT_EQ(c.sass, (std::vector<int>{80}));
+  EXPECT_TRUE(c.ptx.empty());
+  EXPECT_EQ(c.specific, (std::vector<std::string>{"compute_90a", "sm_100f", "sm_90a"}));
+  EXPECT_EQ(c.arch_names(),
+            (std::vector<std::string>{"sm_80", "sm_100f", "sm_90a", "compute_90a"}));
 }
 
 TEST(ImageCodeObjects, MagicOffAlignmentOrWithBadEntriesIgnored) {
