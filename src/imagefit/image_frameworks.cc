@@ -87,6 +87,18 @@ std::vector<ImageFramework> image_frameworks(const image::ImageContents& image) 
         out.push_back(
             {"torch_npu", v, std::nullopt, std::nullopt, "/" + path, layer_name(image, f.layer)});
     }
+    // The vendor stacks installed in the image: ROCm's package version file, CANN's install info.
+    if (path == "opt/rocm/.info/version") {
+      auto v = std::string(trim(split_lines(f.text).empty() ? "" : split_lines(f.text)[0]));
+      if (!v.empty())
+        out.push_back(
+            {"rocm", v, std::nullopt, std::nullopt, "/" + path, layer_name(image, f.layer)});
+    }
+    if (has_suffix(path, "/ascend_toolkit_install.info"))
+      for (auto line : split_lines(f.text))
+        if (trim(line).rfind("version=", 0) == 0)
+          out.push_back({"cann", std::string(trim(trim(line).substr(8))), std::nullopt,
+                         std::nullopt, "/" + path, layer_name(image, f.layer)});
     std::string name, version;
     auto base = std::string_view(path).substr(path.rfind('/') + 1);
     if (has_suffix(dir_of(path), "conda-meta") && conda_record(base, &name, &version) &&

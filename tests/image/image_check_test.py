@@ -177,6 +177,26 @@ def good_images(r, work):
     check("CCOB gfx1100 library fits the RX 7900, not the 4090", d and
           verdicts(d) == {"0000:01:00.0": "fail", "0000:04:00.0": "ok"}, d)
 
+    # Ascend: a CPU torch with torch_npu (the plugin the wheel table names) and CANN inside.
+    npu = mk.torch_files("2.4.0")
+    npu["usr/local/Ascend/ascend-toolkit/latest/x86_64-linux/ascend_toolkit_install.info"] = (
+        b"package_name=Ascend-cann-toolkit\nversion=8.0.RC3\n")
+    without = dict(npu)
+    npu[mk.SITE + "/torch_npu/version.py"] = b"__version__ = '2.4.0.post2'\n"
+    npu[mk.SITE + "/torch_npu-2.4.0.post2.dist-info/METADATA"] = (
+        b"Metadata-Version: 2.1\nName: torch-npu\nVersion: 2.4.0.post2\n")
+    docker, _, _ = three_forms(work, "npu", [mk.layer_tar(npu)], [])
+    rc, d = r.doc("ascend-910b-8x", docker)
+    check("torch_npu image ok on the Ascend host; CANN and torch_npu listed", rc == 0 and d and
+          set(verdicts(d).values()) == {"ok"} and
+          {(f["name"], f["version"]) for f in d["frameworks"]} ==
+          {("torch", "2.4.0"), ("torch_npu", "2.4.0.post2"), ("cann", "8.0.RC3")}, d)
+    docker, _, _ = three_forms(work, "nonpu", [mk.layer_tar(without)], [])
+    rc, d = r.doc("ascend-910b-8x", docker)
+    check("a CPU torch without torch_npu on the Ascend host: plugin missing (warning)",
+          rc == 0 and d and codes(d) == ["torch.plugin-missing"] and
+          set(verdicts(d).values()) == {"warning"}, d)
+
     # Nothing the checker knows: a warning, not ok.
     docker, _, _ = three_forms(work, "plain", [mk.layer_tar({"etc/hostname": b"x\n"})], [])
     rc, d = r.doc("h100-8x", docker)
