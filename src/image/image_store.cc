@@ -259,6 +259,10 @@ Result<std::unique_ptr<FileRange>> ImageStore::open_member(const std::string& na
   auto norm = normalize_member_path(name, path_);
   if (!norm) return norm.error();
   if (is_dir_) {
+    // A layout's blobs are plain files: a symbolic link would make the layout read elsewhere.
+    struct stat st {};
+    if (::lstat((path_ + "/" + *norm).c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+      return bad_input(cat({path_, ": ", *norm, " is a symbolic link, not a blob"}));
     auto file = OpenFile::open(path_ + "/" + *norm);
     if (!file) return file.error();
     *size = (*file)->size();

@@ -325,6 +325,17 @@ def bad_inputs(r, work):
             cfg = p.name
     expect_bad(r, "config digest mismatch", oci, cfg, "does not match its name")
 
+    # A layout whose blob is a symbolic link (to a file outside it).
+    oci = w / "bad-symlink-blob"
+    mk.oci_layout(oci, [good], [])
+    blob = next(p for p in (oci / "blobs" / "sha256").iterdir()
+                if p.read_bytes()[:2] == b"\x1f\x8b")
+    outside = w / "outside-blob"
+    outside.write_bytes(blob.read_bytes())
+    blob.unlink()
+    blob.symlink_to(outside)
+    expect_bad(r, "symlinked blob", oci, f"blobs/sha256/{blob.name} is a symbolic link")
+
     # The outer archive cut short, an empty file, a directory that is no layout.
     whole = w / "cuda-docker.tar"
     cut = w / "bad-cut.tar"
