@@ -95,6 +95,57 @@ std::optional<PaxRecords> parse_pax(std::string_view text) {
   return out;
 }
 
+TarMember::Kind kind_of_type(char type) {
+  switch (type) {
+    case '0':
+    case '\0':
+    case '7':
+      return TarMember::Kind::file;
+    case '5':
+      return TarMember::Kind::dir;
+    case '2':
+      return TarMember::Kind::symlink;
+    case '1':
+      return TarMember::Kind::hardlink;
+    default:
+      return TarMember::Kind::other;
+  }
+}
+
+// The member a header block describes (with the long names and pax records before it), its
+// path normalised and its claims checked.
+Result<TarMember> describe_member(const char* b, uint64_t size,
+                                  const std::optional<std::string>& long_name,
+                                  const std::optional<std::string>& long_link,
+                                  const PaxRecords& pax, const std::string& what) {
+  TarMember m;
+  std::string raw = pax.path.value_or(long_name.value_or(""));
+  if (raw.empty()) {
+    auto prefix = tar_field(b, 345, 155);
+    auto name = tar_field(b, 0, 100);
+    bool ustar = std::memcmp(b + 257, "ustar", 5) == 0;
+    raw = ustar && !prefix.empty() ? cat({prefix, "/", name}) : std::string(name);
+  }
+  m.link = pax.linkpath.value_or(long_link.value_or(std::string(tar_field(b, 157, 100))));
+  m.size = pax.size.value_or(size);
+  auto path = normalize_member_path(raw, what);
+  if (!path) return path.error();
+  m.path = *path;
+  m.kind = kind_of_type(b[156]);
+  if (m.size > kMaxMemberBytes)
+    return bad_input(cat({what, ": member '", m.path, "' claims ", std::to_string(m.size),
+                          " bytes (limit ", std::to_string(kMaxMemberBytes >> 30), " GiB)"}));
+  if (m.kind == TarMember::Kind::hardlink) {
+    auto target = normalize_member_path(m.link, what);
+    if (!target) return target.error();
+    m.link = *target;
+  }
+  if (m.kind == TarMember::Kind::symlink && !link_stays_inside(m.path, m.link))
+    return bad_input(
+        cat({what, ": symlink '", m.path, "' -> '", m.link, "' leaves the image's root"}));
+  return m;
+}
+
 }  // namespace
 
 Result<std::string> normalize_member_path(std::string_view raw, const std::string& what) {
@@ -189,52 +240,11 @@ Result<std::optional<TarMember>> TarReader::next() {
       }
       continue;
     }
-    TarMember m;
-    std::string raw = long_name.value_or("");
-    if (pax.path) raw = *pax.path;
-    if (raw.empty()) {
-      auto prefix = tar_field(b, 345, 155);
-      auto name = tar_field(b, 0, 100);
-      bool ustar = std::memcmp(b + 257, "ustar", 5) == 0;
-      raw = ustar && !prefix.empty() ? cat({prefix, "/", name}) : std::string(name);
-    }
-    m.link = pax.linkpath.value_or(long_link.value_or(std::string(tar_field(b, 157, 100))));
-    m.size = pax.size.value_or(*size);
-    auto path = normalize_member_path(raw, what_);
-    if (!path) return path.error();
-    m.path = *path;
-    switch (type) {
-      case '0':
-      case '\0':
-      case '7':
-        m.kind = TarMember::Kind::file;
-        break;
-      case '5':
-        m.kind = TarMember::Kind::dir;
-        break;
-      case '2':
-        m.kind = TarMember::Kind::symlink;
-        break;
-      case '1':
-        m.kind = TarMember::Kind::hardlink;
-        break;
-      default:
-        m.kind = TarMember::Kind::other;
-    }
-    if (m.size > kMaxMemberBytes)
-      return bad_input(cat({what_, ": member '", m.path, "' claims ", std::to_string(m.size),
-                            " bytes (limit ", std::to_string(kMaxMemberBytes >> 30), " GiB)"}));
-    if (m.kind == TarMember::Kind::hardlink) {
-      auto target = normalize_member_path(m.link, what_);
-      if (!target) return target.error();
-      m.link = *target;
-    }
-    if (m.kind == TarMember::Kind::symlink && !link_stays_inside(m.path, m.link))
-      return bad_input(
-          cat({what_, ": symlink '", m.path, "' -> '", m.link, "' leaves the image's root"}));
-    remaining_ = m.size;
-    padding_ = (kBlock - m.size % kBlock) % kBlock;
-    return std::optional<TarMember>(std::move(m));
+    auto m = describe_member(b, *size, long_name, long_link, pax, what_);
+    if (!m) return m.error();
+    remaining_ = m->size;
+    padding_ = (kBlock - m->size % kBlock) % kBlock;
+    return std::optional<TarMember>(std::move(*m));
   }
 }
 
