@@ -22,7 +22,7 @@ DEV_GOALS  := $(filter-out $(USER_GOALS),$(or $(MAKECMDGOALS),all))
 WERROR     ?= $(if $(DEV_GOALS),ON,OFF)
 TESTS      ?= $(if $(DEV_GOALS),ON,OFF)
 
-BUILD_DEPS := cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev \
+BUILD_DEPS := cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev zlib1g-dev \
               python3 git
 RUN_DEPS   := pci.ids python3-torch
 TEST_DEPS  := libgtest-dev libgmock-dev clang libclang-rt-14-dev \
@@ -136,7 +136,7 @@ fuzz: deps $(FUZZ_BUILD)/build.ninja
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
 	./tests/fuzz/run_all.sh $(FUZZ_BUILD)/tests/fuzz $(FUZZ_SECONDS)
 
-BENCHES := launch exporter doctor python metrics cluster wheel isolation driver
+BENCHES := launch exporter doctor python metrics cluster wheel isolation driver image
 
 bench: build
 	./bench/run.sh $(BUILD)

@@ -162,7 +162,7 @@ std::vector<Command> commands() {
           metrics_command(), top_command(),       exporter_command(), doctor_command(),
           wheel_command(),   host_init_command(), init_command(),     cdi_command(),
           slurm_command(),   k8s_command(),       vendors_command(),  gather_command(),
-          health_command(),  ps_command(),        topo_command()};
+          health_command(),  ps_command(),        topo_command(),     image_command()};
 }
 }  // namespace
 

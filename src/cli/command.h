@@ -90,5 +90,6 @@ Command init_command();
 Command health_command();
 Command ps_command();
 Command topo_command();
+Command image_command();
 
 }  // namespace anygpu::cli

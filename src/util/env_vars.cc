@@ -150,6 +150,14 @@ constexpr EnvVariable kRows[] = {
      "Slurm it keeps this one, elsewhere it unsets it"},
     {"XDG_RUNTIME_DIR", EnvKind::any, kEnvCli, false, "any value",
      "an absolute path: anygpu run's lock directory is beneath it (not as root)"},
+    {"CONTAINERS_STORAGE_CONF", EnvKind::any, kEnvCli, false, "any value",
+     "image check: the storage.conf whose graphroot holds images looked up by reference "
+     "(default /etc/containers/storage.conf)"},
+    {"XDG_DATA_HOME", EnvKind::any, kEnvCli, false, "any value",
+     "image check, not as root and without a graphroot: containers-storage is beneath it"},
+    {"HOME", EnvKind::any, kEnvCli, false, "any value",
+     "image check, not as root and without a graphroot or XDG_DATA_HOME: containers-storage "
+     "is ~/.local/share/containers/storage"},
     {"CXX", EnvKind::any, kEnvPython, false, "any value",
      "the C++ compiler anygpu.torch's compile check tries (default g++)"},
 };

@@ -412,12 +412,17 @@ bool cuda_arch_covered(const std::vector<std::string>& arches,
                        const std::optional<std::string>& ptx, const std::string& arch) {
   auto dev = parse_sm(arch);
   if (!dev) return false;
+  // An arch-specific target (sm_90a, compute_90a) runs on exactly that compute capability;
+  // a family-specific one (sm_100f) within its major, as a plain cubin does.
+  auto exact = [&](const Arch& b) { return b.major == dev->major && b.minor == dev->minor; };
   for (const auto& a : arches) {
     auto b = parse_sm(a);
-    if (b && b->major == dev->major && b->minor <= dev->minor) return true;
+    if (b && b->variant == 'a' ? exact(*b) : b && b->major == dev->major && b->minor <= dev->minor)
+      return true;
   }
   if (ptx) {
     auto p = parse_sm(*ptx);
+    if (p && p->variant == 'a') return exact(*p);
     if (p && (p->major < dev->major || (p->major == dev->major && p->minor <= dev->minor)))
       return true;
   }

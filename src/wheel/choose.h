@@ -61,7 +61,9 @@ Result<WheelChoice> choose_wheel(const WheelData& data, const Inventory& invento
 // The vendor whose devices the decision is for: primary_vendor() (select/select.h), the rule
 // select, k8s and host-init share.
 
-// Does a build with cubins for `arches` (+ optional PTX) run on `arch` (sm_XY)?
+// Does a build with cubins for `arches` (+ optional PTX) run on `arch` (sm_XY)? A cubin runs
+// on its major at an equal or higher minor, PTX on any equal or higher compute capability;
+// arch-specific targets (sm_90a) only on exactly theirs.
 bool cuda_arch_covered(const std::vector<std::string>& arches,
                        const std::optional<std::string>& ptx, const std::string& arch);
 

@@ -5,6 +5,7 @@ list(APPEND ANYGPU_UNIT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../unit/diagnostics_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/env_vars_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/file_trust_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/sha256_test.cc
 )
 
 # Files that steer anygpu changed by others (ANYGPU_REGISTRY refused, CDI specs warned about and

@@ -53,7 +53,12 @@ PROBING = {
     "ps": [(["ps", "--pod-resources", ""], "human"),
            (["--json", "ps", "--pod-resources", ""], "json")],
     "topo": [(["topo"], "human"), (["--json", "topo"], "json")],
+    # A ROCm image whose kernels fit the fixture's MI300X devices (exit 0).
+    "image check": [(["image", "check", "{image}"], "human"),
+                    (["--json", "image", "check", "{image}"], "json")],
 }
+IMAGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "image", "examples",
+                     "torch-rocm62.tar")
 # Commands that do not discover the host, and why; those with JSON still carry "warnings".
 NOT_PROBING = {
     "init": "scaffolds files from templates",
@@ -124,7 +129,7 @@ def check_output(name, kind, p):
 def check_probing(binary, root, tmp):
     for command, runs in PROBING.items():
         for args, kind in runs:
-            args = [a.format(spec=f"{tmp}/runtime-spec.yaml", tmp=tmp) for a in args]
+            args = [a.format(spec=f"{tmp}/runtime-spec.yaml", tmp=tmp, image=IMAGE) for a in args]
             name = " ".join(args)
             p = run(binary, root, args, tmp)
             before = len(failures)

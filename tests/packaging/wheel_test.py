@@ -31,7 +31,7 @@ import tempfile
 import zipfile
 
 SYSTEM_LIBS = {"libc.so.6", "libm.so.6", "libdl.so.2", "librt.so.1", "libpthread.so.0",
-               "libgcc_s.so.1", "libstdc++.so.6", "ld-linux-x86-64.so.2",
+               "libgcc_s.so.1", "libz.so.1", "libstdc++.so.6", "ld-linux-x86-64.so.2",
                "ld-linux-aarch64.so.1"}
 failures = []
 

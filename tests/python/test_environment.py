@@ -254,7 +254,8 @@ CLI_READERS = {
     "SLURMD_NODENAME": ["health --slurm"],
 }
 NOT_REFUSED = {"NO_COLOR", "PATH", "LD_LIBRARY_PATH", "ROCR_VISIBLE_DEVICES",
-               "XDG_RUNTIME_DIR"}  # any value
+               "XDG_RUNTIME_DIR", "CONTAINERS_STORAGE_CONF", "XDG_DATA_HOME",
+               "HOME"}  # any value
 # Read by run alone, through launch/slurm_map.cc's own words: the same values, other text.
 SAME_VALUES_OTHER_TEXT = {"SLURM_STEP_GPUS", "SLURM_JOB_GPUS"}
 

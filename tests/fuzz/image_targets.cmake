@@ -1,0 +1,3 @@
+# `anygpu image check`: a layer or save archive as the tar reader reads it (plain or gzip), and
+# the GPU code-object scanner (.nv_fatbin containers, offload bundles, CCOB) over a library.
+set(ANYGPU_IMAGE_FUZZ_TARGETS image_tar code_objects)

@@ -1,0 +1,366 @@
+#!/usr/bin/python3
+"""`anygpu image check` end to end on images built here from small root file systems (real ELF
+libraries from cc carrying .nv_fatbin / .hip_fatbin sections, make_images.py), in the three
+storage forms, judged on fixture hosts (h100-8x: sm_90, driver 550; mi300x-8x: gfx942;
+workstation-mixed: RTX 4090 sm_89 and RX 7900 gfx1100). Then every class of bad input: exit 2
+and a message naming the layer and member; nothing is written to TMPDIR.
+
+Usage: image_check_test.py ANYGPU TESTS_DIR
+"""
+
+import gzip
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+import jsonschema
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import make_images as mk  # noqa: E402
+
+failures = []
+CUDA_REQUIRE = ("NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470,driver<471 "
+                "brand=tesla,driver>=535,driver<536")
+
+
+def check(name, ok, detail=""):
+    print(("ok   " if ok else "FAIL ") + name + ("" if ok else ": " + str(detail)[:2000]))
+    if not ok:
+        failures.append(name)
+
+
+class Runner:
+    def __init__(self, binary, tests, scratch):
+        self.binary, self.tests, self.scratch = binary, tests, scratch
+        self.schema = json.loads((tests.parent / "schemas" / "image-check.schema.json").read_text())
+
+    def run(self, host, image, *extra):
+        env = dict(os.environ, TMPDIR=str(self.scratch))
+        return subprocess.run([self.binary, "--root", str(self.tests / "hosts" / host),
+                               "--no-libs", "image", "check", str(image), *extra],
+                              capture_output=True, text=True, timeout=120, env=env)
+
+    def doc(self, host, image):
+        r = self.run(host, image, "--json")
+        try:
+            d = json.loads(r.stdout)
+            jsonschema.validate(d, self.schema)
+        except (json.JSONDecodeError, jsonschema.ValidationError) as e:
+            check(f"schema {image} on {host}", False, f"{e}: {r.stdout} {r.stderr}")
+            return r.returncode, None
+        return r.returncode, d
+
+
+def lib(work, name, **sections):
+    path = Path(work) / name
+    mk.shared_library(path, work, **sections)
+    return path.read_bytes()
+
+
+def verdicts(d):
+    return {x["pci_bus_id"]: x["verdict"] for x in d["devices"]}
+
+
+def codes(d, bus=None):
+    return sorted({f["code"] for x in d["devices"] if bus in (None, x["pci_bus_id"])
+                   for f in x["findings"]})
+
+
+def build_cuda(work, flash_archs=((2, 80), (2, 90)), env=(CUDA_REQUIRE, "CUDA_VERSION=12.4.1")):
+    torch_lib = lib(work, "libtorch_cuda.so",
+                    fatbins=[mk.fatbin_container([(2, 80), (2, 90), (1, 90)])])
+    flash = lib(work, "flash.so", fatbins=[mk.fatbin_container(list(flash_archs))])
+    files = mk.torch_files("2.5.1+cu124", cuda="12.4")
+    files[mk.SITE + "/torch/lib/libtorch_cuda.so"] = torch_lib
+    base = mk.layer_tar({"etc/os-release": b"ID=debian\n"})
+    top = mk.layer_tar({mk.SITE + "/flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so": flash})
+    return [base, mk.layer_tar(files), top], list(env)
+
+
+def build_rocm(work, targets=("gfx90a:xnack-", "gfx942")):
+    hip = lib(work, "libtorch_hip.so", bundles=[mk.offload_bundle(list(targets))])
+    files = mk.torch_files("2.5.1+rocm6.2", hip="6.2.41133-dd7f95766")
+    files[mk.SITE + "/torch/lib/libtorch_hip.so"] = hip
+    return [mk.layer_tar(files)], []
+
+
+def three_forms(work, name, layers, env):
+    """The same image as docker-archive, OCI directory and OCI tar."""
+    w = Path(work)
+    docker = w / f"{name}-docker.tar"
+    mk.docker_archive(docker, layers, env, tag=f"localhost/{name}:latest")
+    oci = w / f"{name}-oci"
+    mk.oci_layout(oci, layers, env, ref=name)
+    oci_tar = w / f"{name}-oci.tar"
+    mk.tar_directory(oci, oci_tar)
+    return docker, oci, oci_tar
+
+
+def good_images(r, work):
+    layers, env = build_cuda(work)
+    forms = three_forms(work, "cuda", layers, env)
+    docs = []
+    for form in forms:
+        rc, d = r.doc("h100-8x", form)
+        check(f"cuda image ok on h100 ({form.name})", rc == 0 and d and
+              set(verdicts(d).values()) == {"ok"}, d)
+        docs.append(d)
+    if all(docs):
+        strip = lambda d: ([(f["name"], f["version"], f["file"]) for f in d["frameworks"]],
+                           [(c["file"], c["archs"]) for c in d["code_objects"]], d["image"]["id"],
+                           verdicts(d))
+        check("three storage forms agree", strip(docs[0]) == strip(docs[1]) == strip(docs[2]),
+              [strip(d) for d in docs])
+        d = docs[0]
+        check("image ref from the archive", d["image"].get("ref") == "localhost/cuda:latest", d)
+        check("torch framework read", d["frameworks"][0]["version"] == "2.5.1+cu124" and
+              d["frameworks"][0]["cuda"] == "12.4", d["frameworks"])
+        libs = {c["file"].rsplit("/", 1)[1]: c for c in d["code_objects"]}
+        check("fatbin archs of libtorch_cuda", libs.get("libtorch_cuda.so", {}).get("archs") ==
+              ["sm_80", "sm_90", "compute_90"], libs)
+        check("layer named by diff_id", libs["libtorch_cuda.so"]["layer"] ==
+              "sha256:" + mk.sha(layers[1]), libs["libtorch_cuda.so"]["layer"])
+
+    rc, d = r.doc("mi300x-8x", forms[0])
+    check("cuda image fails on mi300x (exit 1)", rc == 1 and d and
+          set(verdicts(d).values()) == {"fail"} and codes(d) == ["torch.vendor-mismatch"], d)
+    rc, d = r.doc("workstation-mixed", forms[1])
+    check("cuda image on the mixed workstation: nvidia ok, amd fails", rc == 1 and d and
+          verdicts(d) == {"0000:01:00.0": "ok", "0000:04:00.0": "fail"}, d)
+    text = r.run("workstation-mixed", forms[1])
+    check("text names the failing device", text.returncode == 1 and
+          "fail  0000:04:00.0" in text.stdout and "torch.vendor-mismatch" in text.stdout,
+          text.stdout + text.stderr)
+
+    # An extension built for sm_90 only: the 4090 (sm_89) has no kernel image; the H100 runs it.
+    layers, env = build_cuda(work, flash_archs=((2, 90),))
+    docker, _, _ = three_forms(work, "flash90", layers, env)
+    rc, d = r.doc("workstation-mixed", docker)
+    f = [x for dev in (d or {}).get("devices", []) if dev["pci_bus_id"] == "0000:01:00.0"
+         for x in dev["findings"] if x["code"] == "image.no-kernel-image"]
+    check("sm_90-only extension fails on sm_89", rc == 1 and len(f) == 1 and
+          "flash_attn_2_cuda" in f[0]["message"] and "sha256:" + mk.sha(layers[2]) in
+          f[0]["evidence"], d)
+    rc, d = r.doc("h100-8x", docker)
+    check("sm_90-only extension runs on the H100", rc == 0, d)
+
+    # The runtime's own gate: an image that requires CUDA 12.8 on driver 550 (CUDA 12.4).
+    layers, _ = build_cuda(work)
+    docker, _, _ = three_forms(work, "cuda128", layers, ["NVIDIA_REQUIRE_CUDA=cuda>=12.8"])
+    rc, d = r.doc("h100-8x", docker)
+    check("NVIDIA_REQUIRE_CUDA cuda>=12.8 refused on driver 550", rc == 1 and d and
+          codes(d) == ["image.require-cuda"], d)
+
+    rocm_layers, _ = build_rocm(work)
+    docker, oci, _ = three_forms(work, "rocm", rocm_layers, [])
+    rc, d = r.doc("mi300x-8x", oci)
+    check("rocm image ok on mi300x", rc == 0 and d and set(verdicts(d).values()) == {"ok"}, d)
+    rc, d = r.doc("workstation-mixed", docker)
+    check("rocm image without gfx1100 fails on the RX 7900; wrong vendor on the 4090",
+          rc == 1 and d and codes(d, "0000:04:00.0") == ["image.no-gfx-target"] and
+          codes(d, "0000:01:00.0") == ["torch.vendor-mismatch"], d)
+    rc, d = r.doc("h100-8x", docker)
+    check("rocm image on the H100: wrong vendor", rc == 1 and codes(d) ==
+          ["torch.vendor-mismatch"], d)
+    # Compressed (CCOB, zlib) bundles are read too.
+    hip = lib(work, "libccob.so", bundles=[mk.compressed_bundle(["gfx1100"])])
+    docker, _, _ = three_forms(work, "ccob", [mk.layer_tar({"opt/k/libk.so": hip})], [])
+    rc, d = r.doc("workstation-mixed", docker)
+    check("CCOB bundle targets read", d and d["code_objects"] and
+          d["code_objects"][0]["archs"] == ["gfx1100"], d)
+    check("CCOB gfx1100 library fits the RX 7900, not the 4090", d and
+          verdicts(d) == {"0000:01:00.0": "fail", "0000:04:00.0": "ok"}, d)
+
+    # Ascend: a CPU torch with torch_npu (the plugin the wheel table names) and CANN inside.
+    npu = mk.torch_files("2.4.0")
+    npu["usr/local/Ascend/ascend-toolkit/latest/x86_64-linux/ascend_toolkit_install.info"] = (
+        b"package_name=Ascend-cann-toolkit\nversion=8.0.RC3\n")
+    without = dict(npu)
+    npu[mk.SITE + "/torch_npu/version.py"] = b"__version__ = '2.4.0.post2'\n"
+    npu[mk.SITE + "/torch_npu-2.4.0.post2.dist-info/METADATA"] = (
+        b"Metadata-Version: 2.1\nName: torch-npu\nVersion: 2.4.0.post2\n")
+    docker, _, _ = three_forms(work, "npu", [mk.layer_tar(npu)], [])
+    rc, d = r.doc("ascend-910b-8x", docker)
+    check("torch_npu image ok on the Ascend host; CANN and torch_npu listed", rc == 0 and d and
+          set(verdicts(d).values()) == {"ok"} and
+          {(f["name"], f["version"]) for f in d["frameworks"]} ==
+          {("torch", "2.4.0"), ("torch_npu", "2.4.0.post2"), ("cann", "8.0.RC3")}, d)
+    docker, _, _ = three_forms(work, "nonpu", [mk.layer_tar(without)], [])
+    rc, d = r.doc("ascend-910b-8x", docker)
+    check("a CPU torch without torch_npu on the Ascend host: plugin missing (warning)",
+          rc == 0 and d and codes(d) == ["torch.plugin-missing"] and
+          set(verdicts(d).values()) == {"warning"}, d)
+
+    # Nothing the checker knows: a warning, not ok.
+    docker, _, _ = three_forms(work, "plain", [mk.layer_tar({"etc/hostname": b"x\n"})], [])
+    rc, d = r.doc("h100-8x", docker)
+    check("an image without GPU code is a warning", rc == 0 and d and
+          set(verdicts(d).values()) == {"warning"} and codes(d) == ["image.no-gpu-code"], d)
+
+
+def whiteouts(r, work):
+    sm50 = lib(work, "old.so", fatbins=[mk.fatbin_container([(2, 50)])])
+    sm90 = lib(work, "new.so", fatbins=[mk.fatbin_container([(2, 90)])])
+    plain = lib(work, "plain.so")
+    lower = mk.layer_tar({"opt/a/liba.so": sm50, "opt/b/libb.so": sm50, "opt/c/libc1.so": sm50,
+                          "opt/d/libd.so": sm50})
+    upper = mk.layer_tar({"opt/b/new.so": sm90, "opt/c/libc1.so": plain},
+                         whiteouts=["opt/a/liba.so", "opt/d"], opaque=["opt/b"])
+    docker, oci, _ = three_forms(work, "wh", [lower, upper], [])
+    for form in (docker, oci):
+        rc, d = r.doc("h100-8x", form)
+        files = sorted(c["file"] for c in (d or {}).get("code_objects", []))
+        check(f"whiteouts, opaque dirs and replaced files applied ({form.name})",
+              files == ["/opt/b/new.so"], files)
+
+
+def expect_bad(r, name, image, *needles):
+    res = r.run("h100-8x", image)
+    ok = res.returncode == 2 and all(n in res.stderr for n in needles) and res.stdout == ""
+    check("bad input: " + name, ok, f"rc={res.returncode} stderr={res.stderr!r}")
+
+
+def raw_member_layer(name, data=b"x", kind=tarfile.REGTYPE, link="", size=None):
+    ti = tarfile.TarInfo("placeholder")
+    ti.type, ti.linkname, ti.size = kind, link, len(data) if size is None else size
+    block = bytearray(ti.tobuf(format=tarfile.GNU_FORMAT))
+    block[0:100] = name.encode().ljust(100, b"\0")
+    block[148:156] = b" " * 8
+    block[148:155] = ("%06o\0" % sum(block)).encode()
+    body = data + b"\0" * ((512 - len(data) % 512) % 512) if size is None else b""
+    return bytes(block) + body + b"\0" * 1024
+
+
+def bad_inputs(r, work):
+    w = Path(work)
+    good = mk.layer_tar({"usr/lib/libx.so": b"\x7fELF"})
+    cases = {
+        "climbing member": (raw_member_layer("usr/../../etc/cron.d/x"),
+                            ["member 'usr/../../etc/cron.d/x' climbs out of the root"]),
+        "absolute member": (raw_member_layer("/etc/passwd"),
+                            ["member '/etc/passwd' has an absolute path"]),
+        "escaping symlink": (raw_member_layer("usr/lib/evil", b"", tarfile.SYMTYPE,
+                                              "../../../../etc/shadow"),
+                             ["symlink 'usr/lib/evil' -> '../../../../etc/shadow' leaves"]),
+        "terabyte claim": (raw_member_layer("usr/lib/big.so", size=5 << 40),
+                           ["member 'usr/lib/big.so' claims 5497558138880 bytes"]),
+    }
+    for name, (layer, needles) in cases.items():
+        img = w / f"bad-{name.replace(' ', '-')}.tar"
+        mk.docker_archive(img, [good, layer], [])
+        expect_bad(r, name, img, f"layer 2 (sha256:{mk.sha(layer)})", *needles)
+
+    # A corrupt tar header (checksum) in an uncompressed layer.
+    broken = bytearray(good)
+    broken[0] ^= 0x01
+    img = w / "bad-checksum.tar"
+    mk.docker_archive(img, [bytes(broken)], [])
+    expect_bad(r, "tar checksum", img, f"layer 1 (sha256:{mk.sha(bytes(broken))})",
+               "bad tar header checksum")
+
+    # A gzip layer cut short, and one corrupted, in OCI layouts (blobs renamed to match).
+    for name, damage, needle in [("truncated gzip", lambda b: b[:len(b) // 2],
+                                  "truncated gzip stream"),
+                                 ("corrupt gzip", lambda b: b[:20] + bytes(x ^ 0x5a for x in
+                                                                          b[20:40]) + b[40:],
+                                  "corrupt gzip stream")]:
+        big = mk.layer_tar({"usr/lib/data.bin": os.urandom(200000)})
+        oci = w / f"bad-{name.replace(' ', '-')}"
+        mk.oci_layout(oci, [big], [])
+        blob = gzip.compress(big, mtime=0)
+        bad = damage(blob)
+        (oci / "blobs" / "sha256" / mk.sha(blob)).unlink()
+        (oci / "blobs" / "sha256" / mk.sha(bad)).write_bytes(bad)
+        index = json.loads((oci / "index.json").read_text())
+        mpath = oci / "blobs" / "sha256" / index["manifests"][0]["digest"][7:]
+        manifest = json.loads(mpath.read_text())
+        manifest["layers"][0]["digest"] = "sha256:" + mk.sha(bad)
+        mtext = json.dumps(manifest).encode()
+        mpath.unlink()
+        (oci / "blobs" / "sha256" / mk.sha(mtext)).write_bytes(mtext)
+        index["manifests"][0]["digest"] = "sha256:" + mk.sha(mtext)
+        (oci / "index.json").write_text(json.dumps(index))
+        expect_bad(r, name, oci, f"layer 1 (sha256:{mk.sha(bad)})", needle)
+
+    # A blob whose bytes no longer match its digest (same size, one byte changed).
+    oci = w / "bad-digest"
+    mk.oci_layout(oci, [good], [])
+    blob = next(p for p in (oci / "blobs" / "sha256").iterdir()
+                if p.read_bytes()[:2] == b"\x1f\x8b")
+    data = bytearray(gzip.decompress(blob.read_bytes()))
+    data[data.index(b"\x7fELF") + 1] ^= 0x01  # inside the member's data: the tar still reads
+    blob.write_bytes(gzip.compress(bytes(data), mtime=0))
+    expect_bad(r, "blob digest mismatch", oci, f"layer 1 (sha256:{blob.name})",
+               "not the sha256:" + blob.name)
+
+    # A layer tar whose content differs from the config's diff_id.
+    img = w / "bad-diffid.tar"
+    mk.docker_archive(img, [good], [])
+    with tarfile.open(img) as t:
+        names = t.getnames()
+        members = {n: t.extractfile(n).read() for n in names}
+    layer_name = next(n for n in names if n.endswith(mk.sha(good)))
+    at = good.index(b"\x7fELF") + 1
+    members[layer_name] = good[:at] + bytes([good[at] ^ 1]) + good[at + 1:]
+    with tarfile.open(img, "w") as t:
+        for n in names:
+            ti = tarfile.TarInfo(n)
+            ti.size = len(members[n])
+            t.addfile(ti, io.BytesIO(members[n]))
+    expect_bad(r, "layer digest mismatch", img, "layer 1 (sha256:" + mk.sha(good),
+               "not the sha256:" + mk.sha(good))
+
+    # The config's bytes no longer match its name.
+    oci = w / "bad-config"
+    mk.oci_layout(oci, [good], ["A=1"])
+    for p in (oci / "blobs" / "sha256").iterdir():
+        if b'"rootfs"' in p.read_bytes():
+            p.write_bytes(p.read_bytes().replace(b"A=1", b"A=2"))
+            cfg = p.name
+    expect_bad(r, "config digest mismatch", oci, cfg, "does not match its name")
+
+    # A layout whose blob is a symbolic link (to a file outside it).
+    oci = w / "bad-symlink-blob"
+    mk.oci_layout(oci, [good], [])
+    blob = next(p for p in (oci / "blobs" / "sha256").iterdir()
+                if p.read_bytes()[:2] == b"\x1f\x8b")
+    outside = w / "outside-blob"
+    outside.write_bytes(blob.read_bytes())
+    blob.unlink()
+    blob.symlink_to(outside)
+    expect_bad(r, "symlinked blob", oci, f"blobs/sha256/{blob.name} is a symbolic link")
+
+    # The outer archive cut short, an empty file, a directory that is no layout.
+    whole = w / "cuda-docker.tar"
+    cut = w / "bad-cut.tar"
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    expect_bad(r, "truncated archive", cut, str(cut))
+    (w / "empty.tar").write_bytes(b"")
+    expect_bad(r, "empty file", w / "empty.tar", "empty.tar")
+    (w / "notalayout").mkdir()
+    expect_bad(r, "directory without a layout", w / "notalayout",
+               "neither a docker/podman save archive")
+    expect_bad(r, "missing path", w / "nope.tar", "nope.tar: no such image")
+
+
+def main(binary, tests):
+    tests = Path(tests).resolve()
+    with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as scratch:
+        r = Runner(binary, tests, Path(scratch))
+        good_images(r, work)
+        whiteouts(r, work)
+        bad_inputs(r, work)
+        left = list(Path(scratch).iterdir())
+        check("nothing written to TMPDIR", left == [], left)
+    print(f"{len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))

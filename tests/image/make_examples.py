@@ -1,0 +1,42 @@
+#!/usr/bin/python3
+"""Writes the example images docs/image.md runs `anygpu image check` on (tests/image/examples/):
+torch-cu124.tar, a CUDA torch with a flash-attention extension built for sm_90 only, and
+torch-rocm62.tar, a ROCm torch whose kernels target gfx90a and gfx942. Both are docker-archive
+files built by make_images.py; regenerate them with this script after changing it.
+"""
+
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import make_images as mk  # noqa: E402
+
+CUDA_ENV = ["CUDA_VERSION=12.4.1",
+            "NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470,driver<471"]
+
+
+def main(out):
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as work:
+        w = Path(work)
+        mk.shared_library(w / "libtorch_cuda.so", work,
+                          fatbins=[mk.fatbin_container([(2, 80), (2, 86), (2, 90), (1, 90)])])
+        mk.shared_library(w / "flash.so", work, fatbins=[mk.fatbin_container([(2, 90)])])
+        mk.shared_library(w / "libtorch_hip.so", work,
+                          bundles=[mk.offload_bundle(["gfx90a:xnack-", "gfx942"])])
+        files = mk.torch_files("2.5.1+cu124", cuda="12.4")
+        files[mk.SITE + "/torch/lib/libtorch_cuda.so"] = (w / "libtorch_cuda.so").read_bytes()
+        flash = {mk.SITE + "/flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so":
+                 (w / "flash.so").read_bytes()}
+        mk.docker_archive(out / "torch-cu124.tar", [mk.layer_tar(files), mk.layer_tar(flash)],
+                          CUDA_ENV, tag="localhost/train:cu124")
+        files = mk.torch_files("2.5.1+rocm6.2", hip="6.2.41133-dd7f95766")
+        files[mk.SITE + "/torch/lib/libtorch_hip.so"] = (w / "libtorch_hip.so").read_bytes()
+        mk.docker_archive(out / "torch-rocm62.tar", [mk.layer_tar(files)], [],
+                          tag="localhost/train:rocm6.2")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent / "examples")
