@@ -195,11 +195,11 @@ void judge_vendor(const Device& d, const std::vector<ImageCodeObject>& libs,
                  cat({"use the image's ", d.vendor == "nvidia" ? "CUDA" : "ROCm", " variant"})});
 }
 
-Verdict verdict_of(const std::vector<Finding>& findings) {
-  Verdict v = Verdict::ok;
+FitVerdict verdict_of(const std::vector<Finding>& findings) {
+  FitVerdict v = FitVerdict::ok;
   for (const auto& f : findings) {
-    if (f.severity == Severity::error) return Verdict::fail;
-    if (f.severity == Severity::warning) v = Verdict::warning;
+    if (f.severity == Severity::error) return FitVerdict::fail;
+    if (f.severity == Severity::warning) v = FitVerdict::warning;
   }
   return v;
 }
@@ -218,7 +218,7 @@ bool torch_code_read(const std::vector<ImagePythonEnv>& envs,
 
 bool ImageFit::failed() const {
   return std::any_of(devices.begin(), devices.end(),
-                     [](const DeviceFit& d) { return d.verdict == Verdict::fail; });
+                     [](const DeviceFit& d) { return d.verdict == FitVerdict::fail; });
 }
 
 ImageFit judge_image(const image::ImageContents& image, const Inventory& inventory,

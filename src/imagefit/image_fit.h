@@ -30,12 +30,12 @@ struct ImageCodeObject {
   image::CodeObjects objects;
 };
 
-enum class Verdict { ok, warning, fail };
+enum class FitVerdict { ok, warning, fail };
 
 struct DeviceFit {
   std::string pci_bus_id;
   std::string label;  // "GPU 0 (NVIDIA H100 80GB HBM3, sm_90)"
-  Verdict verdict = Verdict::ok;
+  FitVerdict verdict = FitVerdict::ok;
   std::vector<Finding> findings;
 };
 

@@ -6,13 +6,13 @@ namespace anygpu {
 
 namespace {
 
-std::string_view verdict_word(Verdict v) {
+std::string_view verdict_word(FitVerdict v) {
   switch (v) {
-    case Verdict::fail:
+    case FitVerdict::fail:
       return "fail";
-    case Verdict::warning:
+    case FitVerdict::warning:
       return "warning";
-    case Verdict::ok:
+    case FitVerdict::ok:
       return "ok";
   }
   return "fail";
