@@ -67,6 +67,10 @@ struct Partition {
   std::vector<std::string> device_nodes;  // the nodes this partition needs besides shared ones
   std::optional<std::string> render_node;
   std::optional<int> numa_node;
+  // Not rendered; what launch needs to name the partition to its runtime.
+  std::optional<int> gpu_instance, compute_instance;  // MIG GI and CI ids (the cap paths' giN/ciN)
+  // AMD: the logical id HIP and ROCr enumerate it under (its rank among the host's KFD GPU nodes).
+  std::optional<int> runtime_index;
 };
 
 struct Device {

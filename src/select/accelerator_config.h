@@ -36,12 +36,19 @@ struct PolicyRule {
   std::string where;
 };
 
-// One entry of a `devices:` list: a PCI bus id or a per-vendor index.
+// One entry of a `devices:` list: a device by PCI bus id or per-vendor index, or a partition by
+// "<bus id>/<partition>", "<index>:<partition>" (nvidia-ctk's MIG index form) or "MIG-<uuid>".
 struct DeviceRef {
   std::optional<std::string> bus_id;  // canonical "0000:18:00.0"
   std::optional<int> index;
+  std::optional<int> partition;     // with bus_id or index
+  std::optional<std::string> uuid;  // "MIG-…", as written
   std::string text() const;
+  bool operator==(const DeviceRef&) const = default;
 };
+
+// Parses one entry; nullopt when it is none of the forms above.
+std::optional<DeviceRef> parse_device_ref_text(std::string_view text);
 
 struct AcceleratorConfig {
   std::string file;              // where it came from ("" when absent: the defaults)
