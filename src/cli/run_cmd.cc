@@ -198,6 +198,7 @@ int run(const RunFlags& f, const GlobalOptions& g) {
       if (auto stop = lock_devices(f, g, **place, *outcome, locks)) return *stop;
     const auto& selection = outcome->selection;
     for (const auto& r : selection->reasons) report(g, Diagnostic::note(r));
+    for (const auto& w : selection->warnings) report(g, Diagnostic::warning({}, w));
     HostFacts facts = gather_host_facts(host, *selection, *options, environment, notes);
     auto planned = plan_launch(*selection, *options, facts, environment, slurm);
     // A value that cannot reach the engine safely is run's own failure like any other (125):

@@ -93,6 +93,7 @@ Command select_command() {
                             cat({"config: ", out->config.file.empty() ? "(none; backend auto)"
                                                                       : out->config.file})));
               for (const auto& r : s.reasons) report(g, Diagnostic::note(r));
+              for (const auto& w : s.warnings) report(g, Diagnostic::warning({}, w));
               if (g.verbose) note_locks(g, host, req.caller_env, s);
               auto format = g.json ? std::string("json") : f->format;
               if (format == "json") {

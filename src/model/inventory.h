@@ -108,6 +108,14 @@ struct Device {
   bool selectable() const;
 };
 
+// Partition `p` of `parent` as one device of its own, for what hands devices to a container:
+// its nodes are the partition's alone (MIG: the parent's /dev/nvidiaN and the GI and CI cap
+// nodes, F-5; AMD: the partition's card and render node), never its siblings'. A MIG instance
+// gets no DRM node (nvidia-container-toolkit adds /dev/dri only for +gfx profiles). Its memory
+// and NUMA node are the partition's (memory unknown when the partition's is), the rest the
+// parent's.
+Device partition_device(const Device& parent, const Partition& p);
+
 struct HostInfo {
   std::optional<std::string> hostname, kernel, os, arch;
   std::optional<int> cpus, numa_nodes;

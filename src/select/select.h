@@ -47,8 +47,9 @@ struct Selection {
   std::string backend;  // the vendor's first backend name ("cuda", "rocm", …) or "cpu"
   std::string torch_device;
   std::string dist_backend;
-  // The chosen units (select/units.h), in index order. A partition's entry is its parent
-  // device with the partition's own memory and NUMA node; `partitions` says which partition.
+  // The chosen units (select/units.h), in index order. A partition's entry is the partition as
+  // a device of its own (partition_device(): its own nodes, memory and NUMA node);
+  // `partitions` says which partition it is.
   std::vector<Device> devices;
   // Parallel to `devices` (or empty: no partitions): the partition each unit is, absent for a
   // whole device.

@@ -70,11 +70,7 @@ std::string unit_id(const Unit& u) {
 }
 
 Device unit_facts(const Unit& u) {
-  Device d = *u.device;
-  if (!u.partition) return d;
-  d.memory_total_bytes = u.partition->memory_total_bytes;
-  if (u.partition->numa_node) d.numa_node = u.partition->numa_node;
-  return d;
+  return u.partition ? partition_device(*u.device, *u.partition) : *u.device;
 }
 
 bool unit_named_by(const Unit& u, const DeviceRef& ref) {

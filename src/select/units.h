@@ -28,9 +28,9 @@ std::string unit_key(const Unit& u);
 // The id users pass back: the bus id, or the partition's id (SPEC "Partitions").
 std::string unit_id(const Unit& u);
 
-// What the criteria judge: the device, with a partition's own memory (unknown when the
-// partition's is: never the parent's, which it has only a share of) and NUMA node (else the
-// parent's). Vendor, architecture and driver are the parent's.
+// The unit as a device of its own: what the criteria judge and what a selection hands on
+// (partition_device() for a partition: its own nodes, memory and NUMA node; vendor,
+// architecture and driver are the parent's).
 Device unit_facts(const Unit& u);
 
 // Whether `ref` names this unit. A plain index or bus id names only a whole device.
