@@ -309,6 +309,32 @@ bool mig_uuid_text(std::string_view s) {
 
 }  // namespace
 
+Result<bool> apply_devices_option(AcceleratorConfig& config, std::string_view text) {
+  auto t = trim(text);
+  config.count.reset();
+  config.list.clear();
+  config.list_origin = cat({"--devices ", t});
+  if (t == "all") return true;
+  if (auto n = small_number(t)) {
+    if (*n < 1) return bad_input("--devices 0: expected all, a count (1, 2, …) or a list");
+    config.count = *n;
+    return true;
+  }
+  for (auto entry : split(t, ',')) {
+    if (trim(entry).empty()) continue;  // "0," is the list [0]; "0" is a count
+    auto ref = parse_device_ref_text(trim(entry));
+    if (!ref)
+      return bad_input(cat({"--devices: '", escape_control(trim(entry)),
+                            "' is neither a device index or PCI bus id nor a partition (0:1, "
+                            "0000:18:00.0/1, MIG-<uuid>)"}));
+    if (std::find(config.list.begin(), config.list.end(), *ref) != config.list.end())
+      return bad_input(cat({"--devices: '", ref->text(), "' is listed twice"}));
+    config.list.push_back(*ref);
+  }
+  if (config.list.empty()) return bad_input("--devices: an empty list selects nothing; use all");
+  return true;
+}
+
 std::optional<DeviceRef> parse_device_ref_text(std::string_view s) {
   DeviceRef ref;
   if (mig_uuid_text(s)) {

@@ -63,6 +63,10 @@ struct AcceleratorConfig {
   std::optional<std::string> runtime_contract;  // resolved against the config's directory
 };
 
+// `--devices all|N|ID[,ID…]` (select, run): replaces the config's `devices:`. A lone number is
+// a count; "0," is the list naming device 0. bad_input naming the option and the entry otherwise.
+Result<bool> apply_devices_option(AcceleratorConfig& config, std::string_view text);
+
 // `text` read from `file` (the name used in messages). Relative runtime_contract paths are
 // resolved against the directory of `file`.
 Result<AcceleratorConfig> parse_accelerator_config(std::string_view text, const std::string& file,

@@ -436,10 +436,12 @@ std::optional<Error> check_list(const Context& c, const std::vector<const Vendor
 }
 
 // Each unit's visible-devices entry, or why it has none (then it is not eligible).
-void name_units(Context& c) {
+void name_units(Context& c, const Registry& registry) {
   bool amd_partitioned = vendor_partitioned(c.inv, "amd");
   for (const auto& u : c.units) {
-    auto entry = visible_entry(u, amd_partitioned);
+    const auto* v = registry.vendor(u.device->vendor);
+    auto entry =
+        visible_entry(u, amd_partitioned, v ? v->partition_uuid_since : std::string_view());
     if (entry)
       c.entries[unit_key(u)] = *entry;
     else
@@ -709,7 +711,7 @@ Result<Selection> select_devices(const Inventory& inv, const AcceleratorConfig& 
     return bad_input(cat({"backend '", cfg.backend_written, "' names no known vendor"}));
 
   Context c{inv, cfg, in, selection_units(inv), {}, {}, {}};
-  name_units(c);
+  name_units(c, registry);
   if (!cfg.list.empty())
     if (auto error = check_list(c, vendors)) return *error;
   if (auto applied = apply_caller_visible(c, vendors, reasons); !applied) return applied.error();

@@ -7,14 +7,11 @@ namespace anygpu {
 
 namespace {
 
-// NVIDIA: "With drivers >= R470 (470.42.01+), each MIG device is assigned a GPU UUID starting
-// with MIG-<UUID>"; before that the form was MIG-GPU-<gpu uuid>/<gi>/<ci> (F-9; Slurm's
-// _nvml_use_mig_uuid picks the form by the same threshold).
-constexpr std::string_view kMigUuidDriver = "470.42.01";
-
-bool legacy_mig_driver(const Device& d) {
-  if (!d.driver || !d.driver->version) return false;
-  auto cmp = compare_versions(*d.driver->version, kMigUuidDriver);
+// Before the vendor's partition_uuid_since (NVIDIA: 470.42.01, data/vendors.yaml) a MIG
+// instance was named MIG-GPU-<gpu uuid>/<gi>/<ci> (F-9).
+bool legacy_mig_driver(const Device& d, std::string_view uuid_since) {
+  if (uuid_since.empty() || !d.driver || !d.driver->version) return false;
+  auto cmp = compare_versions(*d.driver->version, uuid_since);
   return cmp && *cmp < 0;
 }
 
@@ -25,12 +22,12 @@ std::optional<std::string> legacy_mig_name(const Device& d, const Partition& p) 
               std::to_string(*p.compute_instance)});
 }
 
-Result<std::string> mig_entry(const Device& d, const Partition& p) {
+Result<std::string> mig_entry(const Device& d, const Partition& p, std::string_view uuid_since) {
   if (p.uuid && p.uuid->starts_with("MIG-")) return *p.uuid;
   if (p.id.starts_with("MIG-")) return p.id;
-  if (legacy_mig_driver(d)) {
+  if (legacy_mig_driver(d, uuid_since)) {
     if (auto name = legacy_mig_name(d, p)) return *name;
-    return host_error(cat({"driver ", *d.driver->version, " (before ", kMigUuidDriver,
+    return host_error(cat({"driver ", *d.driver->version, " (before ", uuid_since,
                            ") names a MIG instance MIG-GPU-<gpu uuid>/<gi>/<ci>, and the GPU's "
                            "UUID is unknown"}));
   }
@@ -94,7 +91,8 @@ bool names_partitioned_device(const Device& d, const DeviceRef& ref) {
   return (ref.bus_id && d.pci.address.str() == *ref.bus_id) || (ref.index && d.index == *ref.index);
 }
 
-Result<std::string> visible_entry(const Unit& u, bool amd_partitioned_host) {
+Result<std::string> visible_entry(const Unit& u, bool amd_partitioned_host,
+                                  std::string_view partition_uuid_since) {
   const Device& d = *u.device;
   if (!u.partition) {
     if (d.vendor == "amd" && amd_partitioned_host)
@@ -104,7 +102,7 @@ Result<std::string> visible_entry(const Unit& u, bool amd_partitioned_host) {
     return std::to_string(d.index);
   }
   const Partition& p = *u.partition;
-  if (d.partitioning->mode == "mig") return mig_entry(d, p);
+  if (d.partitioning->mode == "mig") return mig_entry(d, p, partition_uuid_since);
   // HIP and ROCr number each partition as a GPU of its own, in the kernel's (KFD's) order:
   // ROCm "GPU partitioning" docs, "How logical GPUs are numbered" (F-33).
   if (d.vendor == "amd" && p.runtime_index) return std::to_string(*p.runtime_index);

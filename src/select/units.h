@@ -41,6 +41,8 @@ bool names_partitioned_device(const Device& d, const DeviceRef& ref);
 // The entry naming the unit in its vendor's visible-devices variable, as that runtime documents
 // it, or why there is none (an error to show, not to exit on: the unit is then ineligible).
 // `amd_partitioned_host`: AMD devices on this host are partitioned, so HIP numbers partitions.
-Result<std::string> visible_entry(const Unit& u, bool amd_partitioned_host);
+// `partition_uuid_since`: the vendor's registry entry (Vendor::partition_uuid_since).
+Result<std::string> visible_entry(const Unit& u, bool amd_partitioned_host,
+                                  std::string_view partition_uuid_since);
 
 }  // namespace anygpu

@@ -25,6 +25,12 @@ Result<Selection> run(const Inventory& inv, const std::string& text, SelectInput
   return select_devices(inv, config(text), in);
 }
 
+Selection pick_with(const Inventory& inv, const AcceleratorConfig& c) {
+  auto s = select_devices(inv, c, {});
+  EXPECT_TRUE(s.ok()) << s.error().message;
+  return s.ok() ? *s : Selection{};
+}
+
 Selection pick(const Inventory& inv, const std::string& text, SelectInputs in = {}) {
   auto s = run(inv, text, in);
   EXPECT_TRUE(s.ok()) << s.error().message;
@@ -282,6 +288,29 @@ TEST(SelectPartitions, TheCallersVisibleDevicesNameLogicalIdsOnACpxHost) {
   auto m = pick(mig_with_uuids(), "", by_uuid);
   ASSERT_EQ(m.devices.size(), 1u);
   EXPECT_EQ(m.partition_of(0)->id, mig_uuid(2, 0));
+}
+
+TEST(SelectPartitions, TheDevicesOptionCountsAndNamesUnits) {
+  AcceleratorConfig c = config("devices: [0]\n");
+  ASSERT_TRUE(apply_devices_option(c, "3"));
+  EXPECT_EQ(c.count, 3);
+  EXPECT_TRUE(c.list.empty());
+  EXPECT_EQ(pick_with(cpx(), c).devices.size(), 3u);
+  ASSERT_TRUE(apply_devices_option(c, "7:6, 0000:27:00.0/3"));
+  EXPECT_FALSE(c.count);
+  auto s = pick_with(cpx(), c);
+  EXPECT_EQ(env(s, "HIP_VISIBLE_DEVICES"), "11,62");
+  ASSERT_TRUE(apply_devices_option(c, "4,"));
+  ASSERT_EQ(c.list.size(), 1u);
+  EXPECT_EQ(c.list[0].index, 4);
+  ASSERT_TRUE(apply_devices_option(c, "all"));
+  EXPECT_TRUE(c.list.empty() && !c.count);
+  for (auto bad : {"0", "0:x", ",", "1:2,1:2", "MIG-a b"}) {
+    auto r = apply_devices_option(c, bad);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_EQ(r.error().kind, ErrorKind::bad_input);
+    EXPECT_TRUE(r.error().message.starts_with("--devices")) << r.error().message;
+  }
 }
 
 }  // namespace anygpu
