@@ -39,8 +39,8 @@ std::optional<std::vector<UnitLock>> lock_all(const Selection& selection, int di
                                               const Holders& known, Holders& held, Error& error) {
   std::vector<UnitLock> locks;
   bool conflict = false;
-  for (const auto& key : selection_lock_keys(selection)) {
-    auto lock = try_lock_unit(dir_fd, dir_path, key, euid);
+  for (const auto& [key, mode] : selection_lock_plan(selection)) {
+    auto lock = try_lock_unit(dir_fd, dir_path, key, euid, mode);
     if (!lock) {
       error = lock.error();
       return std::nullopt;
@@ -66,11 +66,12 @@ Result<Attempt> attempt(const SelectOutcome& o, int dir_fd, const std::string& d
   auto known = read_lock_holders(dir_fd);
   const bool fixed = names_units(o);
   SelectInputs in = o.inputs;
-  std::set<std::string> vendor_keys;
+  std::set<std::string> vendor_buses;
   for (const auto& d : o.inventory.devices)
-    if (d.vendor == want.vendor) vendor_keys.insert(unit_lock_key(d.pci.address.str()));
+    if (d.vendor == want.vendor) vendor_buses.insert(unit_lock_key(d.pci.address.str()));
   for (const auto& [key, h] : known)
-    if (vendor_keys.count(key)) {
+    // A shared holder of a device holds one of its partitions, whose own key says which.
+    if (!h.shared && vendor_buses.count(key.substr(0, key.find('/')))) {
       in.unavailable[key] = cat({"locked by ", holder_text(h)});
       if (!fixed) a.held[key] = h;
     }
@@ -145,10 +146,23 @@ Result<std::optional<LockHolders>> lock_holders_now(bool real_root,
 
 std::vector<std::string> selection_lock_keys(const Selection& selection) {
   std::vector<std::string> keys;
-  for (const auto& d : selection.devices) keys.push_back(unit_lock_key(d.pci.address.str()));
+  for (size_t i = 0; i < selection.devices.size(); ++i) {
+    const auto* p = selection.partition_of(i);
+    keys.push_back(unit_lock_key(selection.devices[i].pci.address.str(),
+                                 p ? std::optional<int>(p->index) : std::nullopt));
+  }
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   return keys;
+}
+
+std::vector<std::pair<std::string, LockMode>> selection_lock_plan(const Selection& selection) {
+  std::map<std::string, LockMode> plan;
+  for (const auto& key : selection_lock_keys(selection)) plan[key] = LockMode::exclusive;
+  for (size_t i = 0; i < selection.devices.size(); ++i)
+    if (selection.partition_of(i))
+      plan.emplace(unit_lock_key(selection.devices[i].pci.address.str()), LockMode::shared);
+  return {plan.begin(), plan.end()};
 }
 
 Result<LockOutcome> lock_selection(const SelectOutcome& outcome, const LockDirectory& directory,

@@ -59,7 +59,10 @@ Result<std::optional<LockHolders>> lock_holders_now(bool real_root,
                                                     const std::map<std::string, std::string>& env,
                                                     uid_t euid);
 
-// The keys of a selection's units, sorted (the order every run locks in).
+// The keys of a selection's units, sorted: a device's bus id, a partition's "<bus id>/<index>".
 std::vector<std::string> selection_lock_keys(const Selection& selection);
+// What a run locks, sorted by key (the order every run locks in): each unit's key exclusively,
+// and the device of each partition shared (host/unit_lock.h LockMode).
+std::vector<std::pair<std::string, LockMode>> selection_lock_plan(const Selection& selection);
 
 }  // namespace anygpu

@@ -36,7 +36,8 @@ struct RunFlags {
   std::vector<std::string> command;
   bool no_lock = false;
   bool wait_given = false;
-  std::string wait;  // --wait=DURATION; empty: no limit
+  std::string wait;     // --wait=DURATION; empty: no limit
+  std::string devices;  // --devices: replaces the config's devices: (a Slurm allocation governs)
 };
 
 int run_failed(const std::string& message) {
@@ -168,10 +169,12 @@ int run(const RunFlags& f, const GlobalOptions& g) {
     request.extra_contracts.push_back(f.spec);
   else if (std::filesystem::exists("runtime-spec.yaml"))
     request.extra_contracts.push_back("runtime-spec.yaml");
+  request.adjust_config = [&](AcceleratorConfig& config, const Inventory& inventory) {
+    if (!f.devices.empty())
+      if (auto applied = apply_devices_option(config, f.devices); !applied) return applied;
+    return slurm ? apply_slurm_gpus(*slurm, inventory, config, notes) : Result<bool>(true);
+  };
   if (slurm) {
-    request.adjust_config = [&](AcceleratorConfig& config, const Inventory& inventory) {
-      return apply_slurm_gpus(*slurm, inventory, config, notes);
-    };
     request.allocation_governs = true;
     if (slurm->gpus)
       request.selection_context = cat({"Slurm allocation (GPUs ", join(*slurm->gpus, ","), ")"});
@@ -198,6 +201,7 @@ int run(const RunFlags& f, const GlobalOptions& g) {
       if (auto stop = lock_devices(f, g, **place, *outcome, locks)) return *stop;
     const auto& selection = outcome->selection;
     for (const auto& r : selection->reasons) report(g, Diagnostic::note(r));
+    for (const auto& w : selection->warnings) report(g, Diagnostic::warning({}, w));
     HostFacts facts = gather_host_facts(host, *selection, *options, environment, notes);
     auto planned = plan_launch(*selection, *options, facts, environment, slurm);
     // A value that cannot reach the engine safely is run's own failure like any other (125):
@@ -232,6 +236,10 @@ Command run_command() {
             app.add_option("--config", f->config,
                            "accelerator config (default ./accelerator-config.yaml)")
                 ->type_name("FILE");
+            app.add_option("--devices", f->devices,
+                           "all, a count of units or a list (0,1 / 0000:18:00.0 / 0:1 / "
+                           "MIG-<uuid>); replaces the config's devices:")
+                ->type_name("UNITS");
             app.add_option("--python", f->python,
                            "interpreter whose packages the runtime contract checks")
                 ->type_name("PATH");

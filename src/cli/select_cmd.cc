@@ -20,6 +20,7 @@ struct SelectFlags {
   std::string format = "shell";
   int nproc = 0;
   std::string python = "python3";
+  std::string devices;  // --devices: replaces the config's devices:
 };
 // select takes no lock and does not choose around locked devices: its output is used later,
 // unlocked, so avoiding them would only make a race look safe (`run` locks). -v names the
@@ -56,6 +57,10 @@ Command select_command() {
                            "per chosen device)")
                 ->type_name("N")
                 ->check(CLI::Range(1, 65536));
+            app.add_option("--devices", f->devices,
+                           "all, a count of units or a list (0,1 / 0000:18:00.0 / 0:1 / "
+                           "MIG-<uuid>); replaces the config's devices:")
+                ->type_name("UNITS");
             app.add_option("--python", f->python,
                            "interpreter whose packages the runtime contract checks")
                 ->type_name("PATH");
@@ -68,6 +73,10 @@ Command select_command() {
               if (f->nproc > 0) req.processes_per_node = f->nproc;
               req.python = f->python;
               req.caller_env = process_environment();
+              if (!f->devices.empty())
+                req.adjust_config = [f](AcceleratorConfig& c, const Inventory&) {
+                  return apply_devices_option(c, f->devices);
+                };
               Diagnostics found;
               auto out = select_on_host(host, req, found);
               report(g, found);
@@ -93,6 +102,7 @@ Command select_command() {
                             cat({"config: ", out->config.file.empty() ? "(none; backend auto)"
                                                                       : out->config.file})));
               for (const auto& r : s.reasons) report(g, Diagnostic::note(r));
+              for (const auto& w : s.warnings) report(g, Diagnostic::warning({}, w));
               if (g.verbose) note_locks(g, host, req.caller_env, s);
               auto format = g.json ? std::string("json") : f->format;
               if (format == "json") {

@@ -220,7 +220,7 @@ Result<UniqueFd> open_lock_directory(const LockDirectory& dir, bool create, uid_
 }
 
 Result<std::optional<UnitLock>> try_lock_unit(int dir_fd, const std::string& dir_path,
-                                              const std::string& key, uid_t euid) {
+                                              const std::string& key, uid_t euid, LockMode mode) {
   const std::string name = lock_file_name(key);
   const std::string path = cat({dir_path, "/", name});
   // A file removed and created anew between open and flock (a cleaner of /tmp) would let two
@@ -236,7 +236,8 @@ Result<std::optional<UnitLock>> try_lock_unit(int dir_fd, const std::string& dir
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0) return system_error(path, "cannot read the lock file", errno);
     if (!S_ISREG(st.st_mode)) return bad_input(cat({path, ": not a regular file (a lock file)"}));
-    if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    int how = mode == LockMode::shared ? LOCK_SH : LOCK_EX;
+    if (::flock(fd.get(), how | LOCK_NB) != 0) {
       if (errno == EWOULDBLOCK) return std::optional<UnitLock>();
       return system_error(path, "cannot lock", errno);
     }
@@ -244,7 +245,7 @@ Result<std::optional<UnitLock>> try_lock_unit(int dir_fd, const std::string& dir
     if (::fstatat(dir_fd, name.c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0 ||
         now.st_ino != st.st_ino || now.st_dev != st.st_dev)
       continue;
-    if (writable) record_holder(fd.get(), st, euid);
+    if (writable && mode == LockMode::exclusive) record_holder(fd.get(), st, euid);
     return std::optional<UnitLock>(UnitLock{key, std::move(fd)});
   }
   return internal_error(cat({path, ": the lock file keeps being replaced"}));
@@ -310,7 +311,7 @@ std::map<std::string, LockHolder> current_lock_holders(int dir_fd, std::string_v
     for (const auto& l : locks)
       if (l.kind == "FLOCK" && !l.blocked && l.dev_major == major(st.st_dev) &&
           l.dev_minor == minor(st.st_dev) && l.inode == st.st_ino) {
-        LockHolder h{*key, std::nullopt, std::nullopt};
+        LockHolder h{*key, std::nullopt, std::nullopt, !l.write};
         if (l.pid > 0) h.pid = l.pid;
         out[*key] = h;
       }
@@ -336,7 +337,7 @@ std::map<std::string, LockHolder> read_lock_holders(int dir_fd) {
 LockHolder holder_of(int dir_fd, const std::string& key,
                      const std::map<std::string, LockHolder>& holders) {
   if (auto it = holders.find(key); it != holders.end() && it->second.pid) return it->second;
-  LockHolder h{key, std::nullopt, std::nullopt};
+  LockHolder h{key, std::nullopt, std::nullopt, false};
   if (auto text = read_small(dir_fd, lock_file_name(key), 32))
     if (auto pid = parse_int(first_line(*text)); pid && *pid > 0) {
       h.pid = static_cast<long>(*pid);

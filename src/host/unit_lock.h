@@ -63,13 +63,20 @@ struct UnitLock {
   UniqueFd fd;
 };
 
+// A partition's run holds its partition's key exclusively and its device's key shared; a whole
+// device's run holds the device's key exclusively. So two partitions of one device are held
+// together, but never a device and any of its partitions (whichever way its partitioning
+// changed between the two runs' discovery).
+enum class LockMode { exclusive, shared };
+
 // Takes `key`'s lock without waiting: nullopt when another open file description holds it.
 // The file is opened with O_NOFOLLOW and O_NONBLOCK, never truncated on open: only a regular
 // file with one link, owned by `euid`, is rewritten (with the holder's pid), so a link planted
 // in a shared directory cannot make anygpu write elsewhere. The descriptor is close-on-exec
-// until keep_across_exec().
+// until keep_across_exec(). A shared lock writes no pid (it has several holders).
 Result<std::optional<UnitLock>> try_lock_unit(int dir_fd, const std::string& dir_path,
-                                              const std::string& key, uid_t euid);
+                                              const std::string& key, uid_t euid,
+                                              LockMode mode = LockMode::exclusive);
 
 // Clears FD_CLOEXEC, so that the exec'd command (or engine client, or torchrun's tree) holds it.
 Result<bool> keep_across_exec(const UnitLock& lock);
@@ -92,6 +99,7 @@ struct LockHolder {
   std::string key;
   std::optional<long> pid;  // absent when neither /proc/locks nor the file tells
   std::optional<std::string> command;
+  bool shared = false;  // a shared lock: a device whose partitions runs hold
 };
 
 // The units locked in the directory now, by key: the flock holders /proc/locks lists for the

@@ -42,6 +42,13 @@ std::vector<std::string> env_anygpu_decides(const Registry& registry,
 
 }  // namespace
 
+bool names_mig_instances(const Selection& s) {
+  if (s.vendor != "nvidia") return false;
+  for (size_t i = 0; i < s.devices.size(); ++i)
+    if (s.partition_of(i)) return true;
+  return false;
+}
+
 std::string loader_path_without_hook(const std::vector<std::string>& folders) {
   std::vector<std::string> keep;
   for (const auto& f : folders)
@@ -107,7 +114,8 @@ Result<LaunchPlan> plan_container(const Selection& selection, const LaunchOption
              !selection.devices.empty();
   for (size_t i = 0; i < selection.devices.size(); ++i) {
     const auto& d = selection.devices[i];
-    PlanDevice pd{d.vendor, d.index, d.pci.address.str(), {}};
+    PlanDevice pd{d.vendor, d.index, d.pci.address.str(), {}, {}};
+    if (const auto* p = selection.partition_of(i)) pd.partition = *p;
     if (!cdi)
       for (const auto& n : edits.devices[i].edits.device_nodes) pd.nodes.push_back(n.path);
     plan.devices.push_back(std::move(pd));
@@ -141,8 +149,11 @@ Result<LaunchPlan> plan_container(const Selection& selection, const LaunchOption
 
   std::vector<EnvVar> env = inner_env;
   env.emplace_back("PYTHONUNBUFFERED", "1");
-  // Inside, only the selected devices exist, so the in-process variable counts from 0.
-  if (v && !v->visible_devices_env.empty() && !selection.devices.empty()) {
+  // Inside, only the selected devices exist, so the in-process variable counts from 0 (an AMD
+  // partition too: ROCr enumerates the render nodes it may open). MIG instances keep their
+  // MIG-<uuid>, the one name CUDA takes for them, valid inside as outside.
+  if (v && !v->visible_devices_env.empty() && !selection.devices.empty() &&
+      !names_mig_instances(selection)) {
     std::vector<std::string> renumbered;
     for (size_t i = 0; i < selection.devices.size(); ++i) renumbered.push_back(std::to_string(i));
     auto name = std::string(v->visible_devices_env);

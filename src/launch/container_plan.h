@@ -19,6 +19,9 @@ Result<LaunchPlan> plan_container(const Selection& selection, const LaunchOption
 // the loader's default directories, ':'-joined, for LD_LIBRARY_PATH ("" when none).
 std::string loader_path_without_hook(const std::vector<std::string>& folders);
 
+// Whether the selection holds MIG instances (named by UUID inside a container as outside).
+bool names_mig_instances(const Selection& selection);
+
 // "podman" | "docker" from --engine, else podman when on PATH, else docker.
 Result<std::string> choose_engine(const LaunchOptions& options, const HostFacts& facts);
 

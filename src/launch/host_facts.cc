@@ -52,6 +52,28 @@ bool torchrun_needs_std_workaround(const std::string& torchrun_path,
   return needed;
 }
 
+namespace {
+
+// A partition's node the host lacks (MIG cap nodes exist only once nvidia-smi or
+// nvidia-modprobe made them, F-6): without it the container cannot use the partition. (DRM
+// nodes follow the registry's container.drm rule, which may leave a card node out on purpose.)
+void note_absent_partition_nodes(const HostRoot& host, const Selection& selection,
+                                 std::vector<std::string>& notes) {
+  for (size_t i = 0; i < selection.devices.size(); ++i) {
+    const auto* p = selection.partition_of(i);
+    if (!p) continue;
+    for (const auto& node : p->device_nodes)
+      if (!node.starts_with("/dev/dri/") && !host.exists(node))
+        notes.push_back(cat({"warning: ", node, " of partition ", p->id,
+                             " is absent on this host: the container cannot use the partition",
+                             node.find("nvidia-caps") != std::string::npos
+                                 ? " (nvidia-smi or nvidia-modprobe creates MIG capability nodes)"
+                                 : ""}));
+  }
+}
+
+}  // namespace
+
 HostFacts gather_host_facts(const HostRoot& host, const Selection& selection,
                             const LaunchOptions& options, const Environment& environment,
                             std::vector<std::string>& notes, const Registry& registry) {
@@ -69,6 +91,7 @@ HostFacts gather_host_facts(const HostRoot& host, const Selection& selection,
     if (find_on_path(e, environment)) f.engines_on_path.emplace_back(e);
   char buf[4096];
   if (getcwd(buf, sizeof buf)) f.cwd = buf;
+  note_absent_partition_nodes(host, selection, notes);
   if (!selection.devices.empty()) {
     auto edits = container_edits(host, selection.vendor, selection.devices, registry);
     if (edits)

@@ -52,7 +52,8 @@ struct PlanDevice {
   std::string vendor;
   int index = 0;
   std::string bus_id;
-  std::vector<std::string> nodes;  // host paths handed to the container (empty natively)
+  std::vector<std::string> nodes;      // host paths handed to the container (empty natively)
+  std::optional<Partition> partition;  // the unit is this partition of the device
 };
 
 struct LaunchPlan {

@@ -18,6 +18,7 @@ nlohmann::ordered_json plan_to_json(const LaunchPlan& plan) {
     dj["index"] = d.index;
     dj["bus_id"] = d.bus_id;
     dj["nodes"] = d.nodes;
+    if (d.partition) dj["partition"] = {{"index", d.partition->index}, {"id", d.partition->id}};
     devices.push_back(dj);
   }
   j["devices"] = devices;

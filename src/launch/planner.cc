@@ -122,8 +122,11 @@ Result<LaunchPlan> plan_launch(const Selection& selection, const LaunchOptions& 
     plan.argv = std::move(argv);
     plan.env = std::move(env);
     plan.unset_env = std::move(unset);
-    for (const auto& d : selection.devices)
-      plan.devices.push_back({d.vendor, d.index, d.pci.address.str(), {}});
+    for (size_t i = 0; i < selection.devices.size(); ++i) {
+      const auto& d = selection.devices[i];
+      plan.devices.push_back({d.vendor, d.index, d.pci.address.str(), {}, {}});
+      if (const auto* p = selection.partition_of(i)) plan.devices.back().partition = *p;
+    }
   }
   plan.notes.insert(plan.notes.begin(), notes.begin(), notes.end());
   return plan;

@@ -74,4 +74,18 @@ std::vector<const Device*> Inventory::of_vendor(std::string_view vendor) const {
   return out;
 }
 
+Device partition_device(const Device& parent, const Partition& p) {
+  Device d = parent;
+  d.partitioning.reset();
+  d.partitions.clear();
+  d.device_nodes = p.device_nodes;
+  d.render_node = p.render_node;
+  d.card_node.reset();
+  for (const auto& n : p.device_nodes)
+    if (n.starts_with("/dev/dri/card")) d.card_node = n;
+  d.memory_total_bytes = p.memory_total_bytes;  // a share of the parent's, unknown when unread
+  if (p.numa_node) d.numa_node = p.numa_node;
+  return d;
+}
+
 }  // namespace anygpu

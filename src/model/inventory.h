@@ -67,6 +67,10 @@ struct Partition {
   std::vector<std::string> device_nodes;  // the nodes this partition needs besides shared ones
   std::optional<std::string> render_node;
   std::optional<int> numa_node;
+  // Not rendered; what launch needs to name the partition to its runtime.
+  std::optional<int> gpu_instance, compute_instance;  // MIG GI and CI ids (the cap paths' giN/ciN)
+  // AMD: the logical id HIP and ROCr enumerate it under (its rank among the host's KFD GPU nodes).
+  std::optional<int> runtime_index;
 };
 
 struct Device {
@@ -103,6 +107,14 @@ struct Device {
   // itself never does).
   bool selectable() const;
 };
+
+// Partition `p` of `parent` as one device of its own, for what hands devices to a container:
+// its nodes are the partition's alone (MIG: the parent's /dev/nvidiaN and the GI and CI cap
+// nodes, F-5; AMD: the partition's card and render node), never its siblings'. A MIG instance
+// gets no DRM node (nvidia-container-toolkit adds /dev/dri only for +gfx profiles). Its memory
+// and NUMA node are the partition's (memory unknown when the partition's is), the rest the
+// parent's.
+Device partition_device(const Device& parent, const Partition& p);
 
 struct HostInfo {
   std::optional<std::string> hostname, kernel, os, arch;

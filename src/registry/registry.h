@@ -140,6 +140,9 @@ struct Vendor {
   // Variables the vendor's runtime also reads to narrow or re-index devices (HIP reads
   // CUDA_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL too): removed beside visible_devices_env.
   Strings conflicting_env;
+  // The first driver version whose runtime names a partition by a UUID of its own (NVIDIA MIG:
+  // MIG-<uuid> from 470.42.01; before it MIG-GPU-<gpu uuid>/<gi>/<ci>); empty: not applicable.
+  std::string_view partition_uuid_since;
   Strings backend_names;
   std::string_view cdi_kind;
   std::string_view k8s_resource;  // may contain {driver}

@@ -137,6 +137,7 @@ class Emitter {
       << ", .extra_env = " << named(v.extra_env)
       << ", .container_visible_devices_env = " << quote(v.container_visible_devices_env)
       << ", .conflicting_env = " << strings(v.conflicting_env)
+      << ", .partition_uuid_since = " << quote(v.partition_uuid_since)
       << ", .backend_names = " << strings(v.backend_names) << ", .cdi_kind = " << quote(v.cdi_kind)
       << ", .k8s_resource = " << quote(v.k8s_resource) << ", .container = " << container
       << ", .access = " << access << ", .slurm = {" << strings(v.slurm.gres_flags) << "}"

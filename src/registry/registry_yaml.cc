@@ -397,7 +397,8 @@ class RegistryParser {
   void env(const YAML::Node& n, Vendor& v) {
     const auto& r = vr_;
     static constexpr std::string_view keys[] = {"visible_devices", "extra",
-                                                "container_visible_devices", "conflicting"};
+                                                "container_visible_devices", "conflicting",
+                                                "partition_uuid_since"};
     static constexpr std::string_view required[] = {"visible_devices", "extra"};
     r.expect_map(n, "env");
     r.check_keys(n, keys, required);
@@ -405,6 +406,7 @@ class RegistryParser {
     v.extra_env = named(r, n["extra"], "extra");
     v.container_visible_devices_env = opt(r, n, "container_visible_devices");
     v.conflicting_env = n["conflicting"] ? list(r, n["conflicting"], "conflicting") : Strings();
+    v.partition_uuid_since = opt(r, n, "partition_uuid_since");
     // Every name here is printed after `export` by `select` and read back by `eval`.
     env_name(n["visible_devices"], v.visible_devices_env);
     if (n["container_visible_devices"])

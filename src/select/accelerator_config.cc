@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -184,19 +185,14 @@ Criterion parse_criterion(const YamlReader& r, const YAML::Node& n, const Regist
 
 DeviceRef parse_device_ref(const YamlReader& r, const YAML::Node& n) {
   auto s = r.scalar(n, "devices");
-  DeviceRef ref;
-  if (auto i = parse_int(s); i && s.find(':') == std::string::npos) {
-    if (*i < 0 || *i > 65535) r.fail(n, cat({"devices: index out of range: '", s, "'"}));
-    ref.index = static_cast<int>(*i);
-    return ref;
-  }
-  auto addr = PciAddress::parse(s);
-  if (!addr && std::count(s.begin(), s.end(), ':') == 1) addr = PciAddress::parse("0000:" + s);
-  if (!addr)
+  if (auto i = parse_int(s); i && s.find(':') == std::string::npos && (*i < 0 || *i > 65535))
+    r.fail(n, cat({"devices: index out of range: '", s, "'"}));
+  auto ref = parse_device_ref_text(s);
+  if (!ref)
     r.fail(n, cat({"devices: '", s,
-                   "' is neither a device index (0, 1, …) nor a PCI bus id like 0000:18:00.0"}));
-  ref.bus_id = addr->str();
-  return ref;
+                   "' is neither a device index (0, 1, …) nor a PCI bus id like 0000:18:00.0, "
+                   "nor a partition (0:1, 0000:18:00.0/1, MIG-<uuid>)"}));
+  return *ref;
 }
 
 AcceleratorConfig parse_root(const YamlReader& r, const YAML::Node& root, const std::string& file,
@@ -243,8 +239,7 @@ AcceleratorConfig parse_root(const YamlReader& r, const YAML::Node& root, const 
       for (const auto& item : d) {
         auto ref = parse_device_ref(r, item);
         for (const auto& seen : cfg.list)
-          if (seen.index == ref.index && seen.bus_id == ref.bus_id)
-            r.fail(item, cat({"devices: '", ref.text(), "' is listed twice"}));
+          if (seen == ref) r.fail(item, cat({"devices: '", ref.text(), "' is listed twice"}));
         cfg.list.push_back(ref);
       }
       cfg.list_origin = cat({r.where(d), ": devices"});
@@ -281,7 +276,93 @@ std::string_view to_string(CriterionType t) {
 }
 
 std::string DeviceRef::text() const {
-  return bus_id ? *bus_id : std::to_string(index.value_or(0));
+  if (uuid) return *uuid;
+  if (bus_id) return partition ? cat({*bus_id, "/", std::to_string(*partition)}) : *bus_id;
+  auto i = std::to_string(index.value_or(0));
+  return partition ? cat({i, ":", std::to_string(*partition)}) : i;
+}
+
+namespace {
+
+// 0..65535 written as digits only.
+std::optional<int> small_number(std::string_view s) {
+  if (s.empty() || s.size() > 5 || s.find_first_not_of("0123456789") != std::string_view::npos)
+    return std::nullopt;
+  auto v = parse_int(s);
+  return v && *v <= 65535 ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+}
+
+std::optional<std::string> bus_of(std::string_view s) {
+  auto addr = PciAddress::parse(s);
+  if (!addr && std::count(s.begin(), s.end(), ':') == 1)
+    addr = PciAddress::parse(cat({"0000:", s}));
+  return addr ? std::optional<std::string>(addr->str()) : std::nullopt;
+}
+
+// "MIG-<uuid>" or the legacy "MIG-GPU-<uuid>/<gi>/<ci>" (F-9): letters, digits, '-' and '/'.
+bool mig_uuid_text(std::string_view s) {
+  return s.size() > 4 && s.size() <= 96 && s.starts_with("MIG-") &&
+         std::all_of(s.begin(), s.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '/';
+         });
+}
+
+}  // namespace
+
+Result<bool> apply_devices_option(AcceleratorConfig& config, std::string_view text) {
+  auto t = trim(text);
+  config.count.reset();
+  config.list.clear();
+  config.list_origin = cat({"--devices ", t});
+  if (t == "all") return true;
+  if (auto n = small_number(t)) {
+    if (*n < 1) return bad_input("--devices 0: expected all, a count (1, 2, …) or a list");
+    config.count = *n;
+    return true;
+  }
+  for (auto entry : split(t, ',')) {
+    if (trim(entry).empty()) continue;  // "0," is the list [0]; "0" is a count
+    auto ref = parse_device_ref_text(trim(entry));
+    if (!ref)
+      return bad_input(cat({"--devices: '", escape_control(trim(entry)),
+                            "' is neither a device index or PCI bus id nor a partition (0:1, "
+                            "0000:18:00.0/1, MIG-<uuid>)"}));
+    if (std::find(config.list.begin(), config.list.end(), *ref) != config.list.end())
+      return bad_input(cat({"--devices: '", ref->text(), "' is listed twice"}));
+    config.list.push_back(*ref);
+  }
+  if (config.list.empty()) return bad_input("--devices: an empty list selects nothing; use all");
+  return true;
+}
+
+std::optional<DeviceRef> parse_device_ref_text(std::string_view s) {
+  DeviceRef ref;
+  if (mig_uuid_text(s)) {
+    ref.uuid = std::string(s);
+    return ref;
+  }
+  if (auto i = small_number(s)) {
+    ref.index = *i;
+    return ref;
+  }
+  auto slash = s.find('/');
+  auto colon = s.find(':');
+  if (slash == std::string_view::npos && colon != std::string_view::npos &&
+      s.find(':', colon + 1) == std::string_view::npos && s.find('.') == std::string_view::npos) {
+    auto i = small_number(s.substr(0, colon)), p = small_number(s.substr(colon + 1));
+    if (!i || !p) return std::nullopt;
+    ref.index = *i;
+    ref.partition = *p;
+    return ref;
+  }
+  if (slash != std::string_view::npos) {
+    auto p = small_number(s.substr(slash + 1));
+    if (!p) return std::nullopt;
+    ref.partition = *p;
+  }
+  ref.bus_id = bus_of(s.substr(0, slash));
+  if (!ref.bus_id) return std::nullopt;
+  return ref;
 }
 
 std::optional<std::string> resolve_backend(std::string_view name, const Registry& registry) {

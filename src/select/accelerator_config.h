@@ -36,12 +36,19 @@ struct PolicyRule {
   std::string where;
 };
 
-// One entry of a `devices:` list: a PCI bus id or a per-vendor index.
+// One entry of a `devices:` list: a device by PCI bus id or per-vendor index, or a partition by
+// "<bus id>/<partition>", "<index>:<partition>" (nvidia-ctk's MIG index form) or "MIG-<uuid>".
 struct DeviceRef {
   std::optional<std::string> bus_id;  // canonical "0000:18:00.0"
   std::optional<int> index;
+  std::optional<int> partition;     // with bus_id or index
+  std::optional<std::string> uuid;  // "MIG-…", as written
   std::string text() const;
+  bool operator==(const DeviceRef&) const = default;
 };
+
+// Parses one entry; nullopt when it is none of the forms above.
+std::optional<DeviceRef> parse_device_ref_text(std::string_view text);
 
 struct AcceleratorConfig {
   std::string file;              // where it came from ("" when absent: the defaults)
@@ -55,6 +62,10 @@ struct AcceleratorConfig {
   std::string list_origin = "devices";
   std::optional<std::string> runtime_contract;  // resolved against the config's directory
 };
+
+// `--devices all|N|ID[,ID…]` (select, run): replaces the config's `devices:`. A lone number is
+// a count; "0," is the list naming device 0. bad_input naming the option and the entry otherwise.
+Result<bool> apply_devices_option(AcceleratorConfig& config, std::string_view text);
 
 // `text` read from `file` (the name used in messages). Relative runtime_contract paths are
 // resolved against the directory of `file`.

@@ -76,8 +76,21 @@ nlohmann::ordered_json selection_to_json(const Selection& s) {
   j["vendor"] = s.vendor;
   j["backend"] = s.backend;
   auto devices = nlohmann::ordered_json::array();
-  for (const auto& d : s.devices) devices.push_back(d.pci.address.str());
+  auto partitions = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < s.devices.size(); ++i) {
+    const auto* p = s.partition_of(i);
+    devices.push_back(p ? p->id : s.devices[i].pci.address.str());
+    if (!p) continue;
+    nlohmann::ordered_json pj{{"id", p->id},
+                              {"index", p->index},
+                              {"parent", s.devices[i].pci.address.str()},
+                              {"parent_index", s.devices[i].index}};
+    if (p->profile) pj["profile"] = *p->profile;
+    partitions.push_back(pj);
+  }
   j["devices"] = devices;
+  // Only where partitions were chosen: a host without them keeps its output.
+  if (!partitions.empty()) j["partitions"] = partitions;
   auto env = nlohmann::ordered_json::object();
   for (const auto& [k, v] : s.env) env[k] = v;
   j["env"] = env;
@@ -87,6 +100,7 @@ nlohmann::ordered_json selection_to_json(const Selection& s) {
   j["num_workers"] = s.num_workers;
   if (s.priority) j["policy_priority"] = *s.priority;
   j["reasons"] = s.reasons;
+  if (!s.warnings.empty()) j["warnings"] = s.warnings;
   return j;
 }
 

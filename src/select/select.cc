@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -14,6 +15,7 @@
 #include "probe/probe.h"
 #include "probe/runtimes.h"
 #include "registry/cpu_fallback.h"
+#include "select/units.h"
 #include "util/cpulist.h"
 #include "util/strings.h"
 
@@ -88,59 +90,113 @@ int workers(const std::vector<int>& local, const std::vector<int>& affinity, int
   return n;
 }
 
-struct Candidate {
-  const Vendor* vendor = nullptr;
-  std::vector<const Device*> eligible;
-  std::vector<const Device*> listed;  // resolved `devices:` list, when one was given
+// Reasons say "devices" on a host without partitions (as always) and "units" where a vendor's
+// partitions are counted.
+std::string noun(bool partitioned, size_t n) {
+  if (partitioned) return n == 1 ? "unit" : "units";
+  return n == 1 ? "device" : "devices";
+}
+
+std::optional<int> unit_numa(const Unit& u) {
+  return u.partition && u.partition->numa_node ? u.partition->numa_node : u.device->numa_node;
+}
+
+bool unit_less(const Unit& a, const Unit& b) {
+  auto pa = a.partition ? a.partition->index : -1, pb = b.partition ? b.partition->index : -1;
+  return std::pair(a.device->index, pa) < std::pair(b.device->index, pb);
+}
+
+bool vendor_partitioned(const Inventory& inv, std::string_view vendor) {
+  return std::any_of(inv.devices.begin(), inv.devices.end(), [&](const Device& d) {
+    return d.vendor == vendor && d.partitioning && !d.partitions.empty();
+  });
+}
+
+// What every rule's evaluation shares.
+struct Context {
+  const Inventory& inv;
+  const AcceleratorConfig& cfg;
+  const SelectInputs& in;
+  std::vector<Unit> units;
+  std::map<std::string, std::string> entries;   // unit key -> its visible-devices entry
+  std::map<std::string, std::string> no_entry;  // unit key -> why it has none
+  // vendor -> the unit keys its caller's visible-devices variable leaves visible (when set)
+  std::map<std::string_view, std::set<std::string>> visible;
 };
 
-// Picks `n` of `eligible` (index order), preferring one NUMA node, then one root complex.
-std::vector<const Device*> pick_grouped(const std::vector<const Device*>& eligible, size_t n,
-                                        std::vector<std::string>& reasons) {
-  std::map<int, std::vector<const Device*>> by_numa;  // -1: unknown
-  for (const auto* d : eligible) by_numa[d->numa_node.value_or(-1)].push_back(d);
-  const std::string& vendor = eligible.front()->vendor;
+struct Candidate {
+  const Vendor* vendor = nullptr;
+  bool partitioned = false;  // the vendor has partitioned devices here
+  std::vector<Unit> eligible;
+  std::vector<Unit> listed;  // resolved `devices:` list, when one was given
+  std::string left_out;      // why the others are not eligible (partitioned vendors, for -v)
+};
+
+// n of `eligible` on one device, the first (index order) that has them: partitions of one
+// device share its package, the closest units there are.
+std::optional<std::vector<Unit>> pick_one_device(const std::vector<Unit>& eligible, size_t n,
+                                                 const std::string& of,
+                                                 std::vector<std::string>& reasons) {
+  for (const auto& first : eligible) {
+    std::vector<Unit> same;
+    for (const auto& u : eligible)
+      if (u.device == first.device && same.size() < n) same.push_back(u);
+    if (same.size() < n) continue;
+    reasons.push_back(cat({"chose ", of, " on ", label(*first.device),
+                           ": partitions of one device (packed, leaving other devices free)"}));
+    return same;
+  }
+  return std::nullopt;
+}
+
+// Picks `n` of `eligible` (index order), preferring one device (partitions), then one NUMA
+// node, then one root complex.
+std::vector<Unit> pick_grouped(const std::vector<Unit>& eligible, size_t n, bool partitioned,
+                               std::vector<std::string>& reasons) {
+  const std::string& vendor = eligible.front().device->vendor;
   auto of = cat({std::to_string(n), " of ", std::to_string(eligible.size()), " eligible ", vendor,
-                 " devices"});
+                 " ", noun(partitioned, 2)});
+  if (partitioned)
+    if (auto one = pick_one_device(eligible, n, of, reasons)) return *one;
+  std::map<int, std::vector<Unit>> by_numa;  // -1: unknown
+  for (const auto& u : eligible) by_numa[unit_numa(u).value_or(-1)].push_back(u);
   // Best: n on one NUMA node behind one root complex; then n on one NUMA node.
   for (int pass = 0; pass < 2; ++pass) {
-    for (const auto& [node, devs] : by_numa) {
-      if (devs.size() < n) continue;
+    for (const auto& [node, units] : by_numa) {
+      if (units.size() < n) continue;
       auto numa = numa_text(node < 0 ? std::nullopt : std::optional<int>(node));
       if (pass == 0) {
-        std::map<std::string, std::vector<const Device*>> by_rc;
-        for (const auto* d : devs) by_rc[d->pci.root_complex].push_back(d);
+        std::map<std::string, std::vector<Unit>> by_rc;
+        for (const auto& u : units) by_rc[u.device->pci.root_complex].push_back(u);
         for (const auto& [rc, group] : by_rc) {
           if (rc.empty() || group.size() < n) continue;
-          std::vector<const Device*> out(group.begin(), group.begin() + static_cast<long>(n));
           reasons.push_back(cat({"chose ", of, " on ", numa, " behind PCI root complex ", rc,
                                  ": they share a NUMA node and a root complex"}));
-          return out;
+          return {group.begin(), group.begin() + static_cast<long>(n)};
         }
       } else {
-        std::vector<const Device*> out(devs.begin(), devs.begin() + static_cast<long>(n));
         reasons.push_back(
             cat({"chose ", of, " on ", numa, ": they share a NUMA node (no PCI root complex has ",
                  std::to_string(n), " of them)"}));
-        return out;
+        return {units.begin(), units.begin() + static_cast<long>(n)};
       }
     }
   }
   // Spread over the fewest NUMA nodes: largest groups first.
-  std::vector<std::pair<int, std::vector<const Device*>>> groups(by_numa.begin(), by_numa.end());
+  std::vector<std::pair<int, std::vector<Unit>>> groups(by_numa.begin(), by_numa.end());
   std::stable_sort(groups.begin(), groups.end(),
                    [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
-  std::vector<const Device*> out;
+  std::vector<Unit> out;
   std::vector<std::string> nodes;
-  for (const auto& [node, devs] : groups) {
+  for (const auto& [node, units] : groups) {
     if (out.size() == n) break;
     nodes.push_back(node < 0 ? "unknown" : std::to_string(node));
-    for (const auto* d : devs) {
+    for (const auto& u : units) {
       if (out.size() == n) break;
-      out.push_back(d);
+      out.push_back(u);
     }
   }
-  std::sort(out.begin(), out.end(), [](auto* a, auto* b) { return a->index < b->index; });
+  std::sort(out.begin(), out.end(), unit_less);
   reasons.push_back(cat({"chose ", of, " across NUMA nodes ", join(nodes, ","),
                          ": no single NUMA node has ", std::to_string(n), " of them"}));
   return out;
@@ -168,36 +224,51 @@ Selection cpu_selection(const Inventory& inv, const SelectInputs& in,
   return s;
 }
 
-// The devices of `v` a caller's visible-devices variable leaves visible; nullopt when the
-// caller set none. Entries are vendor indices (PCI bus order, which anygpu makes the runtime's
-// order) or UUIDs (a unique prefix, as CUDA accepts); an entry naming no device is an error.
-Result<std::optional<std::set<const Device*>>> caller_visible(const Inventory& inv, const Vendor& v,
-                                                              const SelectInputs& in) {
-  using Visible = std::optional<std::set<const Device*>>;
-  if (in.allocation_governs || v.visible_devices_env.empty()) return Visible();
-  auto it = in.caller_env.find(std::string(v.visible_devices_env));
-  if (it == in.caller_env.end()) return Visible();
+// The units of `v` one entry of a caller's visible-devices variable names: an index (PCI bus
+// order, which anygpu makes the runtime's order; on a partitioned AMD host HIP's logical id),
+// a unique UUID prefix (as CUDA accepts), or a partition's id or UUID.
+std::vector<Unit> caller_entry_units(const Context& c, const Vendor& v, std::string_view e) {
+  std::vector<Unit> hits;
+  // "0.1" (ZE_AFFINITY_MASK: device 0, sub-device 1) keeps device 0 visible.
+  auto dot = e.find('.');
+  auto n = parse_int(dot == std::string_view::npos ? e : e.substr(0, dot));
+  for (const auto& u : c.units) {
+    const Device& d = *u.device;
+    if (d.vendor != v.id) continue;
+    auto entry = c.entries.find(unit_key(u));
+    bool logical = u.partition && d.vendor == "amd";
+    bool by_index = n && (logical ? entry != c.entries.end() && entry->second == std::to_string(*n)
+                                  : d.index == *n);
+    bool by_uuid = !n && d.uuid && d.uuid->starts_with(e);
+    bool by_partition = !n && u.partition && (u.partition->id == e || u.partition->uuid == e);
+    if (by_index || by_uuid || by_partition) hits.push_back(u);
+  }
+  return hits;
+}
+
+// The keys of the units of `v` a caller's visible-devices variable leaves visible; nullopt when
+// the caller set none. An entry naming no device (or several) is an error.
+Result<std::optional<std::set<std::string>>> caller_visible(const Context& c, const Vendor& v) {
+  using Visible = std::optional<std::set<std::string>>;
+  if (c.in.allocation_governs || v.visible_devices_env.empty()) return Visible();
+  auto it = c.in.caller_env.find(std::string(v.visible_devices_env));
+  if (it == c.in.caller_env.end()) return Visible();
   // Vendors share variables (CUDA_VISIBLE_DEVICES: NVIDIA, Iluvatar, T-Head): it restricts
   // only the vendors this host has.
-  if (inv.of_vendor(v.id).empty()) return Visible();
-  std::set<const Device*> out;
+  if (c.inv.of_vendor(v.id).empty()) return Visible();
+  std::set<std::string> out;
   std::vector<std::string> unknown;
   for (auto entry : split(it->second, ',')) {
     auto e = trim(entry);
     if (e.empty()) continue;
-    std::vector<const Device*> hits;
-    // "0.1" (ZE_AFFINITY_MASK: device 0, sub-device 1) keeps device 0 visible.
-    auto dot = e.find('.');
-    auto n = parse_int(dot == std::string_view::npos ? e : e.substr(0, dot));
-    for (const auto& d : inv.devices) {
-      if (d.vendor != v.id) continue;
-      if ((n && d.index == *n) || (!n && d.uuid && d.uuid->starts_with(e))) hits.push_back(&d);
-    }
-    if (hits.size() != 1) {
+    auto hits = caller_entry_units(c, v, e);
+    std::set<const Device*> devices;
+    for (const auto& u : hits) devices.insert(u.device);
+    if (devices.size() != 1) {
       unknown.push_back(std::string(e));
       continue;
     }
-    out.insert(hits.front());
+    for (const auto& u : hits) out.insert(unit_key(u));
   }
   if (!unknown.empty())
     return host_error(cat({it->first, "=", it->second, ": names no single ", v.id, " device (",
@@ -209,6 +280,264 @@ Result<std::optional<std::set<const Device*>>> caller_visible(const Inventory& i
 std::string rule_name(const PolicyRule* rule) {
   return rule ? cat({"policy priority ", std::to_string(rule->priority)})
               : std::string("default policy (any usable device)");
+}
+
+// Who holds the unit (SelectInputs::unavailable): itself, or its whole device, or (for a whole
+// device) any of its partitions.
+const std::string* held_by(const SelectInputs& in, const Unit& u) {
+  auto bus = u.device->pci.address.str();
+  if (auto it = in.unavailable.find(bus); it != in.unavailable.end()) return &it->second;
+  if (u.partition) {
+    auto it = in.unavailable.find(unit_key(u));
+    return it == in.unavailable.end() ? nullptr : &it->second;
+  }
+  auto it = in.unavailable.lower_bound(bus + "/");
+  return it != in.unavailable.end() && it->first.starts_with(bus + "/") ? &it->second : nullptr;
+}
+
+// Why `u` cannot be chosen under `rule`; nullopt when it can.
+std::optional<std::string> why_ineligible(const Context& c, const Vendor& v, const Unit& u,
+                                          const PolicyRule* rule) {
+  const Device& d = *u.device;
+  if (!d.selectable()) return std::string(to_string(d.status));
+  if (auto h = c.visible.find(v.id); h != c.visible.end() && !h->second.count(unit_key(u)))
+    return cat({"hidden by the caller's ", v.visible_devices_env});
+  if (const auto* held = held_by(c.in, u)) return *held;
+  if (auto it = c.no_entry.find(unit_key(u)); it != c.no_entry.end()) return it->second;
+  if (!rule) return std::nullopt;
+  auto facts = unit_facts(u);
+  for (const auto& crit : rule->criteria) {
+    std::string why;
+    if (!device_meets(facts, crit, &why)) return why;
+  }
+  return std::nullopt;
+}
+
+struct Miss {
+  std::string label, why;
+};
+
+// One line per distinct explanation keeps 8 identical GPUs readable.
+std::string distinct_whys(const std::vector<Miss>& why_not) {
+  std::vector<std::string> uniq;
+  for (const auto& w : why_not)
+    if (std::find(uniq.begin(), uniq.end(), w.why) == uniq.end()) uniq.push_back(w.why);
+  return join(uniq, "; ");
+}
+
+// Resolves the `devices:` list against the eligible units; false (with a miss) when one is not.
+bool resolve_list(const Context& c, Candidate& cand, const std::vector<Miss>& why_not,
+                  const std::function<void(std::string)>& miss) {
+  for (const auto& ref : c.cfg.list) {
+    auto hit = std::find_if(cand.eligible.begin(), cand.eligible.end(),
+                            [&](const Unit& u) { return unit_named_by(u, ref); });
+    if (hit != cand.eligible.end()) {
+      cand.listed.push_back(*hit);
+      continue;
+    }
+    std::string why;
+    for (const auto& u : c.units)
+      if (u.device->vendor == cand.vendor->id && unit_named_by(u, ref))
+        for (const auto& w : why_not)
+          if (w.label == unit_label(u)) why = cat({" (", w.why, ")"});
+    miss(cat({"listed device ", ref.text(), " is not an eligible ", cand.vendor->id, " ",
+              cand.partitioned && (ref.partition || ref.uuid) ? "partition" : "device", why}));
+    return false;
+  }
+  return true;
+}
+
+// The vendor's candidate under `rule`, or nullopt with a miss saying why.
+std::optional<Candidate> candidate_for(const Context& c, const Vendor& v, const PolicyRule* rule,
+                                       std::vector<std::string>& misses) {
+  Candidate cand{&v, vendor_partitioned(c.inv, v.id), {}, {}, {}};
+  size_t units_of_vendor = 0;
+  std::vector<Miss> why_not;
+  for (const auto& u : c.units) {
+    if (u.device->vendor != v.id) continue;
+    ++units_of_vendor;
+    if (auto why = why_ineligible(c, v, u, rule))
+      why_not.push_back({unit_label(u), *why});
+    else
+      cand.eligible.push_back(u);
+  }
+  if (units_of_vendor == 0) return std::nullopt;
+  auto miss = [&](std::string text) {
+    misses.push_back(cat({rule_name(rule), ", ", v.id, ": ", text}));
+  };
+  if (cand.eligible.empty()) {
+    miss(cat({"no ", cand.partitioned ? "unit" : "device", " qualifies (", distinct_whys(why_not),
+              ")"}));
+    return std::nullopt;
+  }
+  if (!c.cfg.list.empty() && !resolve_list(c, cand, why_not, miss)) return std::nullopt;
+  if (cand.partitioned && !why_not.empty())
+    cand.left_out = cat({"left out ", std::to_string(why_not.size()), " ", v.id, " ",
+                         noun(true, why_not.size()), " (", why_not.front().label,
+                         why_not.size() > 1 ? " …" : "", "): ", distinct_whys(why_not)});
+  size_t need = c.cfg.list.empty() ? static_cast<size_t>(c.cfg.count.value_or(1)) : 1;
+  if (rule)
+    for (const auto& crit : rule->criteria)
+      if (crit.type == CriterionType::device_count)
+        need = std::max(need, static_cast<size_t>(*crit.min_number));
+  if (cand.eligible.size() < need) {
+    miss(cat({"needs ", std::to_string(need), " ", noun(cand.partitioned, 2), ", ",
+              std::to_string(cand.eligible.size()), " qualify"}));
+    return std::nullopt;
+  }
+  return cand;
+}
+
+// For a partition that is absent from a device that is there: " (amd 7 has partitions 0-6)".
+template <typename Considered>
+std::string partitions_text(const Context& c, const DeviceRef& ref, const Considered& considered) {
+  if (!ref.partition) return "";
+  for (const auto& d : c.inv.devices) {
+    if (!considered(d) || !((ref.bus_id && d.pci.address.str() == *ref.bus_id) ||
+                            (ref.index && d.index == *ref.index)))
+      continue;
+    std::vector<std::string> have;
+    for (const auto& p : d.partitions) have.push_back(std::to_string(p.index));
+    return cat({" (", label(d), " has ",
+                have.empty() ? std::string("no partitions") : cat({"partitions ", join(have, ",")}),
+                ")"});
+  }
+  return "";
+}
+
+// An explicit list is a demand, not a preference: naming a device this host lacks, or a
+// partitioned device as a whole, is an error (exit 3), never a quiet fall back to the CPU.
+std::optional<Error> check_list(const Context& c, const std::vector<const Vendor*>& vendors) {
+  auto considered = [&](const Device& d) {
+    return std::any_of(vendors.begin(), vendors.end(),
+                       [&](const Vendor* v) { return v->id == d.vendor; });
+  };
+  std::vector<std::string> absent;
+  for (const auto& ref : c.cfg.list) {
+    for (const auto& d : c.inv.devices)
+      if (considered(d) && names_partitioned_device(d, ref))
+        return host_error(
+            cat({c.cfg.list_origin, ": ", ref.text(), " is ", label(d), ", which is partitioned (",
+                 d.partitioning->mode, ", ", std::to_string(d.partitions.size()),
+                 " partitions): its partitions are the units; name them, e.g. ",
+                 std::to_string(d.index), ":", std::to_string(d.partitions[0].index), " or ",
+                 d.partitions[0].id}));
+    bool found = std::any_of(c.units.begin(), c.units.end(), [&](const Unit& u) {
+      return considered(*u.device) && unit_named_by(u, ref);
+    });
+    if (!found) absent.push_back(cat({ref.text(), partitions_text(c, ref, considered)}));
+  }
+  if (absent.empty()) return std::nullopt;
+  return host_error(
+      cat({c.cfg.list_origin, ": no ",
+           c.cfg.backend == "auto" ? std::string() : cat({c.cfg.backend, " "}), "device ",
+           join(absent, ", "), " on this host (", std::to_string(c.inv.devices.size()), " device",
+           c.inv.devices.size() == 1 ? "" : "s", " found)"}));
+}
+
+// Each unit's visible-devices entry, or why it has none (then it is not eligible).
+void name_units(Context& c, const Registry& registry) {
+  bool amd_partitioned = vendor_partitioned(c.inv, "amd");
+  for (const auto& u : c.units) {
+    const auto* v = registry.vendor(u.device->vendor);
+    auto entry =
+        visible_entry(u, amd_partitioned, v ? v->partition_uuid_since : std::string_view());
+    if (entry)
+      c.entries[unit_key(u)] = *entry;
+    else
+      c.no_entry[unit_key(u)] = entry.error().message;
+  }
+}
+
+// The caller's visible-devices variables narrow each vendor's units.
+Result<bool> apply_caller_visible(Context& c, const std::vector<const Vendor*>& vendors,
+                                  std::vector<std::string>& reasons) {
+  for (const auto* v : vendors) {
+    auto visible = caller_visible(c, *v);
+    if (!visible) return visible.error();
+    if (!*visible) continue;
+    c.visible[v->id] = **visible;
+    size_t devices = 0;
+    for (const auto& u : c.units)
+      if (u.device->vendor == v->id && (*visible)->count(unit_key(u))) ++devices;
+    bool partitioned = vendor_partitioned(c.inv, v->id);
+    reasons.push_back(
+        cat({v->visible_devices_env, "=", c.in.caller_env.at(std::string(v->visible_devices_env)),
+             " from the caller: ", std::to_string(devices), " ", v->id, " ",
+             noun(partitioned, devices), " visible"}));
+  }
+  return true;
+}
+
+// The winning candidate's units, by the config's devices: list, count or all.
+std::vector<Unit> choose_units(const AcceleratorConfig& cfg, const Candidate& w,
+                               std::string_view vendor, std::vector<std::string>& reasons) {
+  std::vector<Unit> chosen;
+  if (!cfg.list.empty()) {
+    chosen = w.listed;
+    std::sort(chosen.begin(), chosen.end(), unit_less);
+    reasons.push_back(cat({"chose the ", std::to_string(chosen.size()), " listed ",
+                           noun(w.partitioned, chosen.size())}));
+  } else if (cfg.count && static_cast<size_t>(*cfg.count) < w.eligible.size()) {
+    chosen = pick_grouped(w.eligible, static_cast<size_t>(*cfg.count), w.partitioned, reasons);
+  } else {
+    chosen = w.eligible;
+    reasons.push_back(cat({"chose all ", std::to_string(chosen.size()), " eligible ", vendor, " ",
+                           noun(w.partitioned, chosen.size())}));
+  }
+  return chosen;
+}
+
+// What a selection of partitions should tell its user.
+void partition_warnings(const std::vector<Unit>& chosen, std::string_view visible, Selection& s) {
+  size_t mig = 0, whole = 0, amd = 0;
+  for (const auto& u : chosen) {
+    if (!u.partition)
+      ++whole;
+    else if (u.device->partitioning->mode == "mig")
+      ++mig;
+    else if (u.device->vendor == "amd")
+      ++amd;
+  }
+  if (mig > 0 && chosen.size() > 1)
+    s.warnings.push_back(
+        cat({std::to_string(mig), " MIG instance", mig == 1 ? "" : "s", " among ",
+             std::to_string(chosen.size()),
+             " units: MIG instances have no NVLink/NVSwitch peer access "
+             "and no CUDA IPC with any other device, so collectives between these units go through "
+             "host memory"}));
+  if (whole > 0 && whole < chosen.size())
+    s.warnings.push_back(
+        "whole devices and partitions chosen together: the units differ in "
+        "size, so equal work per unit finishes at different times");
+  if (amd > 0)
+    s.reasons.push_back(cat({visible,
+                             " holds HIP's logical ids: each partition is a "
+                             "GPU of its own, numbered in KFD node order (not PCI order)"}));
+}
+
+// The visible-devices entries of `chosen`. CUDA takes MIG instances by UUID only; the whole GPUs
+// beside them are then named by UUID too where known (one form for the whole list).
+std::vector<std::string> visible_entries(const Context& c, const std::vector<Unit>& chosen) {
+  bool any_mig = std::any_of(chosen.begin(), chosen.end(), [](const Unit& u) {
+    return u.partition && u.device->partitioning->mode == "mig";
+  });
+  std::vector<std::string> out;
+  for (const auto& u : chosen) {
+    if (any_mig && !u.partition && u.device->uuid)
+      out.push_back(*u.device->uuid);
+    else
+      out.push_back(c.entries.at(unit_key(u)));
+  }
+  return out;
+}
+
+std::string unit_line(const Unit& u) {
+  const Device& d = *u.device;
+  std::string what = d.name ? cat({" ", *d.name}) : "";
+  if (u.partition && u.partition->profile) what += cat({" ", *u.partition->profile});
+  return cat({"  ", unit_label(u), what, ", ", numa_text(unit_numa(u)),
+              d.pci.root_complex.empty() ? "" : cat({", ", d.pci.root_complex})});
 }
 
 }  // namespace
@@ -252,6 +581,117 @@ bool device_meets(const Device& d, const Criterion& c, std::string* why) {
   return true;
 }
 
+namespace {
+
+struct Winner {
+  Candidate candidate;
+  const PolicyRule* rule = nullptr;
+};
+
+// The first rule under which some vendor qualifies, and that vendor.
+std::optional<Winner> find_winner(const Context& c, const std::vector<const PolicyRule*>& rules,
+                                  const std::vector<const Vendor*>& vendors,
+                                  std::vector<std::string>& misses) {
+  for (const auto* rule : rules) {
+    std::vector<Candidate> found;
+    for (const auto* v : vendors)
+      if (auto cand = candidate_for(c, *v, rule, misses)) found.push_back(std::move(*cand));
+    if (found.empty()) continue;
+    // One vendor per process: a discrete accelerator before integrated graphics (a laptop's
+    // suspended dGPU wakes on use and is what its owner trains on), then the most qualifying
+    // units, then registry order.
+    auto discrete = [](const Candidate& cand) {
+      return std::any_of(cand.eligible.begin(), cand.eligible.end(),
+                         [](const Unit& u) { return !u.device->integrated; });
+    };
+    std::stable_sort(found.begin(), found.end(), [&](const auto& a, const auto& b) {
+      if (discrete(a) != discrete(b)) return discrete(a);
+      return a.eligible.size() > b.eligible.size();
+    });
+    for (size_t i = 1; i < found.size(); ++i)
+      misses.push_back(
+          cat({rule_name(rule), ", ", found[i].vendor->id,
+               ": also qualifies, but a process uses one vendor (", found.front().vendor->id,
+               " has a discrete device, more qualifying devices or comes first in the "
+               "registry)"}));
+    return Winner{std::move(found.front()), rule};
+  }
+  return std::nullopt;
+}
+
+Result<Selection> no_winner(const Context& c, const std::vector<std::string>& misses,
+                            std::vector<std::string> reasons) {
+  const auto& cfg = c.cfg;
+  if (cfg.backend != "auto") {
+    auto msg = cat({"backend '", cfg.backend_written, "': no ", cfg.backend, " device matches"});
+    bool any = false;
+    for (const auto& d : c.inv.devices) any = any || d.vendor == cfg.backend;
+    if (!any)
+      msg += cat({": this host has no ", cfg.backend, " device"});
+    else if (!misses.empty())
+      msg += cat({": ", join(misses, "; ")});
+    return host_error(msg);
+  }
+  if (!cfg.list.empty())
+    return host_error(
+        cat({cfg.list_origin, ": the listed devices cannot be used: ", join(misses, "; ")}));
+  reasons.push_back(c.inv.devices.empty()
+                        ? "no accelerator on this host: falling back to the CPU"
+                        : "no accelerator matches the policy: falling back to the CPU");
+  return cpu_selection(c.inv, c.in, std::move(reasons));
+}
+
+// The selection of `chosen` units of the winning vendor, with its environment.
+Selection make_selection(const Context& c, const Vendor& v, const std::vector<Unit>& chosen,
+                         std::vector<std::string> reasons) {
+  Selection s;
+  s.vendor = std::string(v.id);
+  s.backend = v.backend_names.empty() ? std::string(v.id) : std::string(v.backend_names[0]);
+  s.torch_device = std::string(v.torch_device);
+  s.dist_backend = std::string(v.dist_backend);
+  bool any_partition =
+      std::any_of(chosen.begin(), chosen.end(), [](const Unit& u) { return u.partition; });
+  std::vector<std::string> ids;
+  for (const auto& u : chosen) {
+    s.devices.push_back(unit_facts(u));
+    if (any_partition)
+      s.partitions.push_back(u.partition ? std::optional<Partition>(*u.partition) : std::nullopt);
+    ids.push_back(unit_id(u));
+    reasons.push_back(unit_line(u));
+  }
+  int nproc = c.in.processes_per_node.value_or(std::max<int>(1, static_cast<int>(chosen.size())));
+  auto local = cpus_of(s.devices);
+  std::string_view what = "CPUs local to the chosen devices";
+  if (local.empty()) {
+    local = c.in.affinity.empty() ? host_cpus(c.inv) : c.in.affinity;
+    what = "CPUs (device locality unknown)";
+  }
+  s.num_workers = workers(local, c.in.affinity, nproc, what, reasons);
+  s.env = {{"ANYGPU_VENDOR", s.vendor},
+           {"ANYGPU_BACKEND", s.backend},
+           {"ANYGPU_TORCH_DEVICE", s.torch_device},
+           {"ANYGPU_DIST_BACKEND", s.dist_backend},
+           {"ANYGPU_DEVICES", join(ids, ",")},
+           {"ANYGPU_NUM_WORKERS", std::to_string(s.num_workers)}};
+  for (const auto& e : v.extra_env) s.env.emplace_back(std::string(e.name), std::string(e.value));
+  // Exactly one in-process visible-devices variable: the registry's, in its runtime's names.
+  if (!v.visible_devices_env.empty())
+    s.env.emplace_back(std::string(v.visible_devices_env), join(visible_entries(c, chosen), ","));
+  if (!c.in.allocation_governs)
+    for (auto name : v.conflicting_env)
+      if (c.in.caller_env.count(std::string(name))) {
+        s.unset.emplace_back(name);
+        reasons.push_back(
+            cat({"unsetting the caller's ", name, "=", c.in.caller_env.at(std::string(name)), ": ",
+                 v.id, "'s runtime would narrow or re-index ", v.visible_devices_env}));
+      }
+  s.reasons = std::move(reasons);
+  if (any_partition) partition_warnings(chosen, v.visible_devices_env, s);
+  return s;
+}
+
+}  // namespace
+
 Result<Selection> select_devices(const Inventory& inv, const AcceleratorConfig& cfg,
                                  const SelectInputs& in, const Registry& registry) {
   std::vector<std::string> reasons;
@@ -270,238 +710,24 @@ Result<Selection> select_devices(const Inventory& inv, const AcceleratorConfig& 
   if (cfg.backend != "auto" && vendors.empty())
     return bad_input(cat({"backend '", cfg.backend_written, "' names no known vendor"}));
 
-  // An explicit list is a demand, not a preference: naming a device this host lacks is an
-  // error (exit 3), never a quiet fall back to the CPU.
-  if (!cfg.list.empty()) {
-    std::vector<std::string> absent;
-    for (const auto& ref : cfg.list) {
-      bool found = false;
-      for (const auto& d : inv.devices) {
-        bool considered = std::any_of(vendors.begin(), vendors.end(),
-                                      [&](const Vendor* v) { return v->id == d.vendor; });
-        found = found || (considered && ((ref.bus_id && d.pci.address.str() == *ref.bus_id) ||
-                                         (ref.index && d.index == *ref.index)));
-      }
-      if (!found) absent.push_back(ref.text());
-    }
-    if (!absent.empty())
-      return host_error(
-          cat({cfg.list_origin, ": no ",
-               cfg.backend == "auto" ? std::string() : cat({cfg.backend, " "}), "device ",
-               join(absent, ", "), " on this host (", std::to_string(inv.devices.size()), " device",
-               inv.devices.size() == 1 ? "" : "s", " found)"}));
-  }
-
-  std::map<std::string_view, std::set<const Device*>> hidden_by_caller;
-  for (const auto* v : vendors) {
-    auto visible = caller_visible(inv, *v, in);
-    if (!visible) return visible.error();
-    if (!*visible) continue;
-    auto& hidden = hidden_by_caller[v->id];
-    for (const auto& d : inv.devices)
-      if (d.vendor == v->id && !(*visible)->count(&d)) hidden.insert(&d);
-    reasons.push_back(
-        cat({v->visible_devices_env, "=", in.caller_env.at(std::string(v->visible_devices_env)),
-             " from the caller: ", std::to_string((*visible)->size()), " ", v->id, " device",
-             (*visible)->size() == 1 ? "" : "s", " visible"}));
-  }
+  Context c{inv, cfg, in, selection_units(inv), {}, {}, {}};
+  name_units(c, registry);
+  if (!cfg.list.empty())
+    if (auto error = check_list(c, vendors)) return *error;
+  if (auto applied = apply_caller_visible(c, vendors, reasons); !applied) return applied.error();
 
   std::vector<std::string> misses;
-  const PolicyRule* winner_rule = nullptr;
-  std::optional<Candidate> winner;
-  for (const auto* rule : rules) {
-    std::vector<Candidate> found;
-    for (const auto* v : vendors) {
-      Candidate c{v, {}, {}};
-      size_t devices_of_vendor = 0;
-      std::vector<std::string> why_not;
-      for (const auto& d : inv.devices) {
-        if (d.vendor != v->id) continue;
-        ++devices_of_vendor;
-        if (!d.selectable()) {
-          why_not.push_back(cat({label(d), ": ", to_string(d.status)}));
-          continue;
-        }
-        if (auto h = hidden_by_caller.find(v->id);
-            h != hidden_by_caller.end() && h->second.count(&d)) {
-          why_not.push_back(cat({label(d), ": hidden by the caller's ", v->visible_devices_env}));
-          continue;
-        }
-        if (auto u = in.unavailable.find(d.pci.address.str()); u != in.unavailable.end()) {
-          why_not.push_back(cat({label(d), ": ", u->second}));
-          continue;
-        }
-        bool ok = true;
-        if (rule)
-          for (const auto& crit : rule->criteria) {
-            std::string why;
-            if (!device_meets(d, crit, &why)) {
-              why_not.push_back(cat({label(d), ": ", why}));
-              ok = false;
-              break;
-            }
-          }
-        if (ok) c.eligible.push_back(&d);
-      }
-      if (devices_of_vendor == 0) continue;
-      auto miss = [&](std::string text) {
-        misses.push_back(cat({rule_name(rule), ", ", v->id, ": ", text}));
-      };
-      if (c.eligible.empty()) {
-        // One line per distinct explanation keeps 8 identical GPUs readable.
-        std::vector<std::string> uniq;
-        for (auto& w : why_not) {
-          auto colon = w.find(": ");
-          auto text = colon == std::string::npos ? w : w.substr(colon + 2);
-          if (std::find(uniq.begin(), uniq.end(), text) == uniq.end()) uniq.push_back(text);
-        }
-        miss(cat({"no device qualifies (", join(uniq, "; "), ")"}));
-        continue;
-      }
-      if (!cfg.list.empty()) {
-        bool all = true;
-        for (const auto& ref : cfg.list) {
-          const Device* hit = nullptr;
-          for (const auto* d : c.eligible)
-            if ((ref.bus_id && d->pci.address.str() == *ref.bus_id) ||
-                (ref.index && d->index == *ref.index))
-              hit = d;
-          if (!hit) {
-            std::string why;
-            for (const auto& d : inv.devices)
-              if (d.vendor == v->id && ((ref.bus_id && d.pci.address.str() == *ref.bus_id) ||
-                                        (ref.index && d.index == *ref.index)))
-                for (const auto& w : why_not)
-                  if (w.starts_with(label(d) + ": "))
-                    why = cat({" (", w.substr(label(d).size() + 2), ")"});
-            miss(
-                cat({"listed device ", ref.text(), " is not an eligible ", v->id, " device", why}));
-            all = false;
-            break;
-          }
-          c.listed.push_back(hit);
-        }
-        if (!all) continue;
-      }
-      size_t need = cfg.list.empty() ? static_cast<size_t>(cfg.count.value_or(1)) : 1;
-      if (rule)
-        for (const auto& crit : rule->criteria)
-          if (crit.type == CriterionType::device_count)
-            need = std::max(need, static_cast<size_t>(*crit.min_number));
-      if (c.eligible.size() < need) {
-        miss(cat({"needs ", std::to_string(need), " devices, ", std::to_string(c.eligible.size()),
-                  " qualify"}));
-        continue;
-      }
-      found.push_back(std::move(c));
-    }
-    if (!found.empty()) {
-      // One vendor per process: a discrete accelerator before integrated graphics (a laptop's
-      // suspended dGPU wakes on use and is what its owner trains on), then the most qualifying
-      // devices, then registry order.
-      auto discrete = [](const Candidate& c) {
-        return std::any_of(c.eligible.begin(), c.eligible.end(),
-                           [](const Device* d) { return !d->integrated; });
-      };
-      std::stable_sort(found.begin(), found.end(), [&](const auto& a, const auto& b) {
-        if (discrete(a) != discrete(b)) return discrete(a);
-        return a.eligible.size() > b.eligible.size();
-      });
-      winner = found.front();
-      winner_rule = rule;
-      for (size_t i = 1; i < found.size(); ++i)
-        misses.push_back(
-            cat({rule_name(rule), ", ", found[i].vendor->id,
-                 ": also qualifies, but a process uses one vendor (", found.front().vendor->id,
-                 " has a discrete device, more qualifying devices or comes first in the "
-                 "registry)"}));
-      break;
-    }
-  }
+  auto winner = find_winner(c, rules, vendors, misses);
   reasons.insert(reasons.end(), misses.begin(), misses.end());
+  if (!winner) return no_winner(c, misses, std::move(reasons));
 
-  if (!winner) {
-    if (cfg.backend != "auto") {
-      auto msg = cat({"backend '", cfg.backend_written, "': no ", cfg.backend, " device matches"});
-      bool any = false;
-      for (const auto& d : inv.devices) any = any || d.vendor == cfg.backend;
-      if (!any)
-        msg += cat({": this host has no ", cfg.backend, " device"});
-      else if (!misses.empty())
-        msg += cat({": ", join(misses, "; ")});
-      return host_error(msg);
-    }
-    if (!cfg.list.empty())
-      return host_error(
-          cat({cfg.list_origin, ": the listed devices cannot be used: ", join(misses, "; ")}));
-    reasons.push_back(inv.devices.empty()
-                          ? "no accelerator on this host: falling back to the CPU"
-                          : "no accelerator matches the policy: falling back to the CPU");
-    return cpu_selection(inv, in, std::move(reasons));
-  }
-
-  const Vendor& v = *winner->vendor;
-  Selection s;
-  s.vendor = std::string(v.id);
-  s.backend = v.backend_names.empty() ? std::string(v.id) : std::string(v.backend_names[0]);
-  s.torch_device = std::string(v.torch_device);
-  s.dist_backend = std::string(v.dist_backend);
-  if (winner_rule) s.priority = winner_rule->priority;
-  reasons.push_back(
-      cat({rule_name(winner_rule), " matched ", std::to_string(winner->eligible.size()), " ",
-           s.vendor, " device", winner->eligible.size() == 1 ? "" : "s"}));
-
-  std::vector<const Device*> chosen;
-  if (!cfg.list.empty()) {
-    chosen = winner->listed;
-    std::sort(chosen.begin(), chosen.end(), [](auto* a, auto* b) { return a->index < b->index; });
-    reasons.push_back(cat({"chose the ", std::to_string(chosen.size()), " listed device",
-                           chosen.size() == 1 ? "" : "s"}));
-  } else if (cfg.count && static_cast<size_t>(*cfg.count) < winner->eligible.size()) {
-    chosen = pick_grouped(winner->eligible, static_cast<size_t>(*cfg.count), reasons);
-  } else {
-    chosen = winner->eligible;
-    reasons.push_back(cat({"chose all ", std::to_string(chosen.size()), " eligible ", s.vendor,
-                           " device", chosen.size() == 1 ? "" : "s"}));
-  }
-  std::vector<std::string> bus_ids, indices;
-  for (const auto* d : chosen) {
-    s.devices.push_back(*d);
-    bus_ids.push_back(d->pci.address.str());
-    indices.push_back(std::to_string(d->index));
-    reasons.push_back(
-        cat({"  ", label(*d), d->name ? cat({" ", *d->name}) : "", ", ", numa_text(d->numa_node),
-             d->pci.root_complex.empty() ? "" : cat({", ", d->pci.root_complex})}));
-  }
-
-  int nproc = in.processes_per_node.value_or(std::max<int>(1, static_cast<int>(chosen.size())));
-  auto local = cpus_of(s.devices);
-  std::string_view what = "CPUs local to the chosen devices";
-  if (local.empty()) {
-    local = in.affinity.empty() ? host_cpus(inv) : in.affinity;
-    what = "CPUs (device locality unknown)";
-  }
-  s.num_workers = workers(local, in.affinity, nproc, what, reasons);
-
-  s.env = {{"ANYGPU_VENDOR", s.vendor},
-           {"ANYGPU_BACKEND", s.backend},
-           {"ANYGPU_TORCH_DEVICE", s.torch_device},
-           {"ANYGPU_DIST_BACKEND", s.dist_backend},
-           {"ANYGPU_DEVICES", join(bus_ids, ",")},
-           {"ANYGPU_NUM_WORKERS", std::to_string(s.num_workers)}};
-  for (const auto& e : v.extra_env) s.env.emplace_back(std::string(e.name), std::string(e.value));
-  // Exactly one in-process visible-devices variable: the registry's, with the vendor's indices.
-  if (!v.visible_devices_env.empty())
-    s.env.emplace_back(std::string(v.visible_devices_env), join(indices, ","));
-  if (!in.allocation_governs)
-    for (auto name : v.conflicting_env)
-      if (in.caller_env.count(std::string(name))) {
-        s.unset.emplace_back(name);
-        reasons.push_back(
-            cat({"unsetting the caller's ", name, "=", in.caller_env.at(std::string(name)), ": ",
-                 v.id, "'s runtime would narrow or re-index ", v.visible_devices_env}));
-      }
-  s.reasons = std::move(reasons);
+  const Candidate& w = winner->candidate;
+  reasons.push_back(cat({rule_name(winner->rule), " matched ", std::to_string(w.eligible.size()),
+                         " ", w.vendor->id, " ", noun(w.partitioned, w.eligible.size())}));
+  if (!w.left_out.empty()) reasons.push_back(w.left_out);
+  auto chosen = choose_units(cfg, w, w.vendor->id, reasons);
+  auto s = make_selection(c, *w.vendor, chosen, std::move(reasons));
+  if (winner->rule) s.priority = winner->rule->priority;
   return s;
 }
 

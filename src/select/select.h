@@ -32,9 +32,11 @@ struct SelectInputs {
   // Inside a Slurm allocation its GPU list governs (apply_slurm_gpus) and the variables Slurm
   // set are its own numbering: the caller's variables neither restrict nor get removed here.
   bool allocation_governs = false;
-  // Devices another run holds (host/unit_lock.h), by PCI bus id, with who holds them: not
-  // eligible, with that as the reason. An explicit `devices:` list is never swapped for others:
-  // a listed device held elsewhere fails the selection.
+  // Units another run holds (host/unit_lock.h), by lock key (a bus id, or "<bus id>/<index>" for
+  // a partition), with who holds them: not eligible, with that as the reason. A device is held
+  // when it or any of its partitions is; a partition when it or its whole device is. An explicit
+  // `devices:` list is never swapped for others: a listed device held elsewhere fails the
+  // selection.
   std::map<std::string, std::string> unavailable;
 };
 
@@ -45,12 +47,24 @@ struct Selection {
   std::string backend;  // the vendor's first backend name ("cuda", "rocm", …) or "cpu"
   std::string torch_device;
   std::string dist_backend;
-  std::vector<Device> devices;   // chosen, in index order
+  // The chosen units (select/units.h), in index order. A partition's entry is the partition as
+  // a device of its own (partition_device(): its own nodes, memory and NUMA node);
+  // `partitions` says which partition it is.
+  std::vector<Device> devices;
+  // Parallel to `devices` (or empty: no partitions): the partition each unit is, absent for a
+  // whole device.
+  std::vector<std::optional<Partition>> partitions;
   std::optional<long> priority;  // the policy entry that won, when a policy was given
   int num_workers = 1;
-  std::vector<EnvVar> env;           // in output order
-  std::vector<std::string> unset;    // caller variables to remove (conflicting with env)
-  std::vector<std::string> reasons;  // why these devices (for -v)
+  std::vector<EnvVar> env;            // in output order
+  std::vector<std::string> unset;     // caller variables to remove (conflicting with env)
+  std::vector<std::string> reasons;   // why these devices (for -v)
+  std::vector<std::string> warnings;  // what the caller should know even without -v
+
+  // The partition unit `i` is; null for a whole device.
+  const Partition* partition_of(size_t i) const {
+    return i < partitions.size() && partitions[i] ? &*partitions[i] : nullptr;
+  }
 };
 
 Result<Selection> select_devices(const Inventory& inventory, const AcceleratorConfig& config,

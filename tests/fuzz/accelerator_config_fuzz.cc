@@ -44,11 +44,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     d.memory_total_bytes = uint64_t{80} << 30;
     inv.devices.push_back(d);
   }
+  // Partitions: two MIG instances on nvidia 1 (one with a UUID), two CPX partitions on amd 0.
+  for (int k = 1; k < 3; ++k) {
+    auto& d = inv.devices[static_cast<size_t>(k)];
+    d.partitioning = Partitioning{k == 1 ? "mig" : "CPX", std::nullopt};
+    for (int p = 0; p < 2; ++p) {
+      Partition part;
+      part.index = p;
+      part.id = d.pci.address.str() + "/" + std::to_string(p);
+      if (k == 1 && p == 0) part.uuid = part.id = "MIG-0b1e2a3c-0000-4000-8000-000000000001";
+      if (k == 2) part.runtime_index = p;
+      d.partitions.push_back(part);
+    }
+  }
   auto sel = select_devices(inv, *cfg, {});
   if (!sel) {
-    FUZZ_CHECK(sel.error().kind == ErrorKind::host && cfg->backend != "auto");
+    // A listed device this host lacks (or cannot use) fails whatever the backend.
+    FUZZ_CHECK(sel.error().kind == ErrorKind::host);
+    FUZZ_CHECK(cfg->backend != "auto" || !cfg->list.empty());
     return 0;
   }
+  FUZZ_CHECK(sel->partitions.empty() || sel->partitions.size() == sel->devices.size());
   FUZZ_CHECK(sel->num_workers >= 1);
   FUZZ_CHECK(sel->vendor == "cpu" ? sel->devices.empty() : !sel->devices.empty());
   for (const auto& d : sel->devices) FUZZ_CHECK(d.vendor == sel->vendor);

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "app/locked_select.h"
+#include "select/accelerator_config.h"
 #include "test_support.h"
 
 namespace anygpu {
@@ -243,6 +244,88 @@ TEST(WaitDuration, UnitsAndRefusals) {
   EXPECT_EQ(**parse_wait_duration("0"), milliseconds(0));
   for (const char* bad : {"-1", "m", "5d", "nan", "inf", "1e9h", "5 m", "x"})
     EXPECT_FALSE(parse_wait_duration(bad)) << bad;
+}
+
+// A run of partitions: each partition's key exclusively, its device's key shared (so siblings
+// share the device, and a run holding the device whole shares nothing with them).
+SelectOutcome outcome_on(const std::string& fixture, const std::string& config_text) {
+  SelectOutcome o;
+  o.inventory = test::fixture_inventory(fixture);
+  auto c = parse_accelerator_config(config_text, "accelerator-config.yaml");
+  EXPECT_TRUE(c) << c.error().message;
+  o.config = *c;
+  auto s = select_devices(o.inventory, o.config, o.inputs);
+  EXPECT_TRUE(s) << s.error().message;
+  o.selection = *s;
+  return o;
+}
+
+TEST(PartitionLocks, APartitionRunLocksItsKeyAndSharesItsDevice) {
+  auto o = outcome_on("mi300x-8x-cpx", "devices: [0:1, 1:0]\n");
+  auto plan = selection_lock_plan(*o.selection);
+  ASSERT_EQ(plan.size(), 4u);
+  EXPECT_EQ(plan[0], std::make_pair(std::string("0000:05:00.0"), LockMode::shared));
+  EXPECT_EQ(plan[1], std::make_pair(std::string("0000:05:00.0/1"), LockMode::exclusive));
+  EXPECT_EQ(plan[2], std::make_pair(std::string("0000:27:00.0"), LockMode::shared));
+  EXPECT_EQ(plan[3], std::make_pair(std::string("0000:27:00.0/0"), LockMode::exclusive));
+  EXPECT_EQ(selection_lock_keys(*o.selection),
+            (std::vector<std::string>{"0000:05:00.0/1", "0000:27:00.0/0"}));
+}
+
+TEST(PartitionLocks, TwoRunsNeverShareAUnitNorADeviceAndItsPartitions) {
+  TempDir tmp;
+  auto dir = override_dir(tmp.path());
+  LockWait no_wait;
+  auto first =
+      lock_selection(outcome_on("mi300x-8x-cpx", "devices: [0:1]\n"), dir, no_wait, ::geteuid());
+  ASSERT_TRUE(first && first->locked) << (first ? first->busy : first.error().message);
+  // A count chooses around the held partition, on the same device (its key is only shared).
+  auto second =
+      lock_selection(outcome_on("mi300x-8x-cpx", "devices: 2\n"), dir, no_wait, ::geteuid());
+  ASSERT_TRUE(second && second->locked) << (second ? second->busy : second.error().message);
+  EXPECT_EQ(selection_lock_keys(second->locked->selection),
+            (std::vector<std::string>{"0000:05:00.0/0", "0000:05:00.0/2"}));
+  // The held partition named again: busy, naming it.
+  auto again =
+      lock_selection(outcome_on("mi300x-8x-cpx", "devices: [0:1]\n"), dir, no_wait, ::geteuid());
+  ASSERT_TRUE(again);
+  EXPECT_FALSE(again->locked);
+  EXPECT_NE(again->busy.find("0000:05:00.0/1"), std::string::npos) << again->busy;
+  // A run that holds device 0000:27:00.0 whole (its discovery saw it unpartitioned) keeps
+  // every partition of it from the others, and is kept from it while they hold one.
+  auto fd = open_lock_directory(dir, false, ::geteuid());
+  ASSERT_TRUE(fd && *fd);
+  auto whole = try_lock_unit(fd->get(), dir.path, "0000:27:00.0", ::geteuid());
+  ASSERT_TRUE(whole && *whole);
+  auto blocked =
+      lock_selection(outcome_on("mi300x-8x-cpx", "devices: [1:4]\n"), dir, no_wait, ::geteuid());
+  ASSERT_TRUE(blocked);
+  EXPECT_FALSE(blocked->locked);
+  EXPECT_NE(blocked->busy.find("0000:27:00.0"), std::string::npos) << blocked->busy;
+  auto whole_05 = try_lock_unit(fd->get(), dir.path, "0000:05:00.0", ::geteuid());
+  ASSERT_TRUE(whole_05);
+  EXPECT_FALSE(*whole_05);  // partitions of it are held
+  // Released partitions free the device.
+  first->locked->locks.clear();
+  second->locked->locks.clear();
+  auto freed = try_lock_unit(fd->get(), dir.path, "0000:05:00.0", ::geteuid());
+  ASSERT_TRUE(freed);
+  EXPECT_TRUE(*freed);
+}
+
+TEST_F(UnitLocks, SharedHoldersAreReadAsShared) {
+  auto l = try_lock_unit(dir.get(), tmp.path(), "0000:18:00.0", ::geteuid(), LockMode::shared);
+  ASSERT_TRUE(l && *l);
+  auto other = try_lock_unit(dir.get(), tmp.path(), "0000:18:00.0", ::geteuid(), LockMode::shared);
+  ASSERT_TRUE(other && *other);
+  auto exclusive = lock("0000:18:00.0");
+  ASSERT_TRUE(exclusive);
+  EXPECT_FALSE(*exclusive);
+  auto holders = read_lock_holders(dir.get());
+  ASSERT_TRUE(holders.count("0000:18:00.0"));
+  EXPECT_TRUE(holders.at("0000:18:00.0").shared);
+  // No pid is written for a shared lock (it has several holders).
+  EXPECT_EQ(read_file(tmp / "0000:18:00.0.lock"), "");
 }
 
 }  // namespace

@@ -308,7 +308,7 @@ TEST(RegistryYaml, RejectsMalformedVendorFacts) {
   std::vector<Case> cases = {
       // slurm.gres_flags: gres.conf(5) environment flags only, no_gpu_env alone
       {replace(v, "gres_flags: [nvidia_gpu_env]", "gres_flags: [cuda_env]"),
-       "v.yaml:83:20: gres_flags: 'cuda_env' is not a gres.conf environment flag"},
+       "v.yaml:87:20: gres_flags: 'cuda_env' is not a gres.conf environment flag"},
       {replace(v, "gres_flags: [nvidia_gpu_env]", "gres_flags: [nvidia_gpu_env, nvidia_gpu_env]"),
        "gres_flags: 'nvidia_gpu_env' appears twice"},
       {replace(v, "gres_flags: [nvidia_gpu_env]", "gres_flags: [no_gpu_env, nvidia_gpu_env]"),
@@ -318,7 +318,7 @@ TEST(RegistryYaml, RejectsMalformedVendorFacts) {
       {replace(v, "gres_flags: [nvidia_gpu_env]", "gres_flag: [nvidia_gpu_env]"),
        "unknown key 'gres_flag'"},
       {replace(v, "    slurm:\n      gres_flags: [nvidia_gpu_env]", "    slurm: nvidia_gpu_env"),
-       "v.yaml:82:12:"},
+       "v.yaml:86:12:"},
       {replace(v, "      slurm: https://slurm.schedmd.com/gres.conf.html\n", ""),
        "no source for field 'slurm'"},
       // display_name

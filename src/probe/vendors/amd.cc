@@ -1,5 +1,6 @@
 // AMD and Hygon (a ROCm derivative): KFD topology gives the gfx target, matched to PCI
 // functions by domain and location_id (KFD node numbers do not follow PCI order).
+#include <algorithm>
 #include <cerrno>
 #include <optional>
 
@@ -13,12 +14,14 @@ namespace anygpu {
 
 namespace {
 
-// The GPU nodes of KFD's topology (CPU nodes have no gfx target).
+// The GPU nodes of KFD's topology (CPU nodes have no gfx target), in node-number order.
 std::vector<KfdGpuNode> read_kfd_topology(const ProbeContext& ctx) {
   std::vector<KfdGpuNode> nodes;
   auto names = ctx.host.list_dir(paths::kKfdNodes);
   if (!names) return nodes;
   for (const auto& n : *names) {
+    auto node_id = parse_uint(n);
+    if (!node_id) continue;  // KFD names its nodes by number
     std::string path = cat({paths::kKfdNodes, "/", n, "/properties"});
     auto text = ctx.host.read_file(path, kSmallFileBytes);
     if (!text) continue;
@@ -35,8 +38,12 @@ std::vector<KfdGpuNode> read_kfd_topology(const ProbeContext& ctx) {
     auto loc = value("location_id");
     if (!gfx || *gfx == 0 || !loc) continue;
     nodes.push_back({path, value("domain").value_or(0), *loc, *gfx,
-                     value("drm_render_minor").value_or(0), value("local_mem_size").value_or(0)});
+                     value("drm_render_minor").value_or(0), value("local_mem_size").value_or(0),
+                     *node_id, 0});
   }
+  std::sort(nodes.begin(), nodes.end(),
+            [](const auto& a, const auto& b) { return a.node_id < b.node_id; });
+  for (size_t i = 0; i < nodes.size(); ++i) nodes[i].gpu_rank = static_cast<int>(i);
   return nodes;
 }
 

@@ -84,6 +84,7 @@ Partition make_partition(const ProbeContext& ctx, const Device& dev, const KfdGp
   Partition p;
   p.index = static_cast<int>(n.location_id & 7);
   p.id = cat({dev.pci.address.str(), "/", std::to_string(p.index)});
+  p.runtime_index = n.gpu_rank;
   std::optional<std::string> card;
   if (p.index == 0)
     card = dev.card_node;  // partition 0 is the PCI device's own DRM device

@@ -15,6 +15,10 @@ struct KfdGpuNode {
   std::string path;  // its properties file, for messages
   uint64_t domain = 0, location_id = 0, gfx_target_version = 0;
   uint64_t render_minor = 0, local_mem_size = 0;
+  uint64_t node_id = 0;  // the KFD node number (its directory name)
+  // Its place among the host's KFD GPU nodes by node number: the logical id ROCr, and HIP after
+  // it, enumerate it under (ROCr takes the kernel's order; F-33).
+  int gpu_rank = 0;
 };
 
 // Render minor -> card node of the amdgpu_xcp platform devices (partitions 1..7 live there).
