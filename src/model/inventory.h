@@ -76,6 +76,8 @@ struct Partition {
   std::vector<CharDeviceNumber> node_numbers;  // those of device_nodes whose numbers are known
   std::optional<std::string> render_node;
   std::optional<int> numa_node;
+  // Not rendered; what launch needs to name the partition to its runtime.
+  std::optional<int> gpu_instance, compute_instance;  // MIG GI and CI ids (the cap paths' giN/ciN)
 };
 
 struct Device {

@@ -95,6 +95,8 @@ Partition make_partition(const Device& dev, int index, const Instance& in,
   Partition p;
   p.index = index;
   p.id = cat({dev.pci.address.str(), "/", std::to_string(index)});
+  p.gpu_instance = in.gi;
+  p.compute_instance = in.ci;
   auto parent = "/dev/nvidia" + std::to_string(*dev.minor);
   auto gi = "/dev/nvidia-caps/nvidia-cap" + std::to_string(in.gi_minor);
   auto ci = "/dev/nvidia-caps/nvidia-cap" + std::to_string(in.ci_minor);
