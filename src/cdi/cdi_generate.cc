@@ -10,6 +10,7 @@
 #include "cdi/cdi_names.h"
 #include "cdi/cdi_version.h"
 #include "container/container_edits.h"
+#include "container/partition_edits.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -18,8 +19,35 @@ namespace {
 
 struct GenDevice {
   std::vector<std::string> names;
-  const ContainerEdits* edits;
+  ContainerEdits edits;
 };
+
+void add_name(std::vector<std::string>& names, const std::string& name) {
+  if (!device_name_error(name) && std::find(names.begin(), names.end(), name) == names.end())
+    names.push_back(name);
+}
+
+// A partitioned device is not handed out whole (as nvidia-ctk skips a MIG-enabled parent, facts
+// F-17): one device per partition, named "<device index>:<partition index>" and by its uuid
+// or id where that is a valid CDI name, with only its own nodes.
+void add_partitions(const HostRoot& host, const Vendor& vendor, const Device& d,
+                    const CdiGenerateOptions& options, std::vector<GenDevice>& out) {
+  for (const auto& p : d.partitions) {
+    auto nodes = partition_nodes(host, vendor, p);
+    if (!nodes.missing.empty()) {
+      if (options.diagnostics)
+        options.diagnostics->warn(cat({"partition ", p.id, ": ", join(nodes.missing, ", "),
+                                       " absent on this host and their numbers unknown: not in "
+                                       "the spec"}));
+      continue;
+    }
+    GenDevice g{{cat({std::to_string(d.index), ":", std::to_string(p.index)})},
+                std::move(nodes.edits)};
+    if (p.uuid) add_name(g.names, *p.uuid);
+    add_name(g.names, p.id);
+    out.push_back(std::move(g));
+  }
+}
 
 void emit_nodes(YAML::Emitter& out, const std::vector<NodeEdit>& nodes, bool host_view) {
   out << YAML::Key << "deviceNodes" << YAML::Value << YAML::BeginSeq;
@@ -65,27 +93,30 @@ Result<std::string> generate_cdi_spec(const HostRoot& host, const Inventory& inv
 
   CdiFeatures features;
   std::vector<GenDevice> devices;
-  ContainerEdits all;
+  bool partitions = false;
   for (const auto& de : edits->devices) {
+    const auto& d = *de.device;
+    if (d.partitioning && !d.partitions.empty()) {
+      partitions = true;
+      add_partitions(host, *vendor, d, options, devices);
+      continue;
+    }
     // Driver not bound: nothing a container could open.
     if (de.edits.device_nodes.empty()) continue;
-    const auto& d = *de.device;
-    GenDevice g{{std::to_string(d.index), d.pci.address.str()}, &de.edits};
-    if (d.uuid && !device_name_error(*d.uuid)) g.names.push_back(*d.uuid);
+    GenDevice g{{std::to_string(d.index), d.pci.address.str()}, de.edits};
+    if (d.uuid) add_name(g.names, *d.uuid);
     // A vendor that numbers its nodes by physical id (Ascend: ASCEND_VISIBLE_DEVICES=3 is
     // /dev/davinci3, whatever its PCI order) also gets the node's name: "davinci3".
     if (d.minor && vendor->container.physical_names)
       for (auto pattern : vendor->per_device_nodes) {
         if (pattern.find("{minor}") == std::string_view::npos) continue;
         auto node = replace_placeholder(pattern, "minor", std::to_string(*d.minor));
-        auto name = node.substr(node.rfind('/') + 1);
-        if (!device_name_error(name) &&
-            std::find(g.names.begin(), g.names.end(), name) == g.names.end())
-          g.names.push_back(name);
+        add_name(g.names, node.substr(node.rfind('/') + 1));
       }
-    all.merge(de.edits);
     devices.push_back(std::move(g));
   }
+  ContainerEdits all;
+  for (const auto& g : devices) all.merge(g.edits);
   if (devices.empty())
     return host_error(cat({"no ", vendor_id, " device with a device node on this host"}));
   bool host_view = options.host_view;
@@ -105,10 +136,12 @@ Result<std::string> generate_cdi_spec(const HostRoot& host, const Inventory& inv
   auto version = minimum_cdi_version(features);
 
   YAML::Emitter out;
-  out << YAML::Comment(cat({"CDI spec for ", std::to_string(devices.size()), " ", vendor_id,
-                            " device(s), written by anygpu cdi generate. Names: index, PCI bus "
-                            "id, uuid, the node name where the vendor numbers nodes by physical "
-                            "id, all."}))
+  out << YAML::Comment(
+             cat({"CDI spec for ", std::to_string(devices.size()), " ", vendor_id,
+                  " device(s), written by anygpu cdi generate. Names: index, PCI bus "
+                  "id, uuid, the node name where the vendor numbers nodes by physical "
+                  "id, ",
+                  partitions ? "<device index>:<partition index> for a partition, " : "", "all."}))
       << YAML::Newline;
   out << YAML::BeginMap;
   out << YAML::Key << "cdiVersion" << YAML::Value << YAML::DoubleQuoted << version;
@@ -119,7 +152,7 @@ Result<std::string> generate_cdi_spec(const HostRoot& host, const Inventory& inv
       out << YAML::BeginMap;
       emit_name(out, name);
       out << YAML::Key << "containerEdits" << YAML::Value << YAML::BeginMap;
-      emit_nodes(out, g.edits->device_nodes, host_view);
+      emit_nodes(out, g.edits.device_nodes, host_view);
       out << YAML::EndMap << YAML::EndMap;
     }
   out << YAML::BeginMap;

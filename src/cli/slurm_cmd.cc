@@ -32,7 +32,10 @@ int run_gres(const GlobalOptions& g, const GresFlags& f) {
   if (!host.is_real_root()) {
     auto prefix = host.outside("/");
     while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
-    for (auto& l : lines) l.file = prefix + l.file;
+    for (auto& l : lines) {
+      if (!l.file.empty()) l.file = prefix + l.file;
+      for (auto& f : l.files) f = prefix + f;
+    }
   }
   // Slurm's NodeName is the short host name (`hostname -s`).
   auto hostname = inv.host.hostname.value_or("localhost");
@@ -41,11 +44,15 @@ int run_gres(const GlobalOptions& g, const GresFlags& f) {
     nlohmann::ordered_json out = {{"schema", "anygpu.gres/v1"}, {"node", hostname}};
     auto& arr = out["lines"] = nlohmann::ordered_json::array();
     for (const auto& l : lines) {
-      nlohmann::ordered_json j = {{"name", "gpu"},
-                                  {"type", l.type},
-                                  {"file", l.file},
-                                  {"vendor", l.device->vendor},
-                                  {"pci_bus_id", l.device->pci.address.str()}};
+      nlohmann::ordered_json j = {{"name", "gpu"}, {"type", l.type}};
+      // A MIG instance is several files (MultipleFiles=); every other line is one.
+      if (l.files.empty())
+        j["file"] = l.file;
+      else
+        j["files"] = l.files;
+      j["vendor"] = l.device->vendor;
+      j["pci_bus_id"] = l.device->pci.address.str();
+      if (l.partition) j["partition"] = l.partition->id;
       if (l.cores) j["cores"] = *l.cores;
       if (!l.flags.empty()) j["flags"] = l.flags;
       arr.push_back(j);

@@ -104,11 +104,48 @@ std::string gres_type(const Device& d) {
   return clean(d.vendor);
 }
 
+namespace {
+
+// The partition's own node Slurm confines a job to: every node of a MIG instance (the parent
+// is shared, the caps are not), the render node of an AMD partition.
+bool partition_files(const Partition& p, GresLine& l) {
+  bool mig = false;
+  for (const auto& n : p.device_nodes) mig = mig || n.starts_with("/dev/nvidia-caps/");
+  if (mig) {
+    l.files = p.device_nodes;
+    return !l.files.empty();
+  }
+  if (p.render_node) l.file = *p.render_node;
+  for (const auto& n : p.device_nodes)
+    if (l.file.empty() && n.starts_with("/dev/dri/renderD")) l.file = n;
+  return !l.file.empty();
+}
+
+void add_partition_lines(const Device& d, const CoreMap* cores, std::vector<GresLine>& lines) {
+  auto base = gres_type(d);
+  bool mig = d.partitioning->mode == "mig";
+  for (const auto& p : d.partitions) {
+    GresLine l;
+    l.device = &d;
+    l.partition = &p;
+    l.type = mig ? cat({base, "_", p.profile ? clean(*p.profile) : "mig"}) : base;
+    if (!partition_files(p, l)) continue;
+    if (cores && d.cpu_affinity) l.cores = cores_for_cpulist(*cores, *d.cpu_affinity);
+    lines.push_back(std::move(l));
+  }
+}
+
+}  // namespace
+
 std::vector<GresLine> gres_lines(const Inventory& inventory, const CoreMap* cores,
                                  const Registry& registry) {
   std::vector<GresLine> lines;
   for (const auto& d : inventory.devices) {
     if (!d.bound()) continue;  // no node a job could open
+    if (d.partitioning && !d.partitions.empty()) {
+      add_partition_lines(d, cores, lines);
+      continue;
+    }
     GresLine l;
     l.device = &d;
     l.type = gres_type(d);
@@ -148,7 +185,8 @@ std::string gres_conf(const std::vector<GresLine>& lines, const std::string& hos
   std::map<std::string, int> per_type;
   std::vector<std::string> order;
   for (const auto& l : lines) {
-    out += cat({"Name=gpu Type=", l.type, " File=", l.file});
+    out += cat({"Name=gpu Type=", l.type});
+    out += l.files.empty() ? " File=" + l.file : " MultipleFiles=" + join(l.files, ",");
     if (l.cores) out += " Cores=" + *l.cores;
     if (!l.flags.empty()) out += " Flags=" + l.flags;
     out += "\n";

@@ -15,17 +15,23 @@ namespace anygpu {
 struct GresLine {
   std::string type;  // "h100", "mi300x", "ascend910b": Slurm's Type=, a model-ish word
   std::string file;  // the node Slurm's cgroup device constraint opens up for the job
+  // A MIG instance's nodes (parent, GI cap, CI cap): MultipleFiles= in place of File=.
+  std::vector<std::string> files;
   std::optional<std::string> cores;  // logical core indices (core_map.h)
   // Flags=: the environment flags of every line of the node (gres_lines()), may be empty.
   std::string flags;
   const Device* device = nullptr;
+  const Partition* partition = nullptr;  // on a partitioned device: the line's partition
 };
 
 // Type= for a device: the first word of its name holding a digit ("NVIDIA H100 80GB HBM3" ->
 // "h100", "Intel(R) Data Center GPU Max 1550" -> "max_1550"), else its arch, else the vendor.
 std::string gres_type(const Device& device);
 
-// One line per device that has a node; `cores` absent leaves Cores= out. Every line carries
+// One line per device that has a node, one per partition on a partitioned device (facts F-21:
+// a MIG instance is MultipleFiles= of its three nodes, Type "<type>_<profile>" as Slurm's NVML
+// detection names it, "<type>_mig" while the profile is unknown; an AMD partition is its render
+// node); `cores` absent leaves Cores= out. Every line carries
 // the same Flags= (slurmd refuses a node whose lines of one GRES name differ): the vendors'
 // registry slurm.gres_flags when they agree, no_gpu_env when they do not.
 std::vector<GresLine> gres_lines(const Inventory& inventory, const CoreMap* cores,

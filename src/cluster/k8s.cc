@@ -52,6 +52,31 @@ std::vector<const Device*> job_devices(const Inventory& inv, const std::string& 
   return best ? *best : std::vector<const Device*>{};
 }
 
+// Partitioned devices add, per vendor, how many partitions the node offers and in which mode
+// ("CPX-NPS4", "mig"; "mixed" where devices differ), and per known MIG profile a count named as
+// NVIDIA's feature discovery names it (mig-<profile>.count, facts F-18). No partition, no label.
+template <class Key>
+void add_partition_labels(const Inventory& inv, const Key& key, Labels& labels) {
+  std::map<std::string, int> partitions, profiles;
+  std::map<std::string, std::string> modes;
+  for (const auto& d : inv.devices) {
+    if (!d.partitioning || d.partitions.empty()) continue;
+    partitions[d.vendor] += static_cast<int>(d.partitions.size());
+    auto mode = d.partitioning->mode;
+    if (d.partitioning->memory_mode) mode += "-" + *d.partitioning->memory_mode;
+    auto [it, fresh] = modes.emplace(d.vendor, mode);
+    if (!fresh && it->second != mode) it->second = "mixed";
+    for (const auto& p : d.partitions)
+      if (p.profile && d.partitioning->mode == "mig") ++profiles[label_value(*p.profile)];
+  }
+  for (const auto& [vendor, n] : partitions) {
+    labels.push_back({key(vendor + ".partitions"), std::to_string(n)});
+    labels.push_back({key(vendor + ".partition-mode"), label_value(modes[vendor])});
+  }
+  for (const auto& [profile, n] : profiles)
+    if (!profile.empty()) labels.push_back({key("mig-" + profile + ".count"), std::to_string(n)});
+}
+
 }  // namespace
 
 Labels node_labels(const Inventory& inv, const std::string& prefix, const Registry& registry) {
@@ -77,6 +102,7 @@ Labels node_labels(const Inventory& inv, const std::string& prefix, const Regist
     labels.push_back({key("product"), product});
   for (const auto& [vendor, n] : counts)
     labels.push_back({key(vendor + ".count"), std::to_string(n)});
+  add_partition_labels(inv, key, labels);
   return labels;
 }
 

@@ -5,6 +5,7 @@
 set(ANYGPU_CONTAINER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/container_edits.cc
   ${CMAKE_CURRENT_LIST_DIR}/container_sources.cc
+  ${CMAKE_CURRENT_LIST_DIR}/partition_edits.cc
   ${CMAKE_CURRENT_LIST_DIR}/driver_files.cc
   ${CMAKE_CURRENT_LIST_DIR}/driver_version.cc
   ${CMAKE_CURRENT_LIST_DIR}/driver_source.cc

@@ -205,6 +205,7 @@ Result<HealthReport> evaluate_health(const HostRoot& host, const Inventory& inv,
   CheckContext ctx{host, report.warnings};
   for (const Device* d : *chosen) {
     DeviceHealth h{d->pci.address.str(), d->vendor, d->index, {}, {}};
+    for (const auto& p : d->partitions) h.partitions.push_back(p.id);
     check_device(ctx, *d, options, rules, h, report.warnings);
     report.devices.push_back(std::move(h));
   }

@@ -59,12 +59,14 @@ nlohmann::ordered_json health_to_json(const HealthReport& report) {
   for (const auto& d : report.devices) {
     nlohmann::ordered_json findings = nlohmann::ordered_json::array();
     for (const auto& f : d.findings) findings.push_back(finding_json(f));
-    devices.push_back({{"pci_bus_id", d.pci_bus_id},
-                       {"vendor", d.vendor},
-                       {"index", d.index},
-                       {"health", to_string(d.health())},
-                       {"findings", std::move(findings)},
-                       {"sources", sources_json(d.sources, true)}});
+    nlohmann::ordered_json j = {{"pci_bus_id", d.pci_bus_id},
+                                {"vendor", d.vendor},
+                                {"index", d.index},
+                                {"health", to_string(d.health())},
+                                {"findings", std::move(findings)},
+                                {"sources", sources_json(d.sources, true)}};
+    if (!d.partitions.empty()) j["partitions"] = d.partitions;
+    devices.push_back(std::move(j));
   }
   nlohmann::ordered_json host = nlohmann::ordered_json::array();
   for (const auto& f : report.host) host.push_back(finding_json(f));
@@ -83,6 +85,9 @@ std::string health_to_text(const HealthReport& report) {
   for (const auto& d : report.devices) {
     out += cat({d.vendor, " ", std::to_string(d.index), "  ", d.pci_bus_id, "  ",
                 to_string(d.health()), "\n"});
+    if (!d.partitions.empty())
+      out += cat({"  partitions (", to_string(d.health()),
+                  " with their device): ", join(d.partitions, " "), "\n"});
     unread_line(d, report, out);
     for (const auto& f : d.findings) finding_text(f, out);
   }

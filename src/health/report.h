@@ -33,6 +33,9 @@ struct DeviceHealth {
   int index = 0;
   std::vector<Finding> findings;
   std::vector<SourceReading> sources;
+  // A partitioned device's partitions ("<bus id>/<index>"): its findings and health are theirs,
+  // a partition failing with its device (an XID, a RAS error, a lost link name the device).
+  std::vector<std::string> partitions{};
 
   // Something was read, and every essential source was.
   bool covered() const;

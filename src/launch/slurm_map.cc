@@ -11,7 +11,8 @@ namespace {
 
 std::string line_text(size_t index, const GresLine& line) {
   return cat({std::to_string(index), " = gres.conf GPU line ", std::to_string(index + 1), " (",
-              line.type, ", ", line.device->vendor, " ", line.device->pci.address.str(), ")"});
+              line.type, ", ", line.device->vendor, " ",
+              line.partition ? line.partition->id : line.device->pci.address.str(), ")"});
 }
 
 }  // namespace
@@ -35,8 +36,10 @@ Result<bool> apply_slurm_gpus(const SlurmContext& slurm, const Inventory& invent
                              lines.size() == 1 ? "" : "s",
                              ": was the node's gres.conf written for other devices?"}));
     const Device& d = *lines[index].device;
+    // A partition's line (slurm gres writes one per partition) selects that partition.
     DeviceRef ref;
     ref.bus_id = d.pci.address.str();
+    if (const auto* p = lines[index].partition) ref.partition = p->index;
     list.push_back(ref);
     mapped.push_back(line_text(index, lines[index]));
     if (std::find(vendors.begin(), vendors.end(), d.vendor) == vendors.end())

@@ -57,6 +57,14 @@ struct Partitioning {
   std::optional<std::string> memory_mode;  // AMD "NPS1", "NPS4", …
 };
 
+// A character device by number: what a container runtime needs to make a node the host has
+// not made (MIG cap nodes exist only once nvidia-modprobe has run, facts F-6).
+struct CharDeviceNumber {
+  std::string path;
+  uint32_t major = 0, minor = 0;
+  bool operator==(const CharDeviceNumber&) const = default;
+};
+
 // One logical device of a partitioned device, in the order the vendor runtime enumerates them.
 struct Partition {
   int index = 0;
@@ -64,7 +72,8 @@ struct Partition {
   std::optional<std::string> profile;
   std::optional<std::string> uuid;
   std::optional<uint64_t> memory_total_bytes;
-  std::vector<std::string> device_nodes;  // the nodes this partition needs besides shared ones
+  std::vector<std::string> device_nodes;       // the nodes this partition needs besides shared ones
+  std::vector<CharDeviceNumber> node_numbers;  // those of device_nodes whose numbers are known
   std::optional<std::string> render_node;
   std::optional<int> numa_node;
   // Not rendered; what launch needs to name the partition to its runtime.

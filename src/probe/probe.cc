@@ -38,12 +38,38 @@ void merge(const ProbeContext& ctx, Device& dev, const LibraryDeviceFacts& f,
   dev.add_source(api);
 }
 
+// NVML's MIG devices onto the instances the driver's capability procfs showed, by GI and CI
+// id: each gains its uuid (which becomes its id, MIG-<uuid> being what CUDA takes), profile and
+// memory. One the procfs does not show is a warning, never an invented partition.
+void merge_mig(const ProbeContext& ctx, Device& dev, const LibraryDeviceFacts& f,
+               std::string_view api) {
+  for (const auto& m : f.mig) {
+    auto it = std::find_if(dev.partitions.begin(), dev.partitions.end(), [&](const Partition& p) {
+      return p.gpu_instance == static_cast<int>(m.gpu_instance) &&
+             p.compute_instance == static_cast<int>(m.compute_instance);
+    });
+    if (it == dev.partitions.end()) {
+      ctx.warn(dev.pci.address.str(),
+               cat({api, " lists MIG instance GI ", std::to_string(m.gpu_instance), " CI ",
+                    std::to_string(m.compute_instance),
+                    " that the driver's capability procfs does not show; left out"}));
+      continue;
+    }
+    if (m.uuid && m.uuid->starts_with("MIG-")) it->id = it->uuid.emplace(*m.uuid);
+    if (m.profile) it->profile = m.profile;
+    if (m.memory_total_bytes && *m.memory_total_bytes <= kMaxPlausibleMemoryBytes)
+      it->memory_total_bytes = m.memory_total_bytes;
+  }
+}
+
 void merge_library(const ProbeContext& ctx, const Vendor& vendor, std::vector<PciDevice>& found,
                    Inventory& inv, LibraryResult& r) {
   for (const auto& f : r.devices)
     for (auto& d : found)
-      if (d.vendor == &vendor && d.device.pci.address == f.address)
+      if (d.vendor == &vendor && d.device.pci.address == f.address) {
         merge(ctx, d.device, f, r.report.api);
+        merge_mig(ctx, d.device, f, r.report.api);
+      }
   if (r.driver_version)
     for (auto& d : found)
       if (d.vendor == &vendor && d.device.driver && !d.device.driver->version)

@@ -23,22 +23,46 @@ struct ViewHash {
   using is_transparent = void;
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
-using NodeMap = std::unordered_map<std::string, std::string, ViewHash, std::equal_to<>>;
+// Whose a node is: a device, and the partition when the node is that partition's alone.
+struct NodeOwner {
+  std::string bus;
+  std::optional<std::string> partition;  // "<bus id>/<index>"
+};
+using NodeMap = std::unordered_map<std::string, NodeOwner, ViewHash, std::equal_to<>>;
 
-// Node path → bus id, for every per-device node of every listed device. Under --root the
-// same node also appears with the root's prefix (a process on this machine that opened the
-// fixture's file).
+// A node that belongs to one partition of the device and no other: an AMD partition's DRM
+// nodes, a MIG compute instance's CI cap node. A MIG parent /dev/nvidiaN, or a GI cap node
+// its compute instances share, says only the device.
+std::map<std::string, std::string> own_partition_nodes(const Device& d) {
+  std::map<std::string, int> uses;
+  for (const auto& p : d.partitions)
+    for (const auto& n : p.device_nodes) ++uses[n];
+  std::map<std::string, std::string> out;
+  for (const auto& p : d.partitions)
+    for (const auto& n : p.device_nodes)
+      if (uses[n] == 1) out.emplace(n, p.id);
+  return out;
+}
+
+// Node path → owner, for every per-device node of every listed device and every node of its
+// partitions (a process on a partition other than the first holds none of the device's own
+// nodes). Under --root the same node also appears with the root's prefix (a process on this
+// machine that opened the fixture's file).
 NodeMap device_nodes(const HostRoot& host, const Inventory& inv) {
   NodeMap nodes;
+  auto add = [&](const std::string& path, const NodeOwner& owner) {
+    nodes.emplace(path, owner);
+    if (!host.is_real_root()) nodes.emplace(host.outside(path), owner);
+  };
   for (const auto& d : inv.devices) {
     auto bus = d.pci.address.str();
+    for (const auto& [path, id] : own_partition_nodes(d)) add(path, {bus, id});
     std::vector<std::string> paths = d.device_nodes;
     if (d.render_node) paths.push_back(*d.render_node);
     if (d.card_node) paths.push_back(*d.card_node);
-    for (const auto& p : paths) {
-      nodes.emplace(p, bus);
-      if (!host.is_real_root()) nodes.emplace(host.outside(p), bus);
-    }
+    for (const auto& p : d.partitions)
+      paths.insert(paths.end(), p.device_nodes.begin(), p.device_nodes.end());
+    for (const auto& p : paths) add(p, {bus, std::nullopt});
   }
   return nodes;
 }
@@ -147,11 +171,11 @@ struct FdScan {
 
 FdScan scan_fds(const HostRoot& host, const NodeMap& nodes, const std::string& base) {
   FdScan out;
-  // (fd, bus) of the descriptors that name a device node: a few among thousands.
-  std::vector<std::pair<std::string, std::string>> hits;
+  // (fd, owner) of the descriptors that name a device node: a few among thousands.
+  std::vector<std::pair<std::string, const NodeOwner*>> hits;
   auto done = host.for_each_link(base + "/fd", [&](std::string_view fd, std::string_view target) {
     auto hit = nodes.find(target);
-    if (hit != nodes.end()) hits.emplace_back(fd, hit->second);
+    if (hit != nodes.end()) hits.emplace_back(fd, &hit->second);
   });
   if (!done) {
     // EACCES: another user's process; ENOENT: it exited meanwhile
@@ -159,12 +183,16 @@ FdScan scan_fds(const HostRoot& host, const NodeMap& nodes, const std::string& b
     return out;
   }
   if (hits.empty()) return out;
-  std::sort(hits.begin(), hits.end());  // fd name order, as the devices' DRM clients merge
+  // fd name order, as the devices' DRM clients merge
+  std::sort(hits.begin(), hits.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   ProcessInfo p;
-  std::set<std::string> devices;
+  std::set<std::string> devices, partitions;
   std::set<std::pair<std::string, uint64_t>> clients;  // one DRM client counted once
-  for (const auto& [fd, bus] : hits) {
+  for (const auto& [fd, owner] : hits) {
+    const auto& bus = owner->bus;
     devices.insert(bus);
+    if (owner->partition) partitions.insert(*owner->partition);
     auto info = host.read_file(cat({base, "/fdinfo/", fd}), kSmallFileBytes);
     if (!info) continue;
     auto client = parse_fdinfo(*info);
@@ -176,6 +204,7 @@ FdScan scan_fds(const HostRoot& host, const NodeMap& nodes, const std::string& b
   }
   p.memory_from_drm = p.memory_bytes.has_value();
   p.devices.assign(devices.begin(), devices.end());
+  p.partitions.assign(partitions.begin(), partitions.end());
   out.holder = std::move(p);
   return out;
 }

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "model/library_facts.h"
 #include "host/host_root.h"
 #include "model/inventory.h"
+#include "model/library_facts.h"
 #include "ps/cgroup.h"
 #include "ps/fdinfo.h"
 
@@ -30,6 +30,9 @@ struct ProcessInfo {
   // From the kubelet's pod-resources API, for a process in a pod (attribution.pod_uid).
   std::optional<std::string> pod_name{}, pod_namespace{};
   std::map<std::string, uint64_t> memory_by_device{};  // memory_bytes split per PCI bus id
+  // Partitions ("<bus id>/<index>") whose own nodes the process holds, sorted; their devices
+  // are in `devices` too.
+  std::vector<std::string> partitions{};
 
   bool has_activity_counters() const { return !engine_ns.empty() || !engine_cycles.empty(); }
 };

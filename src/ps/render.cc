@@ -35,6 +35,21 @@ std::string locks_to_text(const std::map<std::string, LockHolder>& locks) {
   return out;
 }
 
+// A device held through one of its partitions is shown as that partition ("0000:05:00.0/3").
+std::vector<std::string> shown_devices(const ProcessInfo& p) {
+  std::vector<std::string> out;
+  for (const auto& bus : p.devices) {
+    bool by_partition = false;
+    for (const auto& id : p.partitions)
+      if (id.starts_with(bus + "/")) {
+        out.push_back(id);
+        by_partition = true;
+      }
+    if (!by_partition) out.push_back(bus);
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::ordered_json processes_to_json(const std::vector<ProcessInfo>& processes, int hidden,
@@ -45,6 +60,7 @@ nlohmann::ordered_json processes_to_json(const std::vector<ProcessInfo>& process
     if (p.user) j["user"] = *p.user;
     j["command"] = p.command;
     j["devices"] = p.devices;
+    if (!p.partitions.empty()) j["partitions"] = p.partitions;
     if (p.memory_bytes) j["memory_bytes"] = *p.memory_bytes;
     if (!p.engine_ns.empty()) j["engines"] = p.engine_ns;
     if (!p.engine_cycles.empty()) j["engine_cycles"] = p.engine_cycles;
@@ -76,7 +92,7 @@ std::string processes_to_text(const std::vector<ProcessInfo>& processes, int hid
   out += line;
   for (const auto& p : processes) {
     std::string mem = p.memory_bytes ? std::to_string(*p.memory_bytes >> 20) + " MiB" : "-";
-    std::string owner = join(p.devices, ",");
+    std::string owner = join(shown_devices(p), ",");
     const auto& a = p.attribution;
     if (a.pod_uid && p.pod_name && p.pod_namespace)
       owner += " pod " + *p.pod_namespace + "/" + *p.pod_name;

@@ -15,10 +15,19 @@
 
 namespace anygpu {
 
+// One MIG device as NVML lists it, keyed by its GPU and compute instance ids (the ids of the
+// driver's capability paths, gi<N>/ci<M>).
+struct LibraryMigFacts {
+  unsigned gpu_instance = 0, compute_instance = 0;
+  std::optional<std::string> uuid, profile;
+  std::optional<uint64_t> memory_total_bytes;
+};
+
 struct LibraryDeviceFacts {
   PciAddress address;
   std::optional<std::string> name, uuid, arch;
   std::optional<uint64_t> memory_total_bytes;
+  std::vector<LibraryMigFacts> mig;
 };
 
 // A probe's answer: the report (status and message filled by the probe), every device the

@@ -15,3 +15,9 @@ add_test(NAME cdi_resolve_podman_e2e
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/cdi_resolve_podman_test.sh $<TARGET_FILE:anygpu>
                  ${CMAKE_CURRENT_LIST_DIR}/../hosts)
 set_tests_properties(cdi_resolve_podman_e2e PROPERTIES LABELS system RESOURCE_LOCK podman TIMEOUT 300)
+# A MIG host whose cap nodes do not exist yet: Podman makes each instance's nodes from the
+# spec's type/major/minor and the container sees that instance's nodes only (needs root).
+add_test(NAME cdi_mig_podman_e2e
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/cdi_mig_podman_test.sh $<TARGET_FILE:anygpu>
+                 ${CMAKE_CURRENT_LIST_DIR}/../hosts)
+set_tests_properties(cdi_mig_podman_e2e PROPERTIES LABELS system RESOURCE_LOCK podman TIMEOUT 300)

@@ -3,6 +3,7 @@ list(APPEND ANYGPU_UNIT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../unit/cluster_hostlist_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/cluster_slurm_env_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/cluster_gres_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/partition_cluster_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/cluster_k8s_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/cluster_drain_test.cc)
 # A real slurmctld + slurmd on localhost with the gres.conf `anygpu slurm gres` writes, and

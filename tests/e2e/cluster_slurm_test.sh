@@ -4,7 +4,8 @@
 # the node must come up idle with the Gres, a --gres step must see the devices Slurm gives
 # it, and `srun -n 2 anygpu run --no-check -- env` must show each task its rank. Then a mixed
 # NVIDIA+AMD node: one set of environment flags, accepted, no misread variable in a step, and
-# `anygpu run` in a step of either Type drives that Type's GPU.
+# `anygpu run` in a step of either Type drives that Type's GPU. Then a MIG node: one line per
+# instance, accepted, a step handed one instance.
 # Usage: cluster_slurm_test.sh ANYGPU_BINARY FIXTURE_HOSTS_DIR
 set -u
 anygpu=${1:?usage: cluster_slurm_test.sh ANYGPU FIXTURE_HOSTS_DIR}
@@ -166,4 +167,50 @@ for want in "rx_7900 amd 0000:04:00.0" "rtx_4090 nvidia 0000:01:00.0"; do
   fi
 done
 
-echo "PASS: slurmd accepted the generated gres.conf; srun tasks got RANK 0/1, WORLD_SIZE=2, MASTER_ADDR=$node, MASTER_PORT=$port; the mixed node came up, its AMD step got SLURM_STEP_GPUS=$mixed_gpus and no visible-devices variable, and anygpu run drove the GPU of each Type"
+# A MIG node (h100-8x-mig: 11 instances on GPUs 0-2, GPUs 3-7 whole): one line per instance
+# with MultipleFiles= (its parent and GI/CI cap nodes, facts F-21), made real character nodes
+# with the numbers the fixture's procfs gives; the node must come up idle with both Types and
+# a step on an instance must be handed one GPU.
+for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+pids=()
+cp -a "$hosts/h100-8x-mig" "$tmp/mig"
+for g in 0 1 2 3 4 5 6 7; do
+  rm -f "$tmp/mig/dev/nvidia$g"
+  mknod "$tmp/mig/dev/nvidia$g" c 195 "$g" || fail "mknod in the MIG host"
+done
+for f in "$tmp"/mig/dev/nvidia-caps/nvidia-cap*; do
+  minor=${f##*nvidia-cap}
+  rm -f "$f"
+  mknod "$f" c 235 "$minor" || fail "mknod $f"
+done
+"$anygpu" --root "$tmp/mig" --no-libs slurm gres --output "$tmp/gres.conf" 2>/dev/null || fail "slurm gres (MIG)"
+[ "$(grep -c '^Name=gpu Type=h100_mig MultipleFiles=' "$tmp/gres.conf")" = 11 ] ||
+  { cat "$tmp/gres.conf"; fail "MIG node: expected 11 MultipleFiles= lines"; }
+grep -q "^Name=gpu Type=h100_mig MultipleFiles=$tmp/mig/dev/nvidia1,$tmp/mig/dev/nvidia-caps/nvidia-cap156,$tmp/mig/dev/nvidia-caps/nvidia-cap158" "$tmp/gres.conf" ||
+  { cat "$tmp/gres.conf"; fail "MIG node: no line for GPU 1's GI 2 / CI 1"; }
+mkdir -p "$tmp/state-mig"
+sed -i -e "s|^StateSaveLocation=.*|StateSaveLocation=$tmp/state-mig|" \
+  -e "s|^NodeName=.*|NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) Gres=gpu:h100_mig:11,gpu:h100:5 State=UNKNOWN|" \
+  "$tmp/slurm.conf"
+: >"$tmp/slurmd.log"
+slurmctld -D -i -f "$SLURM_CONF" >"$tmp/slurmctld.out" 2>&1 &
+pids+=($!)
+slurmd -D -N "$node" -f "$SLURM_CONF" >"$tmp/slurmd.out" 2>&1 &
+pids+=($!)
+state=""
+for _ in $(seq 1 60); do
+  state=$(sinfo -h -N -n "$node" -o '%T' 2>/dev/null)
+  case $state in idle*) break ;; esac
+  sleep 1
+done
+case $state in idle*) ;; *) cat "$tmp/slurmd.out"; fail "MIG node state '$state', expected idle" ;; esac
+show=$(scontrol show node "$node") || fail "scontrol show node (MIG)"
+echo "$show" | grep -q "Gres=gpu:h100_mig:11,gpu:h100:5" || { echo "$show"; fail "MIG node Gres"; }
+mig_env=$(timeout 60 srun -n 1 --gres=gpu:h100_mig:1 env 2>"$tmp/srun-mig.err") ||
+  { cat "$tmp/srun-mig.err"; fail "srun --gres=gpu:h100_mig:1"; }
+mig_gpus=$(echo "$mig_env" | sed -n 's/^SLURM_STEP_GPUS=//p')
+[ -n "$mig_gpus" ] && [ "${mig_gpus#*,}" = "$mig_gpus" ] ||
+  { echo "$mig_env" | grep GPU; fail "a MIG step got SLURM_STEP_GPUS='$mig_gpus', expected one"; }
+
+echo "PASS: slurmd accepted the generated gres.conf; srun tasks got RANK 0/1, WORLD_SIZE=2, MASTER_ADDR=$node, MASTER_PORT=$port; the mixed node came up, its AMD step got SLURM_STEP_GPUS=$mixed_gpus and no visible-devices variable, and anygpu run drove the GPU of each Type; the MIG node came up with one line per instance and its step got SLURM_STEP_GPUS=$mig_gpus"

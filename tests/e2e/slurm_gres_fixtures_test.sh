@@ -37,11 +37,16 @@ for dir in "$hosts"/*/; do
   hint=$(sed -n 's/^# slurm.conf: GresTypes=gpu and NodeName=\([^ ]*\) Gres=\(.*\)$/\1 \2/p' "$work/gres.conf")
   node=${hint%% *} gres=${hint#* }
   [ -n "$hint" ] || { bad "no slurm.conf hint in gres.conf"; continue; }
-  # Each File= as a character device: DRM 226, NVIDIA 195, the rest /dev/null's numbers.
+  # Each File= (and each of a MIG instance's MultipleFiles=) as a character device: DRM 226,
+  # NVIDIA 195, its cap nodes the fixture's nvidia-caps 235, the rest /dev/null's numbers.
   files=$(sed -n 's/^Name=gpu .*File=\([^ ]*\).*/\1/p' "$work/gres.conf")
-  lines=$(echo "$files" | wc -l)
-  for f in $files; do
-    case $f in */dev/dri/*) major=226 ;; */dev/nvidia*) major=195 ;; *) major=1 ;; esac
+  multiple=$(sed -n 's/^Name=gpu .*MultipleFiles=\([^ ]*\).*/\1/p' "$work/gres.conf" | tr ',' '\n' | sort -u)
+  lines=$(grep -c '^Name=gpu ' "$work/gres.conf")
+  for f in $files $multiple; do
+    case $f in
+      */dev/dri/*) major=226 ;; */dev/nvidia-caps/*) major=235 ;; */dev/nvidia*) major=195 ;;
+      *) major=1 ;;
+    esac
     minor=$(echo "${f##*/}" | tr -dc 0-9)
     rm -f "$f" && mknod "$f" c "$major" "${minor:-3}" || { bad "mknod $f needs root"; continue 2; }
   done

@@ -50,14 +50,23 @@ void collect_edits(const YAML::Node& edits, Granted& g) {
   for (const auto& e : edits["env"]) g.env.insert(e.Scalar());
 }
 
-// The spec's devices named by the selected indices plus its top-level edits, as a CDI runtime
-// would apply them for `--device KIND=<index>` of each selected device.
+// The spec's devices named by the selected units plus its top-level edits, as a CDI runtime
+// would apply them for `--device KIND=<index>` of each selected device, `KIND=<index>:<partition>`
+// of each selected partition.
 Granted from_cdi(const std::string& spec_text, const Selection& sel) {
   Granted g;
   auto doc = YAML::Load(spec_text);
-  for (const auto& d : sel.devices)
+  for (size_t i = 0; i < sel.devices.size(); ++i) {
+    auto name = std::to_string(sel.devices[i].index);
+    if (const auto* p = sel.partition_of(i)) name += ":" + std::to_string(p->index);
+    bool found = false;
     for (const auto& dev : doc["devices"])
-      if (dev["name"].Scalar() == std::to_string(d.index)) collect_edits(dev["containerEdits"], g);
+      if (dev["name"].Scalar() == name) {
+        collect_edits(dev["containerEdits"], g);
+        found = true;
+      }
+    EXPECT_TRUE(found) << "no CDI device " << name;
+  }
   collect_edits(doc["containerEdits"], g);
   return g;
 }
@@ -142,12 +151,6 @@ TEST(ContainerEdits, CdiAndRunContainerGrantTheSameForEveryFixtureAndSelection) 
       auto of_vendor = inv.of_vendor(vendor);
       if (std::none_of(of_vendor.begin(), of_vendor.end(),
                        [](const Device* d) { return d->status == DeviceStatus::ok; }))
-        continue;
-      // On a partitioned device the partition is the unit run hands over
-      // (launch_partition_test.cc), while this CDI spec still names whole devices: the two are
-      // compared once the spec has one device per partition.
-      if (std::any_of(of_vendor.begin(), of_vendor.end(),
-                      [](const Device* d) { return d->partitioning.has_value(); }))
         continue;
       auto spec = generate_cdi_spec(host, inv, vendor);
       ASSERT_TRUE(spec) << fixture << " " << vendor << ": " << spec.error().message;

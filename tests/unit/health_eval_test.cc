@@ -77,6 +77,28 @@ TEST(HealthEval, WithoutAKernelLogNothingFoundIsUnknown) {
   }
 }
 
+// A partitioned device's findings are its partitions': an Xid names the GPU, and every MIG
+// instance on it is listed with the device's health. Devices without partitions list none.
+TEST(HealthEval, PartitionsShareTheirDevicesHealth) {
+  TempDir tmp;
+  auto r = run(with_kernel_log(
+      tmp, "h100-8x-mig",
+      "3,100,1000000,-;NVRM: Xid (PCI:0000:2a:00): 79, pid=4242, GPU has fallen off the bus.\n"));
+  const auto& gpu1 = device(r, "0000:2a:00.0");
+  EXPECT_EQ(gpu1.health(), Health::critical);
+  EXPECT_EQ(gpu1.partitions,
+            (std::vector<std::string>{"0000:2a:00.0/0", "0000:2a:00.0/1", "0000:2a:00.0/2"}));
+  EXPECT_TRUE(device(r, "0000:5d:00.0").partitions.empty());
+  auto j = health_to_json(r);
+  EXPECT_EQ(j["devices"][1]["partitions"][2], "0000:2a:00.0/2");
+  EXPECT_FALSE(j["devices"][3].contains("partitions"));
+  auto text = health_to_text(r);
+  EXPECT_NE(text.find("  partitions (critical with their device): 0000:2a:00.0/0 0000:2a:00.0/1 "
+                      "0000:2a:00.0/2\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(HealthEval, AscendNeedsDcmiNotTheKernelLog) {
   TempDir tmp;
   auto r = run(with_kernel_log(tmp, "ascend-910b-8x"));

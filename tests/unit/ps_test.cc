@@ -167,6 +167,46 @@ TEST(PsScan, FindsHoldersAttributesThemAndSkipsTheRest) {
   EXPECT_FALSE(j["processes"][1].contains("container"));
 }
 
+// A process is attributed to the partition whose own nodes it holds: an AMD CPX partition's
+// render node (not the device's primary one, which ps would otherwise miss), a MIG compute
+// instance's CI cap node. A GI cap node two instances share, or the MIG parent, names only
+// the device.
+TEST(PsScan, HoldersOfAPartitionsOwnNodesAreAttributedToIt) {
+  TempDir tmp;
+  auto amd_root = tmp / "amd";
+  test::copy_tree(test::fixture_host("mi300x-8x-cpx"), amd_root);
+  const auto& amd = test::fixture_inventory("mi300x-8x-cpx");
+  add_process(amd_root, 10, "rank3", 0, {{3, "/dev/kfd"}, {4, "/dev/dri/renderD131"}});
+  add_process(amd_root, 11, "rank0", 0, {{4, "/dev/dri/renderD128"}});
+  auto r =
+      scan_processes(HostRoot(HostOptions{amd_root, false, std::chrono::milliseconds(1000)}), amd);
+  ASSERT_EQ(r.processes.size(), 2u);
+  EXPECT_EQ(r.processes[0].devices, std::vector<std::string>{"0000:05:00.0"});
+  EXPECT_EQ(r.processes[0].partitions, std::vector<std::string>{"0000:05:00.0/3"});
+  EXPECT_EQ(r.processes[1].partitions, std::vector<std::string>{"0000:05:00.0/0"});
+  auto j = processes_to_json(r.processes, r.hidden);
+  EXPECT_EQ(j["processes"][0]["partitions"][0], "0000:05:00.0/3");
+  auto text = processes_to_text(r.processes, r.hidden);
+  EXPECT_NE(text.find(" 0000:05:00.0/3\n"), std::string::npos) << text;
+
+  auto mig_root = tmp / "mig";
+  test::copy_tree(test::fixture_host("h100-8x-mig"), mig_root);
+  const auto& mig = test::fixture_inventory("h100-8x-mig");
+  add_process(mig_root, 20, "ci", 0,
+              {{3, "/dev/nvidia1"},
+               {4, "/dev/nvidia-caps/nvidia-cap156"},
+               {5, "/dev/nvidia-caps/nvidia-cap158"}});
+  add_process(mig_root, 21, "gi", 0, {{3, "/dev/nvidia1"}, {4, "/dev/nvidia-caps/nvidia-cap156"}});
+  add_process(mig_root, 22, "whole", 0, {{3, "/dev/nvidia4"}});
+  r = scan_processes(HostRoot(HostOptions{mig_root, false, std::chrono::milliseconds(1000)}), mig);
+  ASSERT_EQ(r.processes.size(), 3u);
+  EXPECT_EQ(r.processes[0].partitions, std::vector<std::string>{"0000:2a:00.0/2"});
+  EXPECT_TRUE(r.processes[1].partitions.empty());
+  EXPECT_EQ(r.processes[1].devices, std::vector<std::string>{"0000:2a:00.0"});
+  EXPECT_TRUE(r.processes[2].partitions.empty());
+  EXPECT_FALSE(processes_to_json(r.processes, 0)["processes"][2].contains("partitions"));
+}
+
 // Many processes (enough for the scan to use its threads): holders in pid order, memory per
 // device from each DRM client's drm-pdev.
 TEST(PsScan, ManyProcessesKeepPidOrderAndSplitMemoryPerDevice) {

@@ -13,6 +13,39 @@ bool arity(const Record& r, size_t n, std::optional<std::string>& error) {
   return false;
 }
 
+// "mig GI CI" adds a MIG device to the last device; mig-uuid, mig-profile and mig-memory fill
+// the last MIG device, each once.
+void decode_mig(const Record& r, LibraryDeviceFacts& d, std::optional<std::string>& error) {
+  if (!arity(r, r.tag == "mig" ? 2 : 1, error)) return;
+  if (r.tag == "mig") {
+    auto gi = parse_uint(r.fields[0]), ci = parse_uint(r.fields[1]);
+    if (!gi || !ci || *gi > 64 || *ci > 64) {
+      error = at(r, "bad MIG instance ids");
+      return;
+    }
+    d.mig.push_back({static_cast<unsigned>(*gi), static_cast<unsigned>(*ci), {}, {}, {}});
+    return;
+  }
+  if (d.mig.empty()) {
+    error = at(r, cat({"'", r.tag, "' before any 'mig'"}));
+    return;
+  }
+  auto& m = d.mig.back();
+  if (r.tag == "mig-memory") {
+    auto v = parse_uint(r.fields[0]);
+    if (!v || m.memory_total_bytes) error = at(r, "bad or repeated 'mig-memory'");
+    if (!error) m.memory_total_bytes = *v;
+    return;
+  }
+  auto& field = r.tag == "mig-uuid" ? m.uuid : m.profile;
+  if (field) error = at(r, cat({"second '", r.tag, "'"}));
+  field = r.fields[0];
+}
+
+bool is_mig_tag(std::string_view tag) {
+  return tag == "mig" || tag == "mig-uuid" || tag == "mig-profile" || tag == "mig-memory";
+}
+
 }  // namespace
 
 std::string encode_probe_request(const ProbeRequest& request) {
@@ -81,6 +114,12 @@ std::string encode_library(const LibraryResult& result, const StrayOutput& outpu
     if (d.uuid) w.line("uuid", {*d.uuid});
     if (d.arch) w.line("arch", {*d.arch});
     if (d.memory_total_bytes) w.line("memory", {std::to_string(*d.memory_total_bytes)});
+    for (const auto& m : d.mig) {
+      w.line("mig", {std::to_string(m.gpu_instance), std::to_string(m.compute_instance)});
+      if (m.uuid) w.line("mig-uuid", {*m.uuid});
+      if (m.profile) w.line("mig-profile", {*m.profile});
+      if (m.memory_total_bytes) w.line("mig-memory", {std::to_string(*m.memory_total_bytes)});
+    }
   }
   if (output.bytes)
     w.line("output", {std::to_string(output.bytes), output.excerpt.empty() ? "-" : output.excerpt});
@@ -155,7 +194,7 @@ ProbeReply decode_probe_reply(std::string_view text) {
         error = at(r, "bad PCI address");
         break;
       }
-      open->result.devices.push_back({*address, {}, {}, {}, {}});
+      open->result.devices.push_back({*address, {}, {}, {}, {}, {}});
     } else if (r.tag == "name" || r.tag == "uuid" || r.tag == "arch") {
       if (auto* d = device(r))
         text_field(r, r.tag == "name" ? d->name : r.tag == "uuid" ? d->uuid : d->arch);
@@ -168,6 +207,8 @@ ProbeReply decode_probe_reply(std::string_view text) {
         break;
       }
       d->memory_total_bytes = *v;
+    } else if (is_mig_tag(r.tag)) {
+      if (auto* d = device(r)) decode_mig(r, *d, error);
     } else if (r.tag == "output") {
       if (!arity(r, 2, error)) break;
       auto n = parse_uint(r.fields[0]);

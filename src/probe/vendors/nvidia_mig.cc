@@ -81,17 +81,32 @@ std::optional<std::vector<Instance>> read_instances(const ProbeContext& ctx, int
   return out;
 }
 
+// The majors of /dev/nvidiaN ("nvidia-frontend", fixed at 195 by the driver) and of the cap
+// nodes ("nvidia-caps", given out by alloc_chrdev_region at load), from /proc/devices.
+struct MigMajors {
+  std::optional<int> gpu, caps;
+};
+
 // A MIG device needs its parent GPU's node and the GI and CI capability nodes (F-5). They are
-// listed even where the host has not created the cap nodes: a container runtime can make them.
-Partition make_partition(const Device& dev, int index, const Instance& in) {
+// listed even where the host has not created the cap nodes: a container runtime can make them
+// from their numbers.
+Partition make_partition(const Device& dev, int index, const Instance& in,
+                         const MigMajors& majors) {
   Partition p;
   p.index = index;
   p.id = cat({dev.pci.address.str(), "/", std::to_string(index)});
   p.gpu_instance = in.gi;
   p.compute_instance = in.ci;
-  p.device_nodes = {"/dev/nvidia" + std::to_string(*dev.minor),
-                    "/dev/nvidia-caps/nvidia-cap" + std::to_string(in.gi_minor),
-                    "/dev/nvidia-caps/nvidia-cap" + std::to_string(in.ci_minor)};
+  auto parent = "/dev/nvidia" + std::to_string(*dev.minor);
+  auto gi = "/dev/nvidia-caps/nvidia-cap" + std::to_string(in.gi_minor);
+  auto ci = "/dev/nvidia-caps/nvidia-cap" + std::to_string(in.ci_minor);
+  p.device_nodes = {parent, gi, ci};
+  auto u = [](int n) { return static_cast<uint32_t>(n); };
+  if (majors.gpu) p.node_numbers.push_back({parent, u(*majors.gpu), u(*dev.minor)});
+  if (majors.caps) {
+    p.node_numbers.push_back({gi, u(*majors.caps), u(in.gi_minor)});
+    p.node_numbers.push_back({ci, u(*majors.caps), u(in.ci_minor)});
+  }
   return p;
 }
 
@@ -109,6 +124,15 @@ void probe_mig_partitions(const ProbeContext& ctx, std::vector<PciDevice*>& devi
     }
     table = std::move(*parsed);
   }
+  // Read before the instances so each partition carries its nodes' numbers; judged (and
+  // warned about) only on a host that has instances.
+  auto devices_text = ctx.host.read_file(paths::kProcDevices, kSmallFileBytes);
+  Result<int> caps_major = devices_text ? parse_proc_devices_major(*devices_text, "nvidia-caps")
+                                        : Result<int>(devices_text.error());
+  MigMajors majors;
+  if (caps_major) majors.caps = *caps_major;
+  if (devices_text)
+    if (auto gpu = parse_proc_devices_major(*devices_text, "nvidia-frontend")) majors.gpu = *gpu;
   bool any = false;
   for (auto* d : devices) {
     auto& dev = d->device;
@@ -117,15 +141,13 @@ void probe_mig_partitions(const ProbeContext& ctx, std::vector<PciDevice*>& devi
     if (!instances || instances->empty()) continue;
     dev.partitioning = Partitioning{"mig", std::nullopt};
     for (size_t i = 0; i < instances->size(); ++i)
-      dev.partitions.push_back(make_partition(dev, static_cast<int>(i), (*instances)[i]));
+      dev.partitions.push_back(make_partition(dev, static_cast<int>(i), (*instances)[i], majors));
     any = true;
   }
-  if (!any) return;
-  // The cap nodes' major is dynamic (alloc_chrdev_region): without it no node can be made.
-  if (auto text = ctx.host.read_file(paths::kProcDevices, kSmallFileBytes)) {
-    if (auto major = parse_proc_devices_major(*text, "nvidia-caps"); !major)
-      ctx.warn(cat({paths::kProcDevices, ": ", major.error().message}));
-  }
+  // Without the cap nodes' major no runtime can make them: a host must already have them.
+  if (any && !caps_major)
+    ctx.warn(devices_text ? cat({paths::kProcDevices, ": ", caps_major.error().message})
+                          : caps_major.error().message);
 }
 
 }  // namespace anygpu

@@ -46,5 +46,12 @@ using MemoryFn = Return (*)(Device, Memory*);
 using CapabilityFn = Return (*)(Device, int*, int*);
 using SystemStringFn = Return (*)(char*, unsigned int);
 using IntFn = Return (*)(int*);
+// MIG (nvml.h of NVIDIA/go-nvml gen/nvml/nvml.h: nvmlDeviceGetMigMode, …GetMaxMigDeviceCount,
+// …GetMigDeviceHandleByIndex, …GetGpuInstanceId, …GetComputeInstanceId). Looked up one by one:
+// drivers before R450 lack them.
+using MigModeFn = Return (*)(Device, unsigned int* current, unsigned int* pending);
+using DeviceUintFn = Return (*)(Device, unsigned int*);
+using MigHandleFn = Return (*)(Device, unsigned int, Device*);
+inline constexpr unsigned kMigEnabled = 1;  // NVML_DEVICE_MIG_ENABLE
 
 }  // namespace anygpu::nvml

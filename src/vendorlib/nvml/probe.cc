@@ -23,7 +23,12 @@ struct NvmlApi : nvml::CoreApi {
         capability(lib.symbol<nvml::CapabilityFn>({"nvmlDeviceGetCudaComputeCapability"})),
         driver_version(lib.symbol<nvml::SystemStringFn>({"nvmlSystemGetDriverVersion"})),
         cuda_version(lib.symbol<nvml::IntFn>(
-            {"nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"})) {}
+            {"nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"})),
+        mig_mode(lib.symbol<nvml::MigModeFn>({"nvmlDeviceGetMigMode"})),
+        max_mig(lib.symbol<nvml::DeviceUintFn>({"nvmlDeviceGetMaxMigDeviceCount"})),
+        mig_by_index(lib.symbol<nvml::MigHandleFn>({"nvmlDeviceGetMigDeviceHandleByIndex"})),
+        gi_id(lib.symbol<nvml::DeviceUintFn>({"nvmlDeviceGetGpuInstanceId"})),
+        ci_id(lib.symbol<nvml::DeviceUintFn>({"nvmlDeviceGetComputeInstanceId"})) {}
 
   nvml::ShutdownFn shutdown;
   nvml::StringFn name, uuid;
@@ -31,6 +36,12 @@ struct NvmlApi : nvml::CoreApi {
   nvml::CapabilityFn capability;
   nvml::SystemStringFn driver_version;
   nvml::IntFn cuda_version;
+  nvml::MigModeFn mig_mode;
+  nvml::DeviceUintFn max_mig;
+  nvml::MigHandleFn mig_by_index;
+  nvml::DeviceUintFn gi_id, ci_id;
+
+  bool has_mig() const { return mig_mode && max_mig && mig_by_index && gi_id && ci_id; }
 };
 
 std::optional<std::string> device_string(nvml::StringFn fn, nvml::Device dev) {
@@ -41,6 +52,40 @@ std::optional<std::string> device_string(nvml::StringFn fn, nvml::Device dev) {
   std::string s = buf;
   if (s.empty() || !is_printable_text(s)) return std::nullopt;
   return s;
+}
+
+// "NVIDIA H100 80GB HBM3 MIG 1g.10gb" -> "1g.10gb": a MIG device's name ends in its profile
+// (Slurm's gpu_nvml.c reads the type from it the same way).
+std::optional<std::string> mig_profile(const std::optional<std::string>& name) {
+  if (!name) return std::nullopt;
+  auto at = name->rfind("MIG ");
+  if (at == std::string::npos || at + 4 >= name->size()) return std::nullopt;
+  auto profile = name->substr(at + 4);
+  if (profile.find(' ') != std::string::npos) return std::nullopt;
+  return profile;
+}
+
+// The MIG devices of `dev` when MIG is on; empty slots (NOT_FOUND) are skipped.
+std::vector<LibraryMigFacts> mig_devices(const NvmlApi& api, nvml::Device dev) {
+  std::vector<LibraryMigFacts> out;
+  unsigned current = 0, pending = 0, max = 0;
+  if (!api.has_mig() || api.mig_mode(dev, &current, &pending) != nvml::kSuccess ||
+      current != nvml::kMigEnabled || api.max_mig(dev, &max) != nvml::kSuccess)
+    return out;
+  for (unsigned i = 0; i < max && i < 64; ++i) {
+    nvml::Device mig = nullptr;
+    LibraryMigFacts m;
+    if (api.mig_by_index(dev, i, &mig) != nvml::kSuccess || !mig ||
+        api.gi_id(mig, &m.gpu_instance) != nvml::kSuccess ||
+        api.ci_id(mig, &m.compute_instance) != nvml::kSuccess)
+      continue;
+    m.uuid = device_string(api.uuid, mig);
+    m.profile = mig_profile(device_string(api.name, mig));
+    if (nvml::Memory mem{}; api.memory && api.memory(mig, &mem) == nvml::kSuccess && mem.total)
+      m.memory_total_bytes = mem.total;
+    out.push_back(std::move(m));
+  }
+  return out;
 }
 
 }  // namespace
@@ -93,6 +138,7 @@ void nvml::probe(const DynamicLibrary& lib, LibraryResult& result) {
                                   api.capability(dev, &major, &minor) == nvml::kSuccess &&
                                   major > 0 && major < 100 && minor >= 0 && minor < 10)
       f.arch = "sm_" + std::to_string(major) + std::to_string(minor);
+    f.mig = mig_devices(api, dev);
     result.devices.push_back(std::move(f));
   }
   if (api.shutdown) api.shutdown();
