@@ -10,7 +10,7 @@ list(APPEND ANYGPU_UNIT_TEST_SOURCES
 # `srun -n 2 anygpu run` (needs root for mknod; Debian slurm-wlm).
 add_test(NAME cluster_slurm_e2e
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/cluster_slurm_test.sh $<TARGET_FILE:anygpu>
-                 ${CMAKE_CURRENT_LIST_DIR}/../hosts)
+                 ${CMAKE_CURRENT_LIST_DIR}/../hosts $<TARGET_FILE:mock_nvml_mig>)
 set_tests_properties(cluster_slurm_e2e PROPERTIES LABELS system RESOURCE_LOCK slurm TIMEOUT 300)
 # The real `slurmd -G` reads the gres.conf of every fixture host, mixed ones included (needs root
 # for mknod; Debian slurm-wlm). No daemon is started: -G configures the GRES, prints them, exits.

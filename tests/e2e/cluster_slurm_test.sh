@@ -5,11 +5,12 @@
 # it, and `srun -n 2 anygpu run --no-check -- env` must show each task its rank. Then a mixed
 # NVIDIA+AMD node: one set of environment flags, accepted, no misread variable in a step, and
 # `anygpu run` in a step of either Type drives that Type's GPU. Then a MIG node: one line per
-# instance, accepted, a step handed one instance.
-# Usage: cluster_slurm_test.sh ANYGPU_BINARY FIXTURE_HOSTS_DIR
+# instance, accepted, and `anygpu run` in a step on an instance names that instance to CUDA.
+# Usage: cluster_slurm_test.sh ANYGPU_BINARY FIXTURE_HOSTS_DIR MOCK_NVML_MIG_SO
 set -u
-anygpu=${1:?usage: cluster_slurm_test.sh ANYGPU FIXTURE_HOSTS_DIR}
-hosts=${2:?usage: cluster_slurm_test.sh ANYGPU FIXTURE_HOSTS_DIR}
+anygpu=${1:?usage: cluster_slurm_test.sh ANYGPU FIXTURE_HOSTS_DIR MOCK_NVML_MIG_SO}
+hosts=${2:?usage: cluster_slurm_test.sh ANYGPU FIXTURE_HOSTS_DIR MOCK_NVML_MIG_SO}
+mock_nvml_mig=${3:?usage: cluster_slurm_test.sh ANYGPU FIXTURE_HOSTS_DIR MOCK_NVML_MIG_SO}
 case $anygpu in /*) ;; *) anygpu=$PWD/$anygpu ;; esac
 fail() { echo "FAIL: $*"; for f in "$tmp"/slurmctld.log "$tmp"/slurmd.log; do
   [ -f "$f" ] && { echo "--- $f"; tail -n 30 "$f"; }; done; exit 1; }
@@ -169,8 +170,8 @@ done
 
 # A MIG node (h100-8x-mig: 11 instances on GPUs 0-2, GPUs 3-7 whole): one line per instance
 # with MultipleFiles= (its parent and GI/CI cap nodes, facts F-21), made real character nodes
-# with the numbers the fixture's procfs gives; the node must come up idle with both Types and
-# a step on an instance must be handed one GPU.
+# with the numbers the fixture's procfs gives; the node must come up idle with every Type and
+# `anygpu run` in a step on one instance must drive exactly that instance.
 for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
 pids=()
@@ -187,11 +188,16 @@ done
 "$anygpu" --root "$tmp/mig" --no-libs slurm gres --output "$tmp/gres.conf" 2>/dev/null || fail "slurm gres (MIG)"
 [ "$(grep -c '^Name=gpu Type=h100_mig MultipleFiles=' "$tmp/gres.conf")" = 11 ] ||
   { cat "$tmp/gres.conf"; fail "MIG node: expected 11 MultipleFiles= lines"; }
-grep -q "^Name=gpu Type=h100_mig MultipleFiles=$tmp/mig/dev/nvidia1,$tmp/mig/dev/nvidia-caps/nvidia-cap156,$tmp/mig/dev/nvidia-caps/nvidia-cap158" "$tmp/gres.conf" ||
-  { cat "$tmp/gres.conf"; fail "MIG node: no line for GPU 1's GI 2 / CI 1"; }
+# With NVML (a mock answering the MIG calls, loaded from beneath the copy) each line's Type is
+# its instance's profile, and `anygpu run` can name an instance to CUDA by its MIG-<uuid>.
+mkdir -p "$tmp/mig/usr/lib/x86_64-linux-gnu"
+cp "$mock_nvml_mig" "$tmp/mig/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1" || fail "install the mock NVML"
+"$anygpu" --root "$tmp/mig" slurm gres --output "$tmp/gres.conf" 2>/dev/null || fail "slurm gres (MIG, NVML)"
+grep -q "^Name=gpu Type=h100_2c.3g.40gb MultipleFiles=$tmp/mig/dev/nvidia1,$tmp/mig/dev/nvidia-caps/nvidia-cap156,$tmp/mig/dev/nvidia-caps/nvidia-cap158" "$tmp/gres.conf" ||
+  { cat "$tmp/gres.conf"; fail "MIG node: no line for GPU 1's GI 2 / CI 1 (2c.3g.40gb)"; }
 mkdir -p "$tmp/state-mig"
 sed -i -e "s|^StateSaveLocation=.*|StateSaveLocation=$tmp/state-mig|" \
-  -e "s|^NodeName=.*|NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) Gres=gpu:h100_mig:11,gpu:h100:5 State=UNKNOWN|" \
+  -e "s|^NodeName=.*|NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) Gres=gpu:h100_1g.10gb:7,gpu:h100_4g.40gb:1,gpu:h100_1c.3g.40gb:1,gpu:h100_2c.3g.40gb:1,gpu:h100_3g.40gb:1,gpu:h100:5 State=UNKNOWN|" \
   "$tmp/slurm.conf"
 : >"$tmp/slurmd.log"
 slurmctld -D -i -f "$SLURM_CONF" >"$tmp/slurmctld.out" 2>&1 &
@@ -206,11 +212,15 @@ for _ in $(seq 1 60); do
 done
 case $state in idle*) ;; *) cat "$tmp/slurmd.out"; fail "MIG node state '$state', expected idle" ;; esac
 show=$(scontrol show node "$node") || fail "scontrol show node (MIG)"
-echo "$show" | grep -q "Gres=gpu:h100_mig:11,gpu:h100:5" || { echo "$show"; fail "MIG node Gres"; }
-mig_env=$(timeout 60 srun -n 1 --gres=gpu:h100_mig:1 env 2>"$tmp/srun-mig.err") ||
-  { cat "$tmp/srun-mig.err"; fail "srun --gres=gpu:h100_mig:1"; }
+echo "$show" | grep -q "gpu:h100_2c.3g.40gb:1" || { echo "$show"; fail "MIG node Gres"; }
+# The 2c.3g.40gb instance is gres.conf line 10: Slurm hands the step SLURM_STEP_GPUS=9, and
+# `anygpu run` in it must select that instance and name it to CUDA by its MIG UUID.
+mig_env=$(timeout 60 srun -n 1 --gres=gpu:h100_2c.3g.40gb:1 "$anygpu" --root "$tmp/mig" run \
+  --no-check -- env 2>"$tmp/srun-mig.err") ||
+  { cat "$tmp/srun-mig.err"; fail "srun --gres=gpu:h100_2c.3g.40gb:1 anygpu run"; }
 mig_gpus=$(echo "$mig_env" | sed -n 's/^SLURM_STEP_GPUS=//p')
-[ -n "$mig_gpus" ] && [ "${mig_gpus#*,}" = "$mig_gpus" ] ||
-  { echo "$mig_env" | grep GPU; fail "a MIG step got SLURM_STEP_GPUS='$mig_gpus', expected one"; }
+[ "$mig_gpus" = 9 ] || { echo "$mig_env" | grep GPU; fail "the MIG step got SLURM_STEP_GPUS='$mig_gpus', expected 9"; }
+echo "$mig_env" | grep -qx "CUDA_VISIBLE_DEVICES=MIG-5c2e9d41-7a3b-5f60-8e12-3a4b5c6d7e21" ||
+  { echo "$mig_env" | grep -E '^(ANYGPU|CUDA|SLURM_STEP)'; fail "anygpu run in the MIG step did not name GI 2 / CI 1 by its MIG UUID"; }
 
-echo "PASS: slurmd accepted the generated gres.conf; srun tasks got RANK 0/1, WORLD_SIZE=2, MASTER_ADDR=$node, MASTER_PORT=$port; the mixed node came up, its AMD step got SLURM_STEP_GPUS=$mixed_gpus and no visible-devices variable, and anygpu run drove the GPU of each Type; the MIG node came up with one line per instance and its step got SLURM_STEP_GPUS=$mig_gpus"
+echo "PASS: slurmd accepted the generated gres.conf; srun tasks got RANK 0/1, WORLD_SIZE=2, MASTER_ADDR=$node, MASTER_PORT=$port; the mixed node came up, its AMD step got SLURM_STEP_GPUS=$mixed_gpus and no visible-devices variable, and anygpu run drove the GPU of each Type; the MIG node came up with one line per instance and anygpu run in a step on instance $mig_gpus named it by its MIG UUID"

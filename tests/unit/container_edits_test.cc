@@ -16,6 +16,7 @@
 #include "launch/plan.h"
 #include "select/accelerator_config.h"
 #include "select/select.h"
+#include "select/units.h"
 #include "test_support.h"
 #include "util/strings.h"
 
@@ -113,15 +114,27 @@ Granted from_plan(const LaunchPlan& plan, const Selection& sel, const std::strin
   return g;
 }
 
+std::string with_backend(const std::string& vendor, const std::string& devices) {
+  return cat({"backend: ", vendor, "\n", devices});
+}
+
+// Counts, and lists of the units select hands out alone (a whole device's index, a partition's
+// id; a MIG instance without its UUID is never handed out).
 std::vector<std::string> selections_for(const Inventory& inv, const std::string& vendor) {
-  auto devices = inv.of_vendor(vendor);
-  std::vector<std::string> configs = {"devices: all\n", "devices: 1\n"};
-  if (devices.size() >= 2) {
-    configs.push_back("devices: 2\n");
-    configs.push_back(cat({"devices: [", std::to_string(devices.back()->index), ", 0]\n"}));
-    configs.push_back(cat({"devices: [", std::to_string(devices.size() / 2), "]\n"}));
+  std::vector<std::string> ids;
+  for (const auto& u : selection_units(inv)) {
+    if (u.device->vendor != vendor) continue;
+    auto id = u.partition ? u.partition->id : std::to_string(u.device->index);
+    auto one = parse_accelerator_config(with_backend(vendor, "devices: [\"" + id + "\"]\n"), "c");
+    if (one && select_devices(inv, *one, {})) ids.push_back(id);
   }
-  for (auto& c : configs) c = cat({"backend: ", vendor, "\n", c});
+  std::vector<std::string> configs = {"devices: all\n", "devices: 1\n"};
+  if (ids.size() >= 2) {
+    configs.push_back("devices: 2\n");
+    configs.push_back(cat({"devices: [\"", ids.back(), "\", \"", ids.front(), "\"]\n"}));
+    configs.push_back(cat({"devices: [\"", ids[ids.size() / 2], "\"]\n"}));
+  }
+  for (auto& c : configs) c = with_backend(vendor, c);
   return configs;
 }
 
