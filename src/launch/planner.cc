@@ -59,7 +59,13 @@ Result<LaunchPlan> plan_launch(const Selection& selection, const LaunchOptions& 
     bool slurm_set = !visible.empty() && environment.count(visible) &&
                      std::find(kSlurmSetVisibleVariables.begin(), kSlurmSetVisibleVariables.end(),
                                visible) != kSlurmSetVisibleVariables.end();
-    if (slurm_set) {
+    // CUDA takes a MIG instance by its MIG-<uuid> only (facts F-9); Slurm exports one only when
+    // its NVML detection wrote the gres lines (F-10), else an index that names no instance.
+    if (slurm_set && names_mig_instances(selection) &&
+        !environment.at(visible).starts_with("MIG-")) {
+      notes.push_back(cat({"replacing Slurm's ", visible, "=", environment.at(visible),
+                           ": CUDA takes a MIG instance by its MIG-<uuid> only"}));
+    } else if (slurm_set) {
       drop_env(env, visible);
       notes.push_back(cat({"keeping Slurm's ", visible, "=", environment.at(visible)}));
     } else if (rocr_conflict()) {

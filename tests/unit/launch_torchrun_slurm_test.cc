@@ -201,6 +201,31 @@ TEST(LaunchSlurm, RanksAndSlurmsOwnCudaVariableKept) {
   EXPECT_TRUE(has_env(*plan, "NODE_RANK", "1"));
 }
 
+// A gres line per MIG instance (slurm gres without NVML's detection): Slurm's CUDA variable is
+// the line index, which names no instance to CUDA, so the instance's MIG-<uuid> replaces it; a
+// MIG-<uuid> Slurm set itself (AutoDetect=nvml) stays.
+TEST(LaunchSlurm, MigInstanceIsNamedByItsUuidNotSlurmsIndex) {
+  auto inv = test::fixture_inventory("h100-8x-mig");
+  inv.devices[1].partitions[2].uuid = inv.devices[1].partitions[2].id = "MIG-x-1-2";
+  auto job = two_node_job();
+  job.gpus = std::vector<std::string>{"9"};  // gres.conf line 10: GPU 1, instance 2
+  auto cfg = *parse_accelerator_config("", "c.yaml");
+  std::vector<std::string> notes;
+  ASSERT_TRUE(apply_slurm_gpus(job, inv, cfg, notes).ok());
+  SelectInputs in;
+  in.allocation_governs = true;
+  auto sel = select_devices(inv, cfg, in);
+  ASSERT_TRUE(sel.ok()) << sel.error().message;
+  LaunchOptions o;
+  o.command = {"./train"};
+  auto plan = plan_launch(*sel, o, {}, {{"SLURM_JOB_ID", "1"}, {"CUDA_VISIBLE_DEVICES", "9"}}, job);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_TRUE(has_env(*plan, "CUDA_VISIBLE_DEVICES", "MIG-x-1-2"));
+  plan = plan_launch(*sel, o, {}, {{"SLURM_JOB_ID", "1"}, {"CUDA_VISIBLE_DEVICES", "MIG-y"}}, job);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_FALSE(sets(*plan, "CUDA_VISIBLE_DEVICES"));
+}
+
 TEST(LaunchSlurm, AscendVariableDerivedBecauseSlurmSetsNone) {
   auto sel = select_on("ascend-910b-8x", "devices: [2, 3]\n");
   LaunchOptions o;
