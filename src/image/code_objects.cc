@@ -285,6 +285,7 @@ CodeObjects scan_code_objects_in(std::string_view bytes) {
 
 Result<size_t> MemorySource::read(void* out, size_t n) {
   n = std::min(n, bytes_.size());
+  if (n == 0) return n;  // an empty view's data() may be null, which memcpy may not take
   std::memcpy(out, bytes_.data(), n);
   bytes_.remove_prefix(n);
   return n;
