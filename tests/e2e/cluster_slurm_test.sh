@@ -21,11 +21,31 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/anygpu-slurm.XXXXXX")
 pids=()
 cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+  stop_daemons
   rm -rf "$tmp"
 }
 trap cleanup EXIT
+stop_daemons() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+  pids=()
+}
+# slurmctld and slurmd with $SLURM_CONF; the node must come up idle within 60 s (a gres.conf
+# slurmd rejects keeps it down). $1 names the node in the failure.
+start_daemons_until_idle() {
+  slurmctld -D -i -f "$SLURM_CONF" >"$tmp/slurmctld.out" 2>&1 &
+  pids+=($!)
+  slurmd -D -N "$node" -f "$SLURM_CONF" >"$tmp/slurmd.out" 2>&1 &
+  pids+=($!)
+  local state=""
+  for _ in $(seq 1 60); do
+    state=$(sinfo -h -N -n "$node" -o '%T' 2>/dev/null)
+    case $state in idle*) return 0 ;; esac
+    sleep 1
+  done
+  cat "$tmp/slurmd.out"
+  fail "$1 state '$state', expected idle (gres.conf rejected?)"
+}
 
 # A copy of the fixture; gres.conf names its nodes there. slurmd checks that every File= is
 # a character or block device ("is not a valid character or block device, fix your
@@ -79,18 +99,7 @@ cp "$tmp/gres.conf" "$tmp/gres.conf.generated"
 export SLURM_CONF=$tmp/slurm.conf
 unset SLURM_JOB_ID SLURM_JOBID
 
-slurmctld -D -i -f "$SLURM_CONF" >"$tmp/slurmctld.out" 2>&1 &
-pids+=($!)
-slurmd -D -N "$node" -f "$SLURM_CONF" >"$tmp/slurmd.out" 2>&1 &
-pids+=($!)
-
-state=""
-for _ in $(seq 1 60); do
-  state=$(sinfo -h -N -n "$node" -o '%T' 2>/dev/null)
-  case $state in idle*) break ;; esac
-  sleep 1
-done
-case $state in idle*) ;; *) fail "node state '$state', expected idle (gres.conf rejected?)" ;; esac
+start_daemons_until_idle "node"
 show=$(scontrol show node "$node") || fail "scontrol show node"
 echo "$show" | grep -q "Gres=gpu:k100_ai:2" || { echo "$show"; fail "node lacks Gres=gpu:k100_ai:2"; }
 echo "$show" | grep -qi "drain" && { echo "$show"; fail "node drained"; }
@@ -122,9 +131,7 @@ port=$(echo "$out" | sed -n 's/^MASTER_PORT=//p' | sort -u)
 # one set of environment flags per node and GRES name, so every line carries no_gpu_env: the
 # daemons must accept the file, and a step on the AMD GPU must get SLURM_STEP_GPUS but neither
 # CUDA_VISIBLE_DEVICES (HIP reads it too) nor ROCR_VISIBLE_DEVICES.
-for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-pids=()
+stop_daemons
 cp -a "$hosts/workstation-mixed" "$tmp/mixed"
 rm -f "$tmp/mixed/dev/nvidia0" "$tmp/mixed/dev/dri/renderD128"
 mknod "$tmp/mixed/dev/nvidia0" c 195 0 && mknod "$tmp/mixed/dev/dri/renderD128" c 226 128 ||
@@ -137,17 +144,7 @@ sed -i -e "s|^StateSaveLocation=.*|StateSaveLocation=$tmp/state-mixed|" \
   -e "s|^NodeName=.*|NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) Gres=gpu:rtx_4090:1,gpu:rx_7900:1 State=UNKNOWN|" \
   "$tmp/slurm.conf"
 : >"$tmp/slurmd.log"
-slurmctld -D -i -f "$SLURM_CONF" >"$tmp/slurmctld.out" 2>&1 &
-pids+=($!)
-slurmd -D -N "$node" -f "$SLURM_CONF" >"$tmp/slurmd.out" 2>&1 &
-pids+=($!)
-state=""
-for _ in $(seq 1 60); do
-  state=$(sinfo -h -N -n "$node" -o '%T' 2>/dev/null)
-  case $state in idle*) break ;; esac
-  sleep 1
-done
-case $state in idle*) ;; *) cat "$tmp/slurmd.out"; fail "mixed node state '$state', expected idle" ;; esac
+start_daemons_until_idle "mixed node"
 amd_env=$(timeout 60 srun -n 1 --gres=gpu:rx_7900:1 env 2>"$tmp/srun-mixed.err") ||
   { cat "$tmp/srun-mixed.err"; fail "srun --gres=gpu:rx_7900:1"; }
 echo "$amd_env" | grep -q "^SLURM_STEP_GPUS=." || { echo "$amd_env" | grep GPU; fail "no SLURM_STEP_GPUS on the mixed node"; }
@@ -172,9 +169,7 @@ done
 # with MultipleFiles= (its parent and GI/CI cap nodes, facts F-21), made real character nodes
 # with the numbers the fixture's procfs gives; the node must come up idle with every Type and
 # `anygpu run` in a step on one instance must drive exactly that instance.
-for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-pids=()
+stop_daemons
 cp -a "$hosts/h100-8x-mig" "$tmp/mig"
 for g in 0 1 2 3 4 5 6 7; do
   rm -f "$tmp/mig/dev/nvidia$g"
@@ -200,17 +195,7 @@ sed -i -e "s|^StateSaveLocation=.*|StateSaveLocation=$tmp/state-mig|" \
   -e "s|^NodeName=.*|NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) Gres=gpu:h100_1g.10gb:7,gpu:h100_4g.40gb:1,gpu:h100_1c.3g.40gb:1,gpu:h100_2c.3g.40gb:1,gpu:h100_3g.40gb:1,gpu:h100:5 State=UNKNOWN|" \
   "$tmp/slurm.conf"
 : >"$tmp/slurmd.log"
-slurmctld -D -i -f "$SLURM_CONF" >"$tmp/slurmctld.out" 2>&1 &
-pids+=($!)
-slurmd -D -N "$node" -f "$SLURM_CONF" >"$tmp/slurmd.out" 2>&1 &
-pids+=($!)
-state=""
-for _ in $(seq 1 60); do
-  state=$(sinfo -h -N -n "$node" -o '%T' 2>/dev/null)
-  case $state in idle*) break ;; esac
-  sleep 1
-done
-case $state in idle*) ;; *) cat "$tmp/slurmd.out"; fail "MIG node state '$state', expected idle" ;; esac
+start_daemons_until_idle "MIG node"
 show=$(scontrol show node "$node") || fail "scontrol show node (MIG)"
 echo "$show" | grep -q "gpu:h100_2c.3g.40gb:1" || { echo "$show"; fail "MIG node Gres"; }
 # The 2c.3g.40gb instance is gres.conf line 10: Slurm hands the step SLURM_STEP_GPUS=9, and
