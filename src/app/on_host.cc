@@ -3,6 +3,7 @@
 
 #include "app/on_host.h"
 #include "probe/probe.h"
+#include "topo/closeness.h"
 #include "util/env_vars.h"
 #include "util/strings.h"
 
@@ -71,6 +72,11 @@ Result<SelectOutcome> select_on_host(const HostRoot& host, const SelectRequest& 
   if (host.is_real_root()) in.affinity = current_affinity();
   in.caller_env = request.caller_env;
   in.allocation_governs = request.allocation_governs;
+  // Links and PCIe switches steer a choice of n of more devices; a damaged link is left out
+  // with a warning naming its file (topo/kfd_topology.h).
+  auto topology = read_topology(host, inv);
+  for (const auto& w : topology.warnings) diagnostics.warn(w);
+  in.closeness = closeness_of(topology);
   auto sel = select_devices(inv, out.config, in, registry);
   out.inventory = std::move(inv);
   out.inputs = in;

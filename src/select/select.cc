@@ -149,15 +149,97 @@ std::optional<std::vector<Unit>> pick_one_device(const std::vector<Unit>& eligib
   return std::nullopt;
 }
 
-// Picks `n` of `eligible` (index order), preferring one device (partitions), then one NUMA
-// node, then one root complex.
+std::string unit_bus(const Unit& u) {
+  return u.device->pci.address.str();
+}
+
+// Units of one device are closer than any link; units of two devices are as their devices.
+bool units_linked(const Closeness& cl, const Unit& a, const Unit& b) {
+  return a.device == b.device || cl.link(unit_bus(a), unit_bus(b));
+}
+
+// The kind of the links inside `group` ("xgmi"); empty when it spans one device.
+std::string link_kind(const Closeness& cl, const std::vector<Unit>& group) {
+  for (const auto& a : group)
+    for (const auto& b : group)
+      if (a.device != b.device) return cl.link(unit_bus(a), unit_bus(b))->kind;
+  return {};
+}
+
+// The units every two of which are directly linked, grown from `first` by the others in index
+// order.
+std::vector<Unit> linked_group(const Closeness& cl, const std::vector<Unit>& eligible, size_t first,
+                               size_t n) {
+  std::vector<Unit> group{eligible[first]};
+  for (size_t j = 0; j < eligible.size() && group.size() < n; ++j) {
+    if (j == first) continue;
+    if (std::all_of(group.begin(), group.end(),
+                    [&](const Unit& m) { return units_linked(cl, m, eligible[j]); }))
+      group.push_back(eligible[j]);
+  }
+  std::sort(group.begin(), group.end(), unit_less);
+  return group;
+}
+
+// n of `eligible` in one link domain (every two directly linked), the first in index order; when
+// none has n and the units have links at all, a reason says how many the largest has.
+std::optional<std::vector<Unit>> pick_link_domain(const Closeness& cl,
+                                                  const std::vector<Unit>& eligible, size_t n,
+                                                  const std::string& of,
+                                                  std::vector<std::string>& reasons) {
+  if (cl.links.empty()) return std::nullopt;
+  size_t largest = 0;
+  std::string kind;
+  for (size_t i = 0; i < eligible.size(); ++i) {
+    auto group = linked_group(cl, eligible, i, n);
+    auto k = link_kind(cl, group);
+    if (k.empty()) continue;  // no link from this unit's device
+    if (group.size() == n) {
+      reasons.push_back(cat({"chose ", of, " in one ", k, " link domain: every two of them are ",
+                             "directly linked"}));
+      return group;
+    }
+    if (group.size() > largest) largest = group.size(), kind = k;
+  }
+  if (largest > 0)
+    reasons.push_back(cat({"no ", kind, " link domain has ", std::to_string(n),
+                           " of them (the largest has ", std::to_string(largest), ")"}));
+  return std::nullopt;
+}
+
+// n of `eligible` behind one PCIe switch (PIX or PXB apart), the first in index order.
+std::optional<std::vector<Unit>> pick_one_switch(const Closeness& cl,
+                                                 const std::vector<Unit>& eligible, size_t n,
+                                                 const std::string& of,
+                                                 std::vector<std::string>& reasons) {
+  for (const auto& first : eligible) {
+    auto sw = cl.pcie_switch.find(unit_bus(first));
+    if (sw == cl.pcie_switch.end()) continue;
+    std::vector<Unit> same;
+    for (const auto& u : eligible) {
+      auto it = cl.pcie_switch.find(unit_bus(u));
+      if (it != cl.pcie_switch.end() && it->second == sw->second && same.size() < n)
+        same.push_back(u);
+    }
+    if (same.size() < n) continue;
+    reasons.push_back(cat({"chose ", of, " behind one PCIe switch (below ", sw->second,
+                           "): PIX or PXB apart, without the host bridge"}));
+    return same;
+  }
+  return std::nullopt;
+}
+
+// Picks `n` of `eligible` (index order), preferring one device (partitions), then one link
+// domain, then one PCIe switch, then one NUMA node behind one root complex, then one NUMA node.
 std::vector<Unit> pick_grouped(const std::vector<Unit>& eligible, size_t n, bool partitioned,
-                               std::vector<std::string>& reasons) {
+                               const Closeness& cl, std::vector<std::string>& reasons) {
   const std::string& vendor = eligible.front().device->vendor;
   auto of = cat({std::to_string(n), " of ", std::to_string(eligible.size()), " eligible ", vendor,
                  " ", noun(partitioned, 2)});
   if (partitioned)
     if (auto one = pick_one_device(eligible, n, of, reasons)) return *one;
+  if (auto linked = pick_link_domain(cl, eligible, n, of, reasons)) return *linked;
+  if (auto behind = pick_one_switch(cl, eligible, n, of, reasons)) return *behind;
   std::map<int, std::vector<Unit>> by_numa;  // -1: unknown
   for (const auto& u : eligible) by_numa[unit_numa(u).value_or(-1)].push_back(u);
   // Best: n on one NUMA node behind one root complex; then n on one NUMA node.
@@ -471,7 +553,8 @@ Result<bool> apply_caller_visible(Context& c, const std::vector<const Vendor*>& 
 
 // The winning candidate's units, by the config's devices: list, count or all.
 std::vector<Unit> choose_units(const AcceleratorConfig& cfg, const Candidate& w,
-                               std::string_view vendor, std::vector<std::string>& reasons) {
+                               std::string_view vendor, const Closeness& cl,
+                               std::vector<std::string>& reasons) {
   std::vector<Unit> chosen;
   if (!cfg.list.empty()) {
     chosen = w.listed;
@@ -479,7 +562,7 @@ std::vector<Unit> choose_units(const AcceleratorConfig& cfg, const Candidate& w,
     reasons.push_back(cat({"chose the ", std::to_string(chosen.size()), " listed ",
                            noun(w.partitioned, chosen.size())}));
   } else if (cfg.count && static_cast<size_t>(*cfg.count) < w.eligible.size()) {
-    chosen = pick_grouped(w.eligible, static_cast<size_t>(*cfg.count), w.partitioned, reasons);
+    chosen = pick_grouped(w.eligible, static_cast<size_t>(*cfg.count), w.partitioned, cl, reasons);
   } else {
     chosen = w.eligible;
     reasons.push_back(cat({"chose all ", std::to_string(chosen.size()), " eligible ", vendor, " ",
@@ -725,7 +808,7 @@ Result<Selection> select_devices(const Inventory& inv, const AcceleratorConfig& 
   reasons.push_back(cat({rule_name(winner->rule), " matched ", std::to_string(w.eligible.size()),
                          " ", w.vendor->id, " ", noun(w.partitioned, w.eligible.size())}));
   if (!w.left_out.empty()) reasons.push_back(w.left_out);
-  auto chosen = choose_units(cfg, w, w.vendor->id, reasons);
+  auto chosen = choose_units(cfg, w, w.vendor->id, in.closeness, reasons);
   auto s = make_selection(c, *w.vendor, chosen, std::move(reasons));
   if (winner->rule) s.priority = winner->rule->priority;
   return s;

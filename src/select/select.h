@@ -14,6 +14,7 @@
 #include "model/inventory.h"
 #include "registry/registry.h"
 #include "select/accelerator_config.h"
+#include "topo/closeness.h"
 #include "util/result.h"
 
 namespace anygpu {
@@ -38,6 +39,10 @@ struct SelectInputs {
   // `devices:` list is never swapped for others: a listed device held elsewhere fails the
   // selection.
   std::map<std::string, std::string> unavailable;
+  // Links and PCIe switches between the host's devices (topo/closeness.h). Choosing n of more
+  // units prefers n every two of which are directly linked, then n behind one PCIe switch,
+  // before one NUMA node; empty (no links read) leaves the NUMA and root complex preference.
+  Closeness closeness;
 };
 
 using EnvVar = std::pair<std::string, std::string>;

@@ -16,6 +16,15 @@ inline constexpr uint64_t kKfdLinkXgmi = 11;
 // link across sockets (kfd_crat.c). Zero or above this is a corrupt file, not a far link.
 inline constexpr uint64_t kMaxKfdLinkWeight = 1000;
 
+// xGMI weights between GPU nodes (kfd_crat.c, kfd_fill_gpu_xgmi_link_to_gpu): 15 per hop
+// between whole GPUs (KFD_CRAT_XGMI_WEIGHT × hops); between partitions of two GPUs 2×13+15 = 41,
+// which is one hop too (13 is KFD_CRAT_INTRA_SOCKET_WEIGHT).
+inline constexpr uint64_t kKfdXgmiHopWeight = 15;
+inline constexpr uint64_t kKfdXgmiPartitionPeerWeight = 41;
+inline bool is_one_xgmi_hop(uint64_t weight) {
+  return weight == kKfdXgmiHopWeight || weight == kKfdXgmiPartitionPeerWeight;
+}
+
 struct KfdLink {
   uint64_t type = 0;
   uint64_t node_from = 0;

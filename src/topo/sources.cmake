@@ -1,6 +1,7 @@
 # `anygpu topo`: links between devices (KFD xGMI), PCIe distance classes from the PCI tree and
 # the nearest RDMA NIC per device, from kernel interfaces only.
 set(ANYGPU_TOPO_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/closeness.cc
   ${CMAKE_CURRENT_LIST_DIR}/kfd_link.cc
   ${CMAKE_CURRENT_LIST_DIR}/kfd_topology.cc
   ${CMAKE_CURRENT_LIST_DIR}/pci_path.cc

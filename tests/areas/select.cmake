@@ -5,4 +5,5 @@ list(APPEND ANYGPU_UNIT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../unit/select_output_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/select_partitions_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/select_golden_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/select_links_test.cc
 )

@@ -1,8 +1,9 @@
 // `anygpu select -v` and `select --json` on every fixture host, against tests/golden/select/.
 // Hosts without partitions pin today's output byte for byte; the partitioned hosts (CPX, mixed
-// MIG) pin the partition as the unit. The fixture root and the scratch directory are written
-// as <source> and nothing else is rewritten. ANYGPU_UPDATE_GOLDEN=1 rewrites the files (review
-// the diff: a golden changes only where the behaviour is meant to).
+// MIG) pin the partition as the unit; the MI210 host's counts pin the xGMI link domain. The fixture
+// root and the scratch directory are written as <source> and nothing else is rewritten.
+// ANYGPU_UPDATE_GOLDEN=1 rewrites the files (review the diff: a golden changes only where the
+// behaviour is meant to).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -34,6 +35,9 @@ std::vector<Case> cases() {
   out.push_back({"mi300x-8x-cpx.list", "mi300x-8x-cpx", "devices: [7:6, \"0000:27:00.0/3\"]\n"});
   out.push_back({"mi300x-8x-cpx.whole-refused", "mi300x-8x-cpx", "devices: [0]\n"});
   out.push_back({"h100-8x-mig.count2", "h100-8x-mig", "devices: 2\n"});
+  // Two xGMI hives of four: 2 and 4 in one hive, 5 spills over NUMA nodes.
+  for (const char* n : {"2", "4", "5"})
+    out.push_back({cat({"mi210-xgmi-8x.count", n}), "mi210-xgmi-8x", cat({"devices: ", n, "\n"})});
   out.push_back({"h100-8x-mig.mig-refused", "h100-8x-mig", "devices: [0:1, 3]\n"});
   return out;
 }
