@@ -5,6 +5,7 @@
 #include "cli/command.h"
 #include "cluster/gres.h"
 #include "host/confined_writer.h"
+#include "topo/topology.h"
 #include "util/strings.h"
 
 namespace anygpu::cli {
@@ -27,6 +28,10 @@ int run_gres(const GlobalOptions& g, const GresFlags& f) {
   auto lines = gres_lines(inv, core_map ? &*core_map : nullptr);
   if (lines.empty()) return fail(host_error("no accelerator with a device node found"));
   auto flags_note = gres_flags_note(lines);
+  // Links= from the link matrix (`anygpu topo`); a damaged link is left out with a warning.
+  auto topology = read_topology(host, inv);
+  report_warnings(g, topology.warnings);
+  auto links_note = add_gres_links(lines, topology);
   // A simulated host's nodes live beneath its root: File= names them there, as slurmd on
   // this machine would open them (the same rule as CDI hostPath).
   if (!host.is_real_root()) {
@@ -54,15 +59,17 @@ int run_gres(const GlobalOptions& g, const GresFlags& f) {
       j["pci_bus_id"] = l.device->pci.address.str();
       if (l.partition) j["partition"] = l.partition->id;
       if (l.cores) j["cores"] = *l.cores;
+      if (!l.links.empty()) j["links"] = l.links;
       if (!l.flags.empty()) j["flags"] = l.flags;
       arr.push_back(j);
     }
     if (!note.empty()) out["note"] = note;
     if (!flags_note.empty()) out["flags_note"] = flags_note;
+    if (!links_note.empty()) out["links_note"] = links_note;
     print_json(g, out);
     return kExitOk;
   }
-  auto text = gres_conf(lines, hostname, {note, flags_note});
+  auto text = gres_conf(lines, hostname, {note, flags_note, links_note});
   if (f.output.empty() || f.output == "-") {
     std::fputs(text.c_str(), stdout);
     return kExitOk;

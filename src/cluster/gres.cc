@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "topo/closeness.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -167,6 +168,36 @@ std::vector<GresLine> gres_lines(const Inventory& inventory, const CoreMap* core
   return lines;
 }
 
+std::string add_gres_links(std::vector<GresLine>& lines, const Topology& topology) {
+  std::map<PciAddress, size_t> index_of;
+  for (size_t i = 0; i < topology.devices.size(); ++i)
+    index_of[topology.devices[i].device->pci.address] = i;
+  // The topology's index of each line's device, when it has one.
+  std::vector<std::optional<size_t>> at;
+  for (const auto& l : lines) {
+    auto it = index_of.find(l.device->pci.address);
+    at.push_back(it == index_of.end() ? std::nullopt : std::optional<size_t>(it->second));
+  }
+  std::vector<std::vector<int>> matrix(lines.size(), std::vector<int>(lines.size(), 0));
+  bool any = false;
+  for (size_t i = 0; i < lines.size(); ++i)
+    for (size_t j = 0; j < lines.size(); ++j) {
+      if (i == j || !at[i] || !at[j] || *at[i] == *at[j]) continue;
+      const auto* link = topology.link(*at[i], *at[j]);
+      matrix[i][j] = link ? direct_link_count(*link) : 0;
+      any = any || matrix[i][j] > 0;
+    }
+  if (!any) return {};
+  if (std::any_of(lines.begin(), lines.end(), [](const GresLine& l) { return l.partition; }))
+    return "Links= left out: the device links are between whole devices and these lines are "
+           "partitions";
+  for (size_t i = 0; i < lines.size(); ++i) {
+    lines[i].links = matrix[i];
+    lines[i].links[i] = -1;
+  }
+  return {};
+}
+
 std::string gres_flags_note(const std::vector<GresLine>& lines, const Registry& registry) {
   return node_flags(lines, registry).note;
 }
@@ -188,6 +219,11 @@ std::string gres_conf(const std::vector<GresLine>& lines, const std::string& hos
     out += cat({"Name=gpu Type=", l.type});
     out += l.files.empty() ? " File=" + l.file : " MultipleFiles=" + join(l.files, ",");
     if (l.cores) out += " Cores=" + *l.cores;
+    if (!l.links.empty()) {
+      std::vector<std::string> each;
+      for (int n : l.links) each.push_back(std::to_string(n));
+      out += " Links=" + join(each, ",");
+    }
     if (!l.flags.empty()) out += " Flags=" + l.flags;
     out += "\n";
     if (per_type[l.type]++ == 0) order.push_back(l.type);

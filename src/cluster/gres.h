@@ -9,6 +9,7 @@
 #include "cluster/core_map.h"
 #include "model/inventory.h"
 #include "registry/registry.h"
+#include "topo/topology.h"
 
 namespace anygpu {
 
@@ -22,6 +23,9 @@ struct GresLine {
   std::string flags;
   const Device* device = nullptr;
   const Partition* partition = nullptr;  // on a partitioned device: the line's partition
+  // Links=: one entry per line of the node, in line order; -1 for this line's own device, the
+  // number of direct links to the other's device, 0 for none. Empty: no Links=.
+  std::vector<int> links;
 };
 
 // Type= for a device: the first word of its name holding a digit ("NVIDIA H100 80GB HBM3" ->
@@ -36,6 +40,12 @@ std::string gres_type(const Device& device);
 // registry slurm.gres_flags when they agree, no_gpu_env when they do not.
 std::vector<GresLine> gres_lines(const Inventory& inventory, const CoreMap* cores,
                                  const Registry& registry = Registry::builtin());
+
+// Fills GresLine::links from the topology's direct links (topo/closeness.h) when any two lines'
+// devices have one; a node with none keeps its lines as they were. A node with partition lines
+// gets no Links= (the links are between whole devices, and Slurm would read each partition as a
+// GPU with all its parent's links): the returned note says so, else it is "".
+std::string add_gres_links(std::vector<GresLine>& lines, const Topology& topology);
 
 // Why the lines carry no_gpu_env, when the node's vendors want different flags; else "".
 std::string gres_flags_note(const std::vector<GresLine>& lines,

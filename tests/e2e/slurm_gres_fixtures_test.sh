@@ -1,10 +1,11 @@
 #!/bin/bash
 # The real slurmd reads the gres.conf `anygpu slurm gres` writes for every fixture host in
 # tests/hosts, mixed ones included: `slurmd -G` (print the node's GRES as slurmd configures it,
-# then exit) must exit 0 with no error, list every line, and agree on the environment flags
+# then exit) must exit 0 with no error, list every line, agree on the environment flags
 # (slurmd refuses a node whose lines of one name differ: "Flags (…) does not match env flags for
-# previous GRES of same node and name"). Each File= becomes a real character node in a copy of
-# the fixture (slurmd checks that it is one), so this needs root (mknod); Debian slurm-wlm.
+# previous GRES of same node and name") and keep every Links= list in line order (the MI210
+# host's xGMI hives). Each File= becomes a real character node in a copy of the fixture (slurmd
+# checks that it is one), so this needs root (mknod); Debian slurm-wlm.
 # A host without an accelerator must make `slurm gres` exit 3 (nothing to describe).
 # Usage: slurm_gres_fixtures_test.sh ANYGPU_BINARY FIXTURE_HOSTS_DIR
 set -u
@@ -17,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 bad() { echo "FAIL $host: $*"; fail=1; }
 
-checked=0 empty=0
+checked=0 empty=0 linked=0
 for dir in "$hosts"/*/; do
   host=$(basename "$dir")
   [ -d "$dir/sys" ] || continue  # not a fixture tree
@@ -77,13 +78,31 @@ CONF
   for f in $files; do
     echo "$out" | grep -q "File=$f " || { bad "slurmd -G does not list $f"; echo "$out"; continue 2; }
   done
+  # Links= (a host whose devices are linked, `anygpu topo`): slurmd keeps each list as written
+  # and in line order, the i-th line's -1 at position i (Slurm orders GPU records by where the
+  # -1 is: _sort_gpu_by_links_order, src/plugins/gres/gpu/gres_gpu.c).
+  want_links=$(sed -n 's/^Name=gpu .* Links=\([^ ]*\).*/\1/p' "$work/gres.conf")
+  if [ -n "$want_links" ]; then
+    got_links=$(echo "$out" | sed -n 's/.*Gres Name=gpu .* Links=\([^ ]*\).*/\1/p')
+    [ "$got_links" = "$want_links" ] || { bad "slurmd -G Links differ:"; echo "$out"; continue; }
+    [ "$(echo "$want_links" | wc -l)" = "$lines" ] || { bad "Links= on some lines only"; continue; }
+    i=0
+    while read -r l; do
+      i=$((i + 1))
+      self=$(echo "$l" | tr ',' '\n' | grep -n -x -- '-1' | cut -d: -f1)
+      [ "$self" = "$i" ] || { bad "line $i: Links=$l has its -1 at position ${self:-none}"; continue 2; }
+    done <<<"$want_links"
+    linked=$((linked + 1))
+  fi
   flags=$(sed -n 's/^Name=gpu .* Flags=\([^ ]*\).*/\1/p' "$work/gres.conf" | sort -u)
   [ "$(echo "$flags" | wc -l)" = 1 ] || { bad "lines carry different Flags: $flags"; continue; }
-  echo "ok   $host: slurmd -G accepts $lines line(s), Flags=${flags:-<none>}"
+  echo "ok   $host: slurmd -G accepts $lines line(s), Flags=${flags:-<none>}${want_links:+, Links=}"
   checked=$((checked + 1))
 done
 # Every fixture but the one without an accelerator, the mixed ones among them.
 [ "$checked" -ge 10 ] || { echo "FAIL: only $checked fixture hosts checked"; fail=1; }
+# The MI210 host's two xGMI hives.
+[ "$linked" -ge 1 ] || { echo "FAIL: no fixture host wrote Links="; fail=1; }
 [ "$empty" -le 1 ] || { echo "FAIL: $empty fixture hosts without a gres.conf"; fail=1; }
 [ "$fail" = 0 ] && echo "PASS: slurmd -G accepted the gres.conf of $checked fixture hosts"
 exit $fail
