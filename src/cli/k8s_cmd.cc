@@ -54,6 +54,10 @@ int run_labels(const GlobalOptions& g, const K8sFlags& f) {
   auto inventory = discover(g, host);
   auto labels = node_labels(inventory, f.prefix);
   if (labels.empty()) return fail(host_error("no accelerator found; no labels to publish"));
+  // Link domains from the link matrix (`anygpu topo`); a damaged link is left out with a warning.
+  auto topology = read_topology(host, inventory);
+  report_warnings(g, topology.warnings);
+  add_link_labels(topology, f.prefix, labels);
   if (f.health) {
     // The worst device's `anygpu health`: ok, warning or critical (valid label values).
     auto evaluated = health::evaluate_health(host, inventory, {});

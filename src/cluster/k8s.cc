@@ -7,6 +7,7 @@
 #include "cluster/gres.h"
 #include "cluster/k8s_names.h"
 #include "select/select.h"
+#include "topo/closeness.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -104,6 +105,27 @@ Labels node_labels(const Inventory& inv, const std::string& prefix, const Regist
     labels.push_back({key(vendor + ".count"), std::to_string(n)});
   add_partition_labels(inv, key, labels);
   return labels;
+}
+
+void add_link_labels(const Topology& t, const std::string& prefix, Labels& labels) {
+  struct Largest {
+    std::string kind;
+    size_t size = 0;
+    int domains = 0;
+  };
+  std::map<std::string, Largest> by_vendor;
+  // link_domains() comes largest first, so each vendor's first domain sets its size.
+  for (const auto& d : link_domains(t)) {
+    auto& l = by_vendor[t.devices[d.devices.front()].device->vendor];
+    if (l.size == 0) l = {d.kind, d.devices.size(), 0};
+    if (d.devices.size() == l.size) ++l.domains;
+  }
+  for (const auto& [vendor, l] : by_vendor) {
+    auto key = [&](const std::string& name) { return cat({prefix, "/", vendor, ".", name}); };
+    if (auto kind = label_value(l.kind); !kind.empty()) labels.push_back({key("link-kind"), kind});
+    labels.push_back({key("link-domain-size"), std::to_string(l.size)});
+    labels.push_back({key("link-domains"), std::to_string(l.domains)});
+  }
 }
 
 std::string features_file(const Labels& labels) {

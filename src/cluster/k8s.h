@@ -8,6 +8,7 @@
 
 #include "model/inventory.h"
 #include "registry/registry.h"
+#include "topo/topology.h"
 #include "util/result.h"
 
 namespace anygpu {
@@ -23,6 +24,12 @@ using Labels = std::vector<std::pair<std::string, std::string>>;
 // device.
 Labels node_labels(const Inventory& inventory, const std::string& prefix,
                    const Registry& registry = Registry::builtin());
+// Link domains (topo/closeness.h: devices every two of which are directly linked), per vendor
+// that has one: <vendor>.link-kind (of the largest domain, "xgmi"), <vendor>.link-domain-size
+// (its devices) and <vendor>.link-domains (how many domains of that size). Hosts without links
+// get none.
+void add_link_labels(const Topology& topology, const std::string& prefix, Labels& labels);
+
 // The features.d file: a comment line, then name=value lines.
 std::string features_file(const Labels& labels);
 
