@@ -5,7 +5,8 @@ list(APPEND ANYGPU_UNIT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../unit/cluster_gres_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/partition_cluster_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/cluster_k8s_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/../unit/cluster_drain_test.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/cluster_drain_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/cluster_links_test.cc)
 # A real slurmctld + slurmd on localhost with the gres.conf `anygpu slurm gres` writes, and
 # `srun -n 2 anygpu run` (needs root for mknod; Debian slurm-wlm).
 add_test(NAME cluster_slurm_e2e
