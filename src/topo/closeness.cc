@@ -37,7 +37,7 @@ Closeness closeness_of(const Topology& t) {
 
 namespace {
 
-const DeviceLink* direct(const Topology& t, size_t a, size_t b) {
+const DeviceLink* direct_link_between(const Topology& t, size_t a, size_t b) {
   const auto* l = t.link(a, b);
   return l && direct_link_count(*l) > 0 ? l : nullptr;
 }
@@ -54,11 +54,11 @@ std::vector<LinkDomain> link_domains(const Topology& t) {
       if (taken[j]) continue;
       bool all = true;
       for (size_t m : d.devices) {
-        const auto* l = direct(t, m, j);
+        const auto* l = direct_link_between(t, m, j);
         all = all && l && (d.kind.empty() || l->kind == d.kind);
       }
       if (!all) continue;
-      if (d.kind.empty()) d.kind = direct(t, first, j)->kind;
+      if (d.kind.empty()) d.kind = direct_link_between(t, first, j)->kind;
       d.devices.push_back(j);
     }
     if (d.devices.size() < 2) continue;
