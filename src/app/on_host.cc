@@ -72,11 +72,14 @@ Result<SelectOutcome> select_on_host(const HostRoot& host, const SelectRequest& 
   if (host.is_real_root()) in.affinity = current_affinity();
   in.caller_env = request.caller_env;
   in.allocation_governs = request.allocation_governs;
-  // Links and PCIe switches steer a choice of n of more devices; a damaged link is left out
-  // with a warning naming its file (topo/kfd_topology.h).
-  auto topology = read_topology(host, inv);
-  for (const auto& w : topology.warnings) diagnostics.warn(w);
-  in.closeness = closeness_of(topology);
+  // Links and PCIe switches steer only a choice of n of more devices (a count); reading them
+  // (thousands of KFD link files on a partitioned host) is spared otherwise. A damaged link is
+  // left out with a warning naming its file (topo/kfd_topology.h).
+  if (out.config.count) {
+    auto topology = read_topology(host, inv);
+    for (const auto& w : topology.warnings) diagnostics.warn(w);
+    in.closeness = closeness_of(topology);
+  }
   auto sel = select_devices(inv, out.config, in, registry);
   out.inventory = std::move(inv);
   out.inputs = in;
