@@ -5,6 +5,7 @@
 #include "cdi/cdi.h"
 #include "cdi/cdi_defects.h"
 #include "launch/container_plan.h"
+#include "launch/torchrun_plan.h"
 #include "pyenv/python_env.h"
 #include "util/regular_file.h"
 #include "util/strings.h"
@@ -32,6 +33,10 @@ bool torchrun_needs_std_workaround(const std::string& torchrun_path,
   if (words.empty()) return false;
   std::string interpreter(words.front());
   if (interpreter.ends_with("/env") && words.size() > 1) interpreter = std::string(words[1]);
+  return python_needs_std_workaround(interpreter, notes);
+}
+
+bool python_needs_std_workaround(const std::string& interpreter, std::vector<std::string>& notes) {
   auto env = read_python_env(interpreter, std::chrono::seconds(10));
   if (!env || !env->torch) return false;
   auto major = parse_int(split(env->torch->version, '.').front());
@@ -82,9 +87,16 @@ HostFacts gather_host_facts(const HostRoot& host, const Selection& selection,
     f.root_prefix = host.outside("/");
     while (f.root_prefix.size() > 1 && f.root_prefix.back() == '/') f.root_prefix.pop_back();
   }
-  if (options.nproc_per_node && !options.image)
-    if (auto t = find_on_path("torchrun", environment))
+  if (options.nproc_per_node && !options.image) {
+    if (auto interpreter = torchrun_interpreter(options.command)) {
+      auto path = interpreter->find('/') == std::string::npos
+                      ? find_on_path(*interpreter, environment)
+                      : interpreter;
+      if (path) f.torchrun_needs_std_workaround = python_needs_std_workaround(*path, notes);
+    } else if (auto t = find_on_path("torchrun", environment)) {
       f.torchrun_needs_std_workaround = torchrun_needs_std_workaround(*t, notes);
+    }
+  }
   if (!options.image) return f;
 
   for (const auto* e : {"podman", "docker"})

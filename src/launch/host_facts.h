@@ -24,5 +24,7 @@ HostFacts gather_host_facts(const HostRoot& host, const Selection& selection,
 // interpreter and its site-packages, without importing torch.
 bool torchrun_needs_std_workaround(const std::string& torchrun_path,
                                    std::vector<std::string>& notes);
+// The same for an interpreter that runs torch.distributed.run itself.
+bool python_needs_std_workaround(const std::string& interpreter, std::vector<std::string>& notes);
 
 }  // namespace anygpu

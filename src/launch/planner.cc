@@ -89,6 +89,7 @@ Result<LaunchPlan> plan_launch(const Selection& selection, const LaunchOptions& 
     auto nproc = parse_nproc_per_node(*options.nproc_per_node);
     if (!nproc) return nproc.error();
     TorchrunSettings t;
+    t.interpreter = torchrun_interpreter(options.command);
     t.nproc_per_node =
         nproc->value_or(std::max<int>(1, static_cast<int>(selection.devices.size())));
     t.nnodes = options.nnodes;

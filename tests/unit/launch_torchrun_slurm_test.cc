@@ -53,6 +53,28 @@ TEST(LaunchTorchrun, AutoIsOnePerSelectedDeviceAndNoPythonForBinaries) {
   EXPECT_TRUE(has_env(*plan, "ANYGPU_DIST_BACKEND", "nccl"));
 }
 
+TEST(LaunchTorchrun, InterpreterNamesAreRecognisedAndOthersAreNot) {
+  for (const char* yes : {"python", "python3", "python3.11", "/venv/bin/python", "./python3.13"})
+    EXPECT_TRUE(is_python_interpreter(yes)) << yes;
+  for (const char* no : {"python3-config", "ipython", "python.", "python3.", "pythonw", "./train",
+                         "/usr/bin/env", "", "py"})
+    EXPECT_FALSE(is_python_interpreter(no)) << no;
+}
+
+// A command that names its interpreter gets torch.distributed.run from that interpreter: the
+// agent then runs on the workers' torch, whatever `torchrun` PATH holds.
+TEST(LaunchTorchrun, ACommandsOwnInterpreterRunsTheAgent) {
+  auto sel = select_on("cloud-vm-none", "");
+  LaunchOptions o;
+  o.command = {"/venv/bin/python3", "-u", "train.py"};
+  o.nproc_per_node = "2";
+  auto plan = plan_launch(sel, o, {}, {}, std::nullopt);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->argv, (std::vector<std::string>{
+                            "/venv/bin/python3", "-m", "torch.distributed.run", "--nproc_per_node",
+                            "2", "--no_python", "/venv/bin/python3", "-u", "train.py"}));
+}
+
 TEST(LaunchTorchrun, CpuAutoIsOneAndScriptsRunUnderPython) {
   auto sel = select_on("cloud-vm-none", "");
   LaunchOptions o;
