@@ -97,10 +97,30 @@ def test_scaler_for_float16_uses_torch_amp_or_the_older_per_device_class(isolate
         amp._chosen.clear()
 
 
-def test_compile_falls_back_to_eager_where_torch_has_no_compile(isolated):
-    model = torch.nn.Linear(4, 2)
+def test_compile_takes_the_branch_this_torch_has(isolated):
+    """One test, two branches: the Debian suite (torch 1.13) proves the eager fallback, the
+    current-torch suite a real inductor compile on the CPU. Neither is skipped."""
+    isolated.setenv("ANYGPU_VENDOR", "cpu")
+    isolated.setenv("ANYGPU_TORCH_DEVICE", "cpu")
     if hasattr(torch, "compile"):
-        pytest.fail("this torch has torch.compile: add the compiled-path expectation")
+        _compiles_for_real()
+    else:
+        _falls_back_to_eager()
+
+
+def _compiles_for_real():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(), torch.nn.Linear(16, 2))
+    x = torch.randn(4, 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", agt.AnygpuWarning)  # the compiled branch warns nothing
+        compiled = agt.compile(model)
+    assert compiled is not model and type(compiled).__name__ == "OptimizedModule"
+    assert torch.allclose(compiled(x), model(x), rtol=1e-5, atol=1e-6)
+
+
+def _falls_back_to_eager():
+    model = torch.nn.Linear(4, 2)
     with pytest.warns(agt.AnygpuWarning, match="has no torch.compile"):
         assert agt.compile(model) is model
     with warnings.catch_warnings():

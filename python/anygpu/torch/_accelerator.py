@@ -260,8 +260,11 @@ class Accelerator:
             files["scaler.pt"] = self.scaler.state_dict()
         return files
 
-    def load_state(self, directory) -> None:
-        """Restores what save_state() wrote, on every process (each its own RNG states)."""
+    def load_state(self, directory, weights_only=None) -> None:
+        """Restores what save_state() wrote, on every process (each its own RNG states).
+        Files are read as tensors and plain containers only (where the torch's safe reader can
+        read optimizers: torch >= 2.0) unless weights_only=False, for a trusted checkpoint whose
+        registered objects hold other types."""
         manifest = _state.read_manifest(directory)
         if manifest.get("world_size") != self.world_size:
             raise ValueError(f"anygpu: {directory} was saved by {manifest.get('world_size')} "
@@ -271,7 +274,7 @@ class Accelerator:
         if sorted(manifest.get("files", [])) != expected:
             raise ValueError(f"anygpu: {directory} holds {sorted(manifest.get('files', []))}; "
                              f"this run prepared {expected} (prepare the same objects first)")
-        read = lambda name: _state.read_torch(directory, name)  # noqa: E731
+        read = lambda name: _state.read_torch(directory, name, weights_only=weights_only)  # noqa: E731
         for i, model in enumerate(self._models):
             self.unwrap(model).load_state_dict(read(f"model_{i}.pt"))
         for kind, objs in (("optimizer", self._optimizers), ("scheduler", self._schedulers),

@@ -181,7 +181,10 @@ def _store(r: Ranks, timeout: timedelta):
         attempt = integer("TORCHELASTIC_RESTART_COUNT", 0)
         store = dist.TCPStore(r.master_addr, r.master_port, r.world_size, False, timeout)
         return dist.PrefixStore(f"/worker/attempt_{attempt}", store)
-    return dist.TCPStore(r.master_addr, r.master_port, r.world_size, r.rank == 0, timeout)
+    # The server does not wait for the others itself (torch 2.x would time out in the
+    # constructor with its own wording): _rendezvous counts who came, under every torch.
+    return dist.TCPStore(r.master_addr, r.master_port, r.world_size, r.rank == 0, timeout,
+                         wait_for_workers=False)
 
 
 def _rendezvous(r: Ranks, timeout: timedelta):

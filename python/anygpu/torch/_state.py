@@ -6,8 +6,10 @@ barrier rank 0 swaps the staging directory into place (renameat2 RENAME_EXCHANGE
 kernel has it, two renames otherwise) and removes the previous one.
 """
 import ctypes
+import io
 import json
 import os
+import pickle
 import random
 import secrets
 import shutil
@@ -26,11 +28,14 @@ def _device_module(dev):
 
 
 def rng_state(dev) -> dict:
-    """Python's, NumPy's (when imported), torch's CPU and the device's generator states."""
+    """Python's, NumPy's (when imported), torch's CPU and the device's generator states, in
+    types torch.load(weights_only=True) accepts (NumPy's key array travels as a tensor)."""
     state = {"python": random.getstate(), "torch": torch.get_rng_state()}
     numpy = sys.modules.get("numpy")
     if numpy is not None:
-        state["numpy"] = numpy.random.get_state()
+        kind, key, pos, has_gauss, cached = numpy.random.get_state()
+        state["numpy"] = (kind, torch.tensor(key.astype("int64")), int(pos), int(has_gauss),
+                          float(cached))
     module = _device_module(dev)
     if module is not None and hasattr(module, "get_rng_state"):
         state["device"] = (dev.type, module.get_rng_state())
@@ -42,7 +47,8 @@ def set_rng_state(state: dict, dev) -> None:
     torch.set_rng_state(state["torch"])
     if "numpy" in state:
         import numpy
-        numpy.random.set_state(state["numpy"])
+        kind, key, pos, has_gauss, cached = state["numpy"]
+        numpy.random.set_state((kind, key.numpy().astype(numpy.uint32), pos, has_gauss, cached))
     if "device" in state:
         device_type, value = state["device"]
         module = _device_module(dev)
@@ -165,8 +171,41 @@ def read_manifest(directory: str) -> dict:
     return manifest
 
 
-def read_torch(directory: str, name: str, map_location="cpu"):
+_safe_reader = None
+
+
+def safe_reader_works() -> bool:
+    """Whether torch.load(weights_only=True) reads what optimizers hold: torch 1.13's reader
+    has the flag but refuses Python floats (pickle's BINFLOAT), so every optimizer fails it."""
+    global _safe_reader
+    if _safe_reader is None:
+        buffer = io.BytesIO()
+        torch.save({"lr": 0.5, "betas": (0.9, 0.999), "step": torch.ones(1)}, buffer)
+        buffer.seek(0)
+        try:
+            torch.load(buffer, weights_only=True)
+            _safe_reader = True
+        except (pickle.UnpicklingError, TypeError, RuntimeError):
+            _safe_reader = False
+    return _safe_reader
+
+
+def read_torch(directory: str, name: str, map_location="cpu", weights_only=None):
+    """torch.load of one checkpoint file, by default reading only tensors and plain containers
+    so that a checkpoint cannot run code (torch 2.6 made that torch.load's default), wherever
+    this torch's reader can (safe_reader_works). weights_only=False is for checkpoints of
+    trusted origin holding other objects."""
     path = os.path.join(os.fspath(directory), name)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"anygpu: {path} missing from the checkpoint")
-    return torch.load(path, map_location=map_location)
+    if weights_only is None:
+        weights_only = safe_reader_works()
+    try:
+        return torch.load(path, map_location=map_location, weights_only=weights_only)
+    except pickle.UnpicklingError as e:
+        if not weights_only:
+            raise
+        first = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
+        raise ValueError(f"anygpu: {path} holds objects other than tensors and plain "
+                         f"containers ({first}); load_state(..., weights_only=False) loads it "
+                         "if you trust where it came from") from None

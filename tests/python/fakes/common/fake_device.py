@@ -14,7 +14,24 @@ def install(torch, name, scaler_cls=None, bf16=True):
     if scaler_cls is not None:
         module.amp = types.SimpleNamespace(GradScaler=scaler_cls)
     setattr(torch, name, module)
+    _become_the_accelerator(torch, name, module)
     return module
+
+
+def _become_the_accelerator(torch, name, module):
+    """torch >= 2.6 asks torch.accelerator, which a real plugin's C++ hooks answer with its
+    device; this fake has no hooks, so it answers in their place (torch 1.13 has no such API)."""
+    accel = getattr(torch, "accelerator", None)
+    try:
+        dev = torch.device(name)
+    except RuntimeError:  # npu, musa: the real plugin renames privateuse1 first; fakes do not
+        return
+    if accel is None:
+        return
+    accel.current_accelerator = lambda *a, **k: dev
+    accel.is_available = lambda: True
+    accel.device_count = module.device_count
+    accel.set_device_index = lambda index: module.set_device(index)
 
 
 class GradScaler:
