@@ -50,7 +50,7 @@ LAUNCHER := $(if $(CCACHE),-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPIL
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 
-.PHONY: all deps build asan release test run install deb wheel image fuzz bench format tidy clean registry-python
+.PHONY: all deps build asan release torch-venv test run install deb wheel image fuzz bench format tidy clean registry-python
 
 all: build
 
@@ -114,11 +114,16 @@ image: build
 # from dominating the run on slow disks.
 TEST_TMP ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo $${TMPDIR:-/tmp})
 
-test: build asan release
+test: build asan release torch-venv
 	@tmp=$$(mktemp -d $(TEST_TMP)/anygpu-test.XXXXXX) && trap 'rm -rf "$$tmp"' EXIT && \
 	TMPDIR=$$tmp ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) && \
 	TMPDIR=$$tmp ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -LE 'system|timing'
+
+# The second torch of the Python suites: PyPI's newest, pinned in tests/python/requirements-current.txt,
+# in a venv cached outside the tree (downloaded once; see tools/torch_venv.sh).
+torch-venv: deps
+	@tools/torch_venv.sh --ensure >/dev/null
 
 # Rewrites python/anygpu/_registry.py from data/vendors.yaml (a unit test fails while it is stale).
 registry-python: build

@@ -25,6 +25,7 @@ phase deps make deps
 phase build make build JOBS="$jobs"
 phase asan make asan JOBS="$jobs"
 phase release make release JOBS="$jobs"
+phase torch-venv make torch-venv
 phase ctest-build env TMPDIR="$scratch" ctest --test-dir build --output-on-failure -j "$jobs"
 phase ctest-asan env TMPDIR="$scratch" ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE 'system|timing'

@@ -1,8 +1,10 @@
 """Shared set-up: the libanygpu.so and CLI of the build under test, and clean subprocesses.
 
-ctest sets ANYGPU_LIBRARY, ANYGPU_BINARY and PYTHONPATH (tests/areas/python.cmake). By hand:
+ctest sets ANYGPU_LIBRARY, ANYGPU_BINARY, PYTHONPATH and ANYGPU_TEST_TORCH (system: Debian's
+torch 1.13; current: the venv of tools/torch_venv.sh) in tests/areas/python.cmake. By hand:
     ANYGPU_LIBRARY=build/libanygpu.so ANYGPU_BINARY=build/anygpu PYTHONPATH=python \
-      /usr/bin/python3 -m pytest -q tests/python
+      ANYGPU_TEST_TORCH=system /usr/bin/python3 -m pytest -q tests/python
+    ANYGPU_LIBRARY=... ANYGPU_TEST_TORCH=current $(tools/torch_venv.sh --path) -m pytest -q ...
 """
 import os
 import subprocess
@@ -12,7 +14,7 @@ import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HOSTS = os.path.join(REPO, "tests", "hosts")
-PYTHON = "/usr/bin/python3"
+PYTHON = sys.executable  # the interpreter under test: Debian's (torch 1.13) or the current-torch venv
 
 sys.path.insert(0, os.path.join(REPO, "tests", "e2e"))
 from ports import rendezvous_port  # noqa: E402,F401  (re-exported for the launch tests)
