@@ -76,6 +76,11 @@ class Accelerator:
     def is_local_main_process(self) -> bool:
         return self.local_rank == 0
 
+    # accelerate's names for the same facts
+    num_processes = property(lambda self: self.world_size)
+    process_index = property(lambda self: self.rank)
+    local_process_index = property(lambda self: self.local_rank)
+
     @property
     def gradient_accumulation_steps(self) -> int:
         return self._accumulation.steps
@@ -151,6 +156,12 @@ class Accelerator:
                         stack.enter_context(no_sync())
             yield
 
+    def no_sync(self, model):
+        """DistributedDataParallel.no_sync() of a prepared model: its gradients are kept locally
+        (not all-reduced) inside the block; a no-op context for one process."""
+        no_sync = getattr(model, "no_sync", None)
+        return no_sync() if no_sync is not None else contextlib.nullcontext()
+
     def backward(self, loss, **kwargs) -> None:
         """loss.backward(), divided over the accumulated micro-batches and scaled for float16."""
         acc = self._accumulation
@@ -196,7 +207,12 @@ class Accelerator:
         so a metric over the result is the metric over the whole dataset."""
         return coll.gather_dropping(obj, self._progress.duplicates)
 
-    def reduce(self, obj, reduction: str = "sum"):
+    def reduce(self, obj, reduction: str = "sum", scale: float = 1.0):
+        """The sum, mean or max over all processes. accelerate's `scale` (applied on XLA only)
+        must stay 1.0: multiply the result instead."""
+        if scale != 1.0:
+            raise ValueError(f"anygpu: reduce(scale={scale!r}) is not supported (accelerate "
+                             "applies it on XLA only); multiply the reduced result instead")
         return coll.reduce(obj, reduction)
 
     def reduce_mean(self, tensor):
@@ -220,6 +236,18 @@ class Accelerator:
 
     def split_between_processes(self, inputs, apply_padding: bool = False):
         return coll.split_between_processes(inputs, self.rank, self.world_size, apply_padding)
+
+    def skip_first_batches(self, dataloader, num_batches: int = 0):
+        """accelerate's resume idiom: the prepared loader, its next pass starting after
+        `num_batches` batches. After load_state() the loader already resumes where the
+        checkpoint stopped; asking for that same position is then a no-op, and another one an
+        error (two positions for one pass). The loader itself is returned (not a copy): later
+        passes start at the beginning again, as with accelerate's skipping loader."""
+        if not isinstance(dataloader, PreparedLoader):
+            raise TypeError(f"anygpu: skip_first_batches() takes a loader that prepare() "
+                            f"returned, not a {type(dataloader).__name__}")
+        dataloader.skip_next_pass(int(num_batches))
+        return dataloader
 
     # -- state --------------------------------------------------------------------------
     def set_seed(self, seed: int, device_specific: bool = False) -> None:
@@ -334,3 +362,5 @@ class Accelerator:
         if self.distributed and torch.distributed.is_initialized():
             torch.distributed.destroy_process_group()
             self.distributed = False
+
+    end_training = end

@@ -101,15 +101,19 @@ def gather_dropping(obj, duplicates: int):
 
 
 def reduce(obj, reduction: str = "sum"):
-    """The element-wise sum (or mean) over all processes; inputs are not modified."""
-    if reduction not in ("sum", "mean"):
-        raise ValueError(f"reduction={reduction!r}: use 'sum' or 'mean'")
+    """The element-wise sum, mean or max over all processes; inputs are not modified."""
+    if reduction == "none":
+        raise ValueError("reduction='none': accelerate's 'none' sums across processes; anygpu "
+                         "calls that reduction='sum'")
+    if reduction not in ("sum", "mean", "max"):
+        raise ValueError(f"reduction={reduction!r}: use 'sum', 'mean' or 'max'")
     if not distributed():
         return obj
+    op = torch.distributed.ReduceOp.MAX if reduction == "max" else torch.distributed.ReduceOp.SUM
 
     def one(t):
         t = t.detach().clone()
-        torch.distributed.all_reduce(t)
+        torch.distributed.all_reduce(t, op)
         return t / torch.distributed.get_world_size() if reduction == "mean" else t
 
     return _walk(obj, one)

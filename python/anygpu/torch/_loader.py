@@ -127,6 +127,7 @@ class PreparedLoader(DataLoader):
         self._resume = 0  # batches a loaded state says the pass at `epoch` already consumed
         self._iterable_tags = isinstance(collate, CollateCountingDuplicates)
         self._explicit = None  # set_epoch() of a loader over an iterable dataset
+        self._skip_once = None  # skip_first_batches(): batches to leave out of the next pass
 
     def set_epoch(self, epoch: int) -> None:
         """Like DistributedSampler.set_epoch: the order of the next pass (then it is kept)."""
@@ -134,6 +135,17 @@ class PreparedLoader(DataLoader):
             self.sharded.set_epoch(epoch)
         else:
             self._explicit = int(epoch)
+
+    def skip_next_pass(self, batches: int) -> None:
+        """The next pass starts `batches` batches in (Accelerator.skip_first_batches)."""
+        if batches < 0:
+            raise ValueError(f"skip_first_batches: num_batches={batches} must be >= 0")
+        if self._resume and batches != self._resume:
+            raise ValueError(f"anygpu: load_state() already resumes this loader {self._resume} "
+                             f"batches into epoch {self.epoch} (anygpu restores the position "
+                             f"itself); skip_first_batches(loader, {batches}) contradicts it: "
+                             f"drop the call or pass {self._resume}")
+        self._skip_once = batches if batches else None
 
     def _choose_epoch(self) -> int:
         s = self.sharded
@@ -156,6 +168,8 @@ class PreparedLoader(DataLoader):
         self._resume = 0
         if not skip and self.sharded is not None:
             self.sharded.generator_state = None  # a new epoch draws on from the generator
+        if self._skip_once is not None:  # skip_first_batches(): whatever the epoch
+            skip, self._skip_once = self._skip_once, None
         self.epoch, self.position, self._in_pass = epoch, skip, True
         self.generator.manual_seed(self.seed + epoch)  # worker seeds: fixed per epoch
         if self.sharded is not None:

@@ -10,18 +10,30 @@ import collections
 import random
 
 import torch
-from torch.utils.data import IterableDataset, Sampler
+from torch.utils.data import BatchSampler, IterableDataset, Sampler
 
 # In `duplicates`: the whole batch repeats earlier samples (a padded batch of a batch sampler).
 ALL = -1
 
 
+def _seedable(source):
+    """The sampler (of a batch sampler too) that takes a `generator` and has none: torch's
+    RandomSampler, SubsetRandomSampler, WeightedRandomSampler. Lending it a generator seeded
+    with seed + epoch draws the order DistributedSampler(shuffle=True) and accelerate's seedable
+    sampler draw for that seed and epoch (torch.randperm under that generator)."""
+    inner = getattr(source, "sampler", None) if isinstance(source, BatchSampler) else source
+    if inner is not None and "generator" in vars(inner) and inner.generator is None:
+        return inner
+    return None
+
+
 class ShardedSampler(Sampler):
     """This rank's share of what `source` yields: indices, or whole batches of a batch sampler.
 
-    The source's order is drawn once per epoch under a torch RNG seeded with seed + epoch, so
-    every rank draws the same order without consuming the caller's RNG stream; a source with
-    its own torch.Generator uses it (its state at the epoch's start is kept for resuming).
+    The source's order is drawn once per epoch under a torch generator seeded with seed + epoch
+    (lent to torch's own samplers, else the default generator, forked), so every rank draws the
+    same order without consuming the caller's RNG stream; a source with its own torch.Generator
+    uses it (its state at the epoch's start is kept for resuming).
     """
 
     def __init__(self, source, rank: int, world: int, seed: int, drop_last: bool):
@@ -83,6 +95,13 @@ class ShardedSampler(Sampler):
                 gen.set_state(self.generator_state)
             self.generator_state = gen.get_state()
             return list(self.source)
+        drawing = _seedable(self.source)
+        if drawing is not None:  # draws from a generator seeded with seed + epoch, lent to it
+            drawing.generator = torch.Generator().manual_seed(self.seed + self.epoch)
+            try:
+                return list(self.source)
+            finally:
+                drawing.generator = None
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(self.seed + self.epoch)
             return list(self.source)
