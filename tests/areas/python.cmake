@@ -12,3 +12,11 @@ set_tests_properties(python_pytest PROPERTIES
   ENVIRONMENT "${_python_env};ANYGPU_TEST_TORCH=system" LABELS system TIMEOUT 600)
 set_tests_properties(python_pytest_current_torch PROPERTIES
   ENVIRONMENT "${_python_env};ANYGPU_TEST_TORCH=current" LABELS system TIMEOUT 600)
+# anygpu.torch.Accelerator against accelerate.Accelerator (same scripts, `accelerate launch` vs
+# `anygpu run`, 1 and 2 processes): only the venv has accelerate, so the suite lives outside
+# tests/python, which the Debian run collects, and fails (never skips) without it.
+add_test(NAME python_accelerate_parity
+         COMMAND ${CMAKE_SOURCE_DIR}/tests/python/with_current_torch.sh
+                 -m pytest -q -p no:cacheprovider ${CMAKE_SOURCE_DIR}/tests/python_accelerate)
+set_tests_properties(python_accelerate_parity PROPERTIES
+  ENVIRONMENT "${_python_env};ANYGPU_TEST_TORCH=current" LABELS system TIMEOUT 600)
