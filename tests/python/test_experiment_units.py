@@ -48,6 +48,26 @@ def _loader(loader, rank=0, world=1, seed=0):
                           progress=Progress())
 
 
+def test_shuffle_order_is_distributed_samplers_for_the_seed_and_epoch():
+    """A shuffling loader draws, per epoch, torch.randperm under a generator seeded with
+    seed + epoch: DistributedSampler(shuffle=True, seed=seed)'s order, and accelerate's with
+    use_seedable_sampler and data_seed=seed; sharded as DistributedSampler shards it."""
+    data = TensorDataset(torch.arange(37))
+    for world in (1, 2):
+        for rank in range(world):
+            loader = _loader(DataLoader(data, batch_size=1, shuffle=True), rank, world, seed=9)
+            reference = DistributedSampler(data, num_replicas=world, rank=rank, shuffle=True,
+                                           seed=9)
+            for epoch in range(3):
+                reference.set_epoch(epoch)
+                got = [int(b) for (b,) in loader]
+                assert got == list(reference), (world, rank, epoch)
+    batches = _loader(DataLoader(data, batch_sampler=torch.utils.data.BatchSampler(
+        torch.utils.data.RandomSampler(data), 4, False)), seed=9)
+    perm = torch.randperm(37, generator=torch.Generator().manual_seed(9)).tolist()
+    assert [b.tolist() for (b,) in batches] == [perm[i:i + 4] for i in range(0, 37, 4)]
+
+
 def test_prepared_loader_is_a_data_loader(isolated):
     data = TensorDataset(torch.arange(10))
     acc = agt.Accelerator()

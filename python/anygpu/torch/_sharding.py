@@ -22,7 +22,7 @@ def _seedable(source):
     with seed + epoch draws the order DistributedSampler(shuffle=True) and accelerate's seedable
     sampler draw for that seed and epoch (torch.randperm under that generator)."""
     inner = getattr(source, "sampler", None) if isinstance(source, BatchSampler) else source
-    if inner is not None and "generator" in vars(inner) and inner.generator is None:
+    if "generator" in getattr(inner, "__dict__", ()) and inner.generator is None:
         return inner
     return None
 
