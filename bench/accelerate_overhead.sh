@@ -36,10 +36,12 @@ for ((i = 0; i < runs; i++)); do
   for fw in $( ((i % 2)) && echo "anygpu accelerate" || echo "accelerate anygpu"); do
     port=$((port + 1))
     if [[ $fw == accelerate ]]; then
-      "${acc_launch[@]}" --main_process_port "$port" "$script" accelerate "$out/$fw-$i.json" \
+      port_opt=(); [[ $nproc == 1 ]] || port_opt=(--main_process_port "$port")
+      "${acc_launch[@]}" "${port_opt[@]}" "$script" accelerate "$out/$fw-$i.json" \
         >"$out/$fw-$i.log" 2>&1 || { cat "$out/$fw-$i.log" >&2; exit 1; }
     else
-      "${agy_launch[@]}" --master-port "$port" -- "$py" "$script" anygpu "$out/$fw-$i.json" \
+      port_opt=(); [[ $nproc == 1 ]] || port_opt=(--master-port "$port")
+      "${agy_launch[@]}" "${port_opt[@]}" -- "$py" "$script" anygpu "$out/$fw-$i.json" \
         >"$out/$fw-$i.log" 2>&1 || { cat "$out/$fw-$i.log" >&2; exit 1; }
     fi
   done
