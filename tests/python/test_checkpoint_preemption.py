@@ -157,3 +157,21 @@ def test_a_mid_epoch_checkpoint_is_refused_on_another_count_naming_the_way_out(t
     assert loaded.returncode != 0
     assert "saved by 2 processes in the middle of an epoch (loader 0: epoch 0, batch 1)" \
         in loaded.stderr and "Resume with 2 processes" in loaded.stderr, loaded.stderr[-3000:]
+
+
+PREEMPTION = """
+import os, signal
+import anygpu.torch as agt
+before = signal.getsignal(signal.SIGTERM)
+with agt.Preemption() as p:
+    first = p.requested()
+    os.kill(os.getpid(), signal.SIGTERM)  # noted, not fatal
+    print(first, p.requested(), p.received == signal.SIGTERM)
+print(signal.getsignal(signal.SIGTERM) is before)
+"""
+
+
+def test_preemption_notes_sigterm_and_restores_the_handler(tmp_path):
+    proc = run_python_file(_script(tmp_path, "preemption.py", PREEMPTION))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["False", "True", "True", "True"]
