@@ -13,6 +13,14 @@ add_test(NAME cluster_slurm_e2e
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/cluster_slurm_test.sh $<TARGET_FILE:anygpu>
                  ${CMAKE_CURRENT_LIST_DIR}/../hosts $<TARGET_FILE:mock_nvml_mig>)
 set_tests_properties(cluster_slurm_e2e PROPERTIES LABELS system RESOURCE_LOCK slurm TIMEOUT 300)
+# The preemption recipe (tests/python/preemptible_train.py) in a real `sbatch --requeue` job under
+# `anygpu run`: `scontrol requeue` -> SIGTERM -> save -> restart 1 resumes to the uninterrupted
+# result (Debian's torch).
+add_test(NAME cluster_slurm_requeue
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/slurm_requeue_test.sh $<TARGET_FILE:anygpu>
+                 ${CMAKE_SOURCE_DIR} /usr/bin/python3)
+set_tests_properties(cluster_slurm_requeue PROPERTIES LABELS system RESOURCE_LOCK slurm TIMEOUT 300
+  ENVIRONMENT "ANYGPU_LIBRARY=$<TARGET_FILE:anygpu_shared>")
 # The real `slurmd -G` reads the gres.conf of every fixture host, mixed ones included (needs root
 # for mknod; Debian slurm-wlm). No daemon is started: -G configures the GRES, prints them, exits.
 add_test(NAME cluster_slurm_gres_fixtures

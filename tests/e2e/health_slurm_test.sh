@@ -9,20 +9,12 @@ set -u
 anygpu=${1:?usage: health_slurm_test.sh ANYGPU FIXTURE_HOSTS_DIR}
 hosts=${2:?usage: health_slurm_test.sh ANYGPU FIXTURE_HOSTS_DIR}
 case $anygpu in /*) ;; *) anygpu=$PWD/$anygpu ;; esac
-fail() { echo "FAIL: $*"; for f in "$tmp"/slurmctld.log "$tmp"/slurmd.log; do
-  [ -f "$f" ] && { echo "--- $f"; tail -n 30 "$f"; }; done; exit 1; }
-for tool in slurmctld slurmd scontrol sinfo; do
-  command -v "$tool" >/dev/null || { echo "FAIL: $tool not installed (Debian slurm-wlm)"; exit 1; }
-done
-
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/anygpu-drain.XXXXXX")
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+fail() { echo "FAIL: $*"; slurm_fail_logs; exit 1; }
+# shellcheck source=tests/e2e/slurm_local.sh
+. "$(dirname "$0")/slurm_local.sh"
+trap 'slurm_stop; rm -rf "$tmp"' EXIT
+slurm_require_tools slurmctld slurmd scontrol sinfo
 
 cp -a "$hosts/h100-8x" "$tmp/healthy"
 : >"$tmp/healthy/dev/kmsg"
@@ -44,62 +36,13 @@ exec "$anygpu" --root "\$(cat "$tmp/hc-root")" --no-libs health --slurm
 SCRIPT
 chmod 755 "$tmp/healthcheck"
 
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-node=$(hostname -s)
-ctld_port=$(free_port)
-slurmd_port=$(free_port)
-while [ "$slurmd_port" = "$ctld_port" ]; do slurmd_port=$(free_port); done
-mkdir -p "$tmp/state" "$tmp/spool"
-cat >"$tmp/slurm.conf" <<CONF
-ClusterName=anygpu-drain
-SlurmctldHost=$node(127.0.0.1)
-SlurmctldPort=$ctld_port
-SlurmdPort=$slurmd_port
-SlurmUser=$(id -un)
-AuthType=auth/none
-CredType=cred/none
-StateSaveLocation=$tmp/state
-SlurmdSpoolDir=$tmp/spool
-SlurmctldPidFile=$tmp/slurmctld.pid
-SlurmdPidFile=$tmp/slurmd.pid
-SlurmctldLogFile=$tmp/slurmctld.log
-SlurmdLogFile=$tmp/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SchedulerType=sched/builtin
-MpiDefault=none
-ReturnToService=2
-JobCompType=jobcomp/none
-AccountingStorageType=accounting_storage/none
-HealthCheckProgram=$tmp/healthcheck
-HealthCheckInterval=2
-NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
-PartitionName=anygpu Nodes=$node Default=YES MaxTime=INFINITE State=UP
-CONF
-export SLURM_CONF=$tmp/slurm.conf
-unset SLURM_JOB_ID SLURM_JOBID SLURMD_NODENAME
-
-slurmctld -D -i -f "$SLURM_CONF" >"$tmp/slurmctld.out" 2>&1 &
-pids+=($!)
-slurmd -D -N "$node" -f "$SLURM_CONF" >"$tmp/slurmd.out" 2>&1 &
-pids+=($!)
-
-state() { sinfo -h -N -n "$node" -o '%T' 2>/dev/null; }
-wait_state() {  # wait_state PATTERN SECONDS
-  local s=""
-  for _ in $(seq 1 "$2"); do
-    s=$(state)
-    case $s in $1) return 0 ;; esac
-    sleep 1
-  done
-  echo "state '$s'"
-  return 1
-}
+slurm_write_conf anygpu-drain "HealthCheckProgram=$tmp/healthcheck" "HealthCheckInterval=2" \
+  "NodeName=$slurm_node NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN" \
+  "PartitionName=anygpu Nodes=$slurm_node Default=YES MaxTime=INFINITE State=UP"
+slurm_start
+node=$slurm_node
+wait_state() { slurm_wait_state "$@"; }
 reason() { scontrol show node "$node" | sed -n 's/^ *Reason=//p'; }
-
-wait_state 'idle' 60 || fail "node did not come up idle"
 # The healthy copy, by hand: exit 0, the node untouched.
 "$anygpu" --root "$tmp/healthy" --no-libs health --slurm 2>"$tmp/healthy.err"
 rc=$?

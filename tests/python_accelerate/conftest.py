@@ -28,7 +28,7 @@ if os.environ.get("ANYGPU_TEST_TORCH") != "current":
     raise pytest.UsageError("tests/python_accelerate runs under the current-torch venv only "
                             f"(ANYGPU_TEST_TORCH=current; got {os.environ.get('ANYGPU_TEST_TORCH')!r})")
 try:
-    import accelerate  # noqa: F401
+    import accelerate  # noqa: F401  (its absence is a failure)
 except ImportError as e:
     raise pytest.UsageError(f"accelerate is not importable from {sys.executable} ({e}): "
                             "run through ctest (python_accelerate_parity)") from None

@@ -20,14 +20,15 @@ from ._device import SimulatedDevice, device, selection
 from ._distributed import Ranks, dist_backend, init_distributed, ranks
 from ._loader import PreparedLoader, move
 from ._optim import PreparedOptimizer
+from ._preemption import Preemption
 from ._warn import AnygpuWarning
 from ._workers import num_workers
 
 DeviceLoader = PreparedLoader  # the name of earlier releases
 
-__all__ = ["Accelerator", "AnygpuWarning", "DeviceLoader", "PreparedLoader", "PreparedOptimizer",
-           "Ranks", "SimulatedDevice", "amp_dtype", "autocast", "broadcast", "compile", "device",
-           "dist_backend", "free_memory", "gather", "gather_object", "grad_scaler",
+__all__ = ["Accelerator", "AnygpuWarning", "DeviceLoader", "Preemption", "PreparedLoader",
+           "PreparedOptimizer", "Ranks", "SimulatedDevice", "amp_dtype", "autocast", "broadcast",
+           "compile", "device", "dist_backend", "free_memory", "gather", "gather_object", "grad_scaler",
            "init_distributed", "memory_stats", "move", "num_workers", "pad_across_processes",
            "ranks", "reduce", "selection", "set_seed", "wait_for_everyone"]
 

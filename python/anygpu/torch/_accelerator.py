@@ -14,6 +14,7 @@ from ._device import device, empty_cache, memory_stats, synchronize
 from ._distributed import init_distributed, ranks
 from ._loader import PreparedLoader, Progress
 from ._optim import Accumulation, PreparedOptimizer, step as optimizer_step, unscale
+from ._warn import warn_once
 
 _PRECISIONS = {True: None, "auto": None, "bf16": torch.bfloat16, "fp16": torch.float16}
 
@@ -290,31 +291,48 @@ class Accelerator:
 
     def load_state(self, directory, weights_only=None) -> None:
         """Restores what save_state() wrote, on every process (each its own RNG states).
-        Files are read as tensors and plain containers only (where the torch's safe reader can
-        read optimizers: torch >= 2.0) unless weights_only=False, for a trusted checkpoint whose
-        registered objects hold other types."""
+
+        What a save killed part-way left beside `directory` is settled first (the newest
+        complete checkpoint kept, partial directories removed). A checkpoint of N processes
+        loads on M at an epoch boundary: models, optimizers and schedulers are replicated, the
+        ranks beyond N are seeded from the saved seed plus their rank. Files are read as
+        tensors and plain containers only (where the torch's safe reader can read optimizers:
+        torch >= 2.0) unless weights_only=False, for a trusted checkpoint whose registered
+        objects hold other types."""
+        if self.is_main_process:
+            _state.recover(directory)
+        coll.wait_for_everyone()
         manifest = _state.read_manifest(directory)
-        if manifest.get("world_size") != self.world_size:
-            raise ValueError(f"anygpu: {directory} was saved by {manifest.get('world_size')} "
-                             f"processes; this run has {self.world_size}: the per-process "
-                             "random states cannot be matched")
         expected = sorted(self._shared_state_names())
         if sorted(manifest.get("files", [])) != expected:
             raise ValueError(f"anygpu: {directory} holds {sorted(manifest.get('files', []))}; "
                              f"this run prepared {expected} (prepare the same objects first)")
         read = lambda name: _state.read_torch(directory, name, weights_only=weights_only)  # noqa: E731
+        loader_states = [read(f"loader_{i}.pt") for i in range(len(self._loaders))]
+        saved_world = manifest.get("world_size")
+        if saved_world != self.world_size:
+            _refuse_mid_epoch_world_change(directory, saved_world, self.world_size,
+                                           loader_states)
         for i, model in enumerate(self._models):
             self.unwrap(model).load_state_dict(read(f"model_{i}.pt"))
         for kind, objs in (("optimizer", self._optimizers), ("scheduler", self._schedulers),
-                           ("loader", self._loaders), ("custom", self._custom)):
+                           ("custom", self._custom)):
             for i, obj in enumerate(objs):
                 obj.load_state_dict(read(f"{kind}_{i}.pt"))
+        for loader, state in zip(self._loaders, loader_states):
+            loader.load_state_dict(state)
         if self.scaler is not None:
             self.scaler.load_state_dict(read("scaler.pt"))
         own = read("accelerator.pt")
         self._accumulation.load_state_dict(own["accumulation"])
         self._seed = own["seed"]
-        _state.set_rng_state(read(f"rng_rank{self.rank}.pt"), self.device)
+        if isinstance(saved_world, int) and self.rank < saved_world:
+            _state.set_rng_state(read(f"rng_rank{self.rank}.pt"), self.device)
+        else:
+            warn_once("rng-world-change", f"anygpu: {directory} was saved by {saved_world} "
+                      f"processes; ranks from {saved_world} on have no saved random state and "
+                      "are seeded from the saved seed plus their rank")
+            _state.set_seed((self._seed or 0) + self.rank, self.device)
         coll.wait_for_everyone()
 
     def _shared_state_names(self):
@@ -364,3 +382,15 @@ class Accelerator:
             self.distributed = False
 
     end_training = end
+
+
+def _refuse_mid_epoch_world_change(directory, saved, now, loader_states) -> None:
+    """A loader's position counts this rank's batches of a split by `saved` processes: with
+    another number of processes the remaining samples cannot be dealt out again exactly."""
+    for i, state in enumerate(loader_states):
+        if int(state.get("position", 0)):
+            raise ValueError(
+                f"anygpu: {directory} was saved by {saved} processes in the middle of an epoch "
+                f"(loader {i}: epoch {state.get('epoch')}, batch {state.get('position')}); this "
+                f"run has {now}. Resume with {saved} processes, or save at the end of an epoch "
+                "to change the number of processes")

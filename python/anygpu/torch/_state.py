@@ -114,8 +114,41 @@ def _exchange(a: str, b: str) -> bool:
     return fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0
 
 
+def _partials(directory: str):
+    parent, name = os.path.split(directory)
+    prefix = f".{name}.partial-"
+    try:
+        entries = os.listdir(parent)
+    except FileNotFoundError:
+        return []
+    return sorted(os.path.join(parent, e) for e in entries if e.startswith(prefix))
+
+
+def recover(directory: str) -> None:
+    """What a save killed part-way left beside `directory`, settled (main process only).
+
+    A staging directory `.NAME.partial-T` is complete only once its swap began, which on file
+    systems without RENAME_EXCHANGE (NFS, where checkpoints often live) renames the previous
+    checkpoint to `.NAME.partial-T.old` first. So: with `.old` present and NAME missing, the
+    kill fell between the two renames and the staging directory is the newest checkpoint; with
+    both present, only the old copy's removal was left. Every other partial directory is an
+    interrupted save and is removed; the last good checkpoint is never touched."""
+    directory = os.path.abspath(os.fspath(directory))
+    partials = _partials(directory)
+    for old in [p for p in partials if p.endswith(".old")]:
+        staging = old[:-len(".old")]
+        if not os.path.isdir(directory):
+            os.rename(staging if os.path.isdir(staging) else old, directory)
+        shutil.rmtree(old, ignore_errors=True)
+    for leftover in _partials(directory):
+        shutil.rmtree(leftover, ignore_errors=True)
+    if partials:
+        _fsync_dir(os.path.dirname(directory))
+
+
 def begin(directory: str, is_main: bool) -> str:
-    """The staging directory every process writes into (created by the main process)."""
+    """The staging directory every process writes into (created by the main process, after
+    settling what an interrupted save left)."""
     directory = os.path.abspath(os.fspath(directory))
     parent, name = os.path.split(directory)
     if os.path.lexists(directory) and not os.path.isdir(directory):
@@ -123,6 +156,7 @@ def begin(directory: str, is_main: bool) -> str:
     staging = None
     if is_main:
         os.makedirs(parent, exist_ok=True)
+        recover(directory)
         staging = os.path.join(parent, f".{name}.partial-{secrets.token_hex(6)}")
         os.mkdir(staging, 0o755)
     return coll.broadcast(staging)
