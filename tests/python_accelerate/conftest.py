@@ -26,7 +26,8 @@ isolated = shared.isolated  # the fixture
 # This suite compares against accelerate: where it is missing, that is a failure, not a skip.
 if os.environ.get("ANYGPU_TEST_TORCH") != "current":
     raise pytest.UsageError("tests/python_accelerate runs under the current-torch venv only "
-                            f"(ANYGPU_TEST_TORCH=current; got {os.environ.get('ANYGPU_TEST_TORCH')!r})")
+                            "(ANYGPU_TEST_TORCH=current; got "
+                            f"{os.environ.get('ANYGPU_TEST_TORCH')!r})")
 try:
     import accelerate  # noqa: F401  (its absence is a failure)
 except ImportError as e:
