@@ -530,8 +530,9 @@ Result<WheelChoice> choose_wheel(const WheelData& data, const Inventory& invento
         parts.size() >= 2 && parts.size() <= 3 &&
         std::all_of(parts.begin(), parts.end(), [](auto p) { return parse_uint(p).has_value(); });
     if (!rel || !numeric)
-      return bad_input(cat({pkg->name, " ", *request.version, ": unknown version; known: ",
-                            pkg->known_versions(), " (a newer table: --data FILE)"}));
+      return bad_input(cat({pkg->name, " ", *request.version,
+                            ": unknown version; known: ", pkg->known_versions(),
+                            " (a newer table: --data FILE or ANYGPU_WHEELS)"}));
     pin = parts.size() == 3 ? v : rel->latest;
   } else if (request.range) {
     rel = nullptr;
