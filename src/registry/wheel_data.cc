@@ -392,8 +392,16 @@ struct WheelDataInForce {
 WheelDataInForce read_wheel_data_in_force() {
   WheelDataInForce w;
   const char* file = std::getenv(kWheelsEnv);
-  if (!file || !*file) {
+  // Unset or blank: the built-in table (a blank value is refused by the steering-variable
+  // check, util/env_vars.h, at every entry point, with the same message everywhere).
+  if (!file || trim(file).empty()) {
     w.data = builtin_wheel_data();
+    return w;
+  }
+  // Read once per process, by programs started from any directory: a relative path would name
+  // a different file for each.
+  if (file[0] != '/') {
+    w.error = bad_input(cat({kWheelsEnv, ": not an absolute path"}));
     return w;
   }
   // The table writes the pip command users run and names its index: refused when anyone but

@@ -295,12 +295,20 @@ void choose_rocm(const Ctx& c, WheelChoice& out) {
   auto driver_supports = [&](const WheelVariant& v) {
     return c.request.assume_driver_upgrade || host_driver_supports(v);
   };
-  const WheelVariant* chosen = nullptr;
-  for (const auto* v : rocm)
-    if (!chosen && covers(*v) && driver_supports(*v) && not_newer(*v)) chosen = v;
-  if (!chosen)
+  // A GPU of unknown architecture: among the builds otherwise preferred, the one with the most
+  // gfx targets (never the newest by default: ROCm 7 builds dropped gfx900-gfx908).
+  bool unknown_gfx =
+      std::any_of(c.devices.begin(), c.devices.end(), [](const Device* d) { return !d->arch; });
+  auto pick = [&](const std::function<bool(const WheelVariant&)>& ok) {
+    const WheelVariant* best = nullptr;
     for (const auto* v : rocm)
-      if (!chosen && covers(*v) && driver_supports(*v)) chosen = v;
+      if (ok(*v) && (!best || (unknown_gfx && v->gfx.size() > best->gfx.size()))) best = v;
+    return best;
+  };
+  const WheelVariant* chosen =
+      pick([&](const WheelVariant& v) { return covers(v) && driver_supports(v) && not_newer(v); });
+  if (!chosen)
+    chosen = pick([&](const WheelVariant& v) { return covers(v) && driver_supports(v); });
   // Builds that cover the GPUs but that the kernel driver refuses: none is chosen (it would not
   // run), the reason says which driver to upgrade to.
   const WheelVariant* refused = nullptr;
@@ -352,7 +360,11 @@ void choose_rocm(const Ctx& c, WheelChoice& out) {
   finish(c, out, chosen->name);
   std::string why =
       cat({"ROCm build of ", c.pkg.name, " ", c.rel.version, " with kernels for ",
-           targets.empty() ? std::string("(architecture unknown, not checked)") : targets});
+           targets.empty() ? std::string("(architecture unknown, not checked)") : targets,
+           unknown_gfx ? cat({"; a GPU's architecture is unknown: of these, the build with the "
+                              "most gfx targets (",
+                              join(chosen->gfx, " "), "), not the newest"})
+                       : std::string()});
   if (!host_rocm)
     why +=
         "; no ROCm found on the host (the wheel brings its own ROCm user space; the amdgpu "

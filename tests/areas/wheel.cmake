@@ -10,3 +10,7 @@ add_test(NAME e2e_wheel COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/wheel_cli_test.
 # METADATA and an installed build's arch list (tests/contract/wheels_refresh/SOURCES.md).
 add_test(NAME e2e_wheels_refresh COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/wheels_refresh_test.sh
          ${CMAKE_SOURCE_DIR} $<TARGET_FILE:anygpu>)
+# ANYGPU_WHEELS through the C ABI: taken when valid, every call refused naming it when not.
+add_test(NAME wheels_env_capi
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/../e2e/wheels_env_capi_test.py
+          $<TARGET_FILE:anygpu_shared> ${CMAKE_SOURCE_DIR})

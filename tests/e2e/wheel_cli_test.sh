@@ -134,6 +134,9 @@ grep -q "ANYGPU_WHEELS: .*broken.yaml:11:50: arches: expected sm_XY" "$tmp/err" 
 ANYGPU_WHEELS="$tmp/nowhere.yaml" "$bin" --root "$hosts/h100-8x" --no-libs wheel >/dev/null 2>"$tmp/err"
 check "ANYGPU_WHEELS missing file" 2 $?
 grep -q "nowhere.yaml" "$tmp/err" || { echo "FAIL missing file message"; cat "$tmp/err"; fail=1; }
+(cd "$tmp" && ANYGPU_WHEELS=new.yaml "$bin" --root "$hosts/h100-8x" --no-libs wheel >/dev/null 2>"$tmp/err")
+check "ANYGPU_WHEELS relative path" 2 $?
+grep -q "ANYGPU_WHEELS: not an absolute path" "$tmp/err" || { echo "FAIL relative message"; cat "$tmp/err"; fail=1; }
 chmod o+w "$tmp/new.yaml"
 ANYGPU_WHEELS="$tmp/new.yaml" "$bin" --root "$hosts/h100-8x" --no-libs wheel >/dev/null 2>"$tmp/err"
 check "ANYGPU_WHEELS writable by others: refused" 2 $?

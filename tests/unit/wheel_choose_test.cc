@@ -194,6 +194,31 @@ TEST(WheelChoose, BroadestCoverageOrder) {
             "cu128");
 }
 
+// The same for AMD: an MI300X whose gfx target is unknown takes the ROCm build with the most
+// targets, not the newest; with its gfx942 known, the newest not newer than the host's ROCm.
+TEST(WheelChoose, UnknownGfxGetsTheBroadestRocmBuild) {
+  auto d = parse_wheel_data(
+      "schema: anygpu.wheels/v1\nindex_url: https://example.invalid/{variant}\n"
+      "cuda_families:\n  - {cuda: \"12\", driver_min: \"525.60.13\"}\n"
+      "packages:\n  - name: torch\n    releases:\n      - version: \"9.1\"\n"
+      "        latest: \"9.1.0\"\n        variants:\n"
+      "          - {name: rocm6.1, rocm: \"6.1\", gfx: [gfx900, gfx906, gfx908, gfx90a, gfx942]}\n"
+      "          - {name: rocm6.2, rocm: \"6.2\", gfx: [gfx90a, gfx942]}\n",
+      "t.yaml");
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  Inventory inv = test::fixture_inventory("mi300x-8x");
+  auto known = choose_wheel(*d, inv, {});
+  ASSERT_TRUE(known.ok());
+  EXPECT_EQ(known->variant, "rocm6.2") << known->reason;
+  for (auto& dev : inv.devices) dev.arch.reset();
+  auto unknown = choose_wheel(*d, inv, {});
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_EQ(unknown->variant, "rocm6.1") << unknown->reason;
+  EXPECT_NE(unknown->reason.find("architecture is unknown: of these, the build with the most gfx"),
+            std::string::npos)
+      << unknown->reason;
+}
+
 TEST(WheelChoose, BlackwellOnlyVariantsWithSm120) {
   TempDir tmp;
   auto inv = test::probe_root(nvidia_host(tmp, "570.133.07", "0x2b85", "NVIDIA GeForce RTX 5090"));
