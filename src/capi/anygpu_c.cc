@@ -15,6 +15,7 @@
 #include "host/host_root.h"
 #include "probe/probe.h"
 #include "registry/registry_override.h"
+#include "registry/wheel_data.h"
 #include "render/inventory_json.h"
 #include "render/json_text.h"
 #include "select/render.h"
@@ -63,6 +64,9 @@ char* refused_registry() {
 
 char* refused_setup() {
   if (char* refused = refused_registry()) return refused;
+  if (auto wheels = anygpu::prepare_wheel_data(); !wheels)
+    return error_document(wheels.error().message, anygpu::exit_code_for(wheels.error().kind), {},
+                          anygpu::kWheelsEnv);
   std::string variable;
   auto env = anygpu::check_steering_env(&variable);
   if (env) return nullptr;
@@ -176,6 +180,9 @@ extern "C" char* anygpu_select_json(const char* options_json) {
 extern "C" char* anygpu_environment_json(const char* options_json) {
   try {
     if (char* refused = refused_registry()) return refused;
+    if (auto wheels = anygpu::prepare_wheel_data(); !wheels)
+      return error_document(wheels.error().message, anygpu::exit_code_for(wheels.error().kind), {},
+                            anygpu::kWheelsEnv);
     std::optional<std::map<std::string, std::string>> given;
     std::optional<std::vector<std::string>> names;
     if (options_json && *options_json) {

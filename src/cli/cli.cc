@@ -15,6 +15,7 @@
 #include "launch/executor.h"
 #include "probe/probe.h"
 #include "registry/registry_override.h"
+#include "registry/wheel_data.h"
 #include "render/json_text.h"
 #include "util/env_vars.h"
 #include "util/regular_file.h"
@@ -170,6 +171,7 @@ int run(int argc, char** argv) {
   // Before the command table is built: its help may list the registry's vendors. Then every
   // variable that steers anygpu, judged as the C ABI judges it (util/env_vars.h).
   if (auto registry = prepare_registry(); !registry) return fail(registry.error());
+  if (auto wheels = prepare_wheel_data(); !wheels) return fail(wheels.error());
   if (auto env = check_steering_env(); !env) return fail(env.error());
   CLI::App app{"anygpu: run machine-learning experiments on any accelerator vendor", "anygpu"};
   const std::string version = version_text();

@@ -26,7 +26,7 @@ Command image_command() {
               if (!opts) return fail(opts.error());
               HostRoot host(*opts);
               auto inv = discover(g, host);
-              auto fit = judge_image(*image, inv, builtin_wheel_data());
+              auto fit = judge_image(*image, inv, wheel_data());
               g.json ? print_json(g, render_image_fit_json(fit))
                      : print_text(render_image_fit_text(fit));
               return fit.failed() ? kExitCheckFailed : kExitOk;

@@ -1,5 +1,6 @@
 // `anygpu wheel [PACKAGE[==VERSION]]`: which framework build fits this host, and the exact
-// pip/uv command. The table is data/wheels.yaml (built in) or --data FILE.
+// pip/uv command. The table is --data FILE, else ANYGPU_WHEELS's file, else the built-in
+// data/wheels.yaml.
 #include <cstdio>
 #include <memory>
 
@@ -102,8 +103,9 @@ Command wheel_command() {
         auto f = std::make_shared<WheelFlags>();
         app.add_option("package", f->spec, "PACKAGE or PACKAGE==VERSION (default torch, newest)")
             ->type_name("PACKAGE[==VERSION]");
-        app.add_option("--data", f->data,
-                       "wheel table to use instead of the built-in data/wheels.yaml")
+        app.add_option(
+               "--data", f->data,
+               "wheel table to use instead of the built-in data/wheels.yaml (or ANYGPU_WHEELS)")
             ->type_name("FILE");
         app.add_option("--vendor", f->vendor,
                        "decide for this vendor's devices (mixed hosts; default: the discrete "
@@ -118,9 +120,7 @@ Command wheel_command() {
                   cat({"--vendor ", f->vendor, ": not a vendor id (anygpu vendors lists them)"})));
             req->vendor = f->vendor;
           }
-          auto data = f->data.empty() ? parse_wheel_data(builtin_wheel_data_text(),
-                                                         "<built-in>/data/wheels.yaml")
-                                      : load_wheel_data(f->data);
+          auto data = f->data.empty() ? Result<WheelData>(wheel_data()) : load_wheel_data(f->data);
           if (!data) return fail(data.error());
           auto opts = g.host_options();
           if (!opts) return fail(opts.error());

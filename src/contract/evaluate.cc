@@ -397,7 +397,7 @@ std::optional<pep440::SpecifierSet> torch_range(const ContractSpec& spec) {
 std::string install_in_range(const Context& c, const Dependency& d, const std::string& range) {
   if (d.is_torch()) {
     const auto* installed = c.py.env && c.py.env->torch ? &c.py.env->torch->version : nullptr;
-    auto choice = recommend_replacement(builtin_wheel_data(), c.inv, installed ? *installed : "",
+    auto choice = recommend_replacement(wheel_data(), c.inv, installed ? *installed : "",
                                         c.vendor.empty() ? "none" : c.vendor, d.version_range);
     if (choice) return choice->pip;
   }
@@ -450,8 +450,8 @@ CheckResult check_wheel(const Context& c) {
   if (!c.py.env || !c.py.env->torch)
     return make(name, CheckStatus::skip, "", "", "torch is not installed (see PyTorch version)");
   const auto& b = *c.py.env->torch;
-  auto j = judge_torch_build(*c.py.env, c.inv, builtin_wheel_data(), c.vendor, c.devices,
-                             torch_range(c.spec));
+  auto j =
+      judge_torch_build(*c.py.env, c.inv, wheel_data(), c.vendor, c.devices, torch_range(c.spec));
   auto observed = cat({b.version.empty() ? std::string("torch") : b.version, " (",
                        torch_build_words(b), ")", j.with.empty() ? "" : " + ", j.with});
   const Vendor* v = c.reg.vendor(c.vendor);

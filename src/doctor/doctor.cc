@@ -76,7 +76,7 @@ std::vector<Finding> run_doctor(const DoctorContext& ctx, bool framework) {
       // double doctor's run time.
       PythonEnv env = read_site_packages(ctx.python_sys_path);
       env.python = ctx.python;
-      add(framework_build_findings(env, ctx.inventory, builtin_wheel_data()));
+      add(framework_build_findings(env, ctx.inventory, wheel_data()));
     }
   }
   std::stable_sort(all.begin(), all.end(),

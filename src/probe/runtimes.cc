@@ -44,7 +44,7 @@ std::optional<std::string> read_runtime(const ProbeContext& ctx, const RuntimeSp
 }  // namespace
 
 std::optional<std::string> cuda_version_for_driver(std::string_view driver_version) {
-  return builtin_wheel_data().cuda_for_driver(driver_version);
+  return wheel_data().cuda_for_driver(driver_version);
 }
 
 std::vector<RuntimeComponent> probe_runtimes(const ProbeContext& ctx,

@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 
+#include "util/file_trust.h"
 #include "util/fork_safety.h"
 #include "util/regular_file.h"
 #include "util/strings.h"
@@ -380,6 +383,47 @@ Result<WheelData> load_wheel_data(const std::string& path) {
 namespace {
 // Not a function-local static: the C ABI's callers fork (util/fork_safety.h).
 constinit ForkSafeLazy<WheelData> g_builtin_wheel_data;
+
+struct WheelDataInForce {
+  WheelData data;
+  std::optional<Error> error;
+};
+
+WheelDataInForce read_wheel_data_in_force() {
+  WheelDataInForce w;
+  const char* file = std::getenv(kWheelsEnv);
+  // Unset or blank: the built-in table (a blank value is refused by the steering-variable
+  // check, util/env_vars.h, at every entry point, with the same message everywhere).
+  if (!file || trim(file).empty()) {
+    w.data = builtin_wheel_data();
+    return w;
+  }
+  // Read once per process, by programs started from any directory: a relative path would name
+  // a different file for each.
+  if (file[0] != '/') {
+    w.error = bad_input(cat({kWheelsEnv, ": not an absolute path"}));
+    return w;
+  }
+  // The table writes the pip command users run and names its index: refused when anyone but
+  // root or this user can change it (util/file_trust.h), as ANYGPU_REGISTRY's files are.
+  auto text = read_trusted_file(file, 4u << 20, cat({kWheelsEnv, " file"}));
+  if (!text) {
+    w.error = text.error();
+    return w;
+  }
+  auto d = parse_wheel_data(*text, file);
+  if (d)
+    w.data = std::move(*d);
+  else
+    w.error = bad_input(cat({kWheelsEnv, ": ", d.error().message}));
+  return w;
+}
+
+constinit ForkSafeLazy<WheelDataInForce> g_wheel_data_in_force;
+
+const WheelDataInForce& in_force() {
+  return g_wheel_data_in_force.get(read_wheel_data_in_force);
+}
 }  // namespace
 
 const WheelData& builtin_wheel_data() {
@@ -388,6 +432,23 @@ const WheelData& builtin_wheel_data() {
     auto d = parse_wheel_data(builtin_wheel_data_text(), "<built-in>/data/wheels.yaml");
     return d ? std::move(*d) : WheelData{};
   });
+}
+
+Result<bool> prepare_wheel_data() {
+  const auto& w = in_force();
+  if (w.error) return *w.error;
+  return w.data.file != "<built-in>/data/wheels.yaml";
+}
+
+const WheelData& wheel_data() {
+  const auto& w = in_force();
+  if (w.error) {
+    // Reached only by a caller that did not ask prepare_wheel_data() first: deciding on the
+    // built-in table instead of the one named would be a silent fallback.
+    std::fprintf(stderr, "anygpu: %s\n", w.error->message.c_str());
+    std::_Exit(2);
+  }
+  return w.data;
 }
 
 }  // namespace anygpu

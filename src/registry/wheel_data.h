@@ -89,4 +89,13 @@ Result<WheelData> load_wheel_data(const std::string& path);
 const WheelData& builtin_wheel_data();
 std::string_view builtin_wheel_data_text();
 
+// The table a process decides with: the file ANYGPU_WHEELS names (a newer data/wheels.yaml,
+// no rebuild needed), else the built-in one. Read once per process; a file that cannot be
+// read, is writable by others or is invalid is an error naming FILE:LINE:COLUMN, returned on
+// every call. Entry points (the CLI, the C ABI) ask prepare_wheel_data() before anything else;
+// true when the file is in force.
+inline constexpr const char* kWheelsEnv = "ANYGPU_WHEELS";
+Result<bool> prepare_wheel_data();
+const WheelData& wheel_data();
+
 }  // namespace anygpu

@@ -39,6 +39,8 @@ constexpr EnvVariable kRows[] = {
     {"ANYGPU_REGISTRY", EnvKind::directory, kAll, true,
      "a directory holding vendors.yaml and devices.yaml",
      "use this vendor registry instead of the built-in one (validated as a whole)"},
+    {"ANYGPU_WHEELS", EnvKind::path, kAll, true, "a file in data/wheels.yaml's format",
+     "use this framework build table (wheel, check, doctor) instead of the built-in one"},
     {"ANYGPU_WORKER", EnvKind::executable, kEnvCAbi | kEnvPython, true,
      "an absolute path to an executable file",
      "the anygpu binary libanygpu starts to load vendor libraries (default: the CLI beside or "

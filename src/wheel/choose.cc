@@ -113,6 +113,37 @@ std::string older_release_hint(const Ctx& c, const std::function<bool(const Whee
   return "";
 }
 
+// The oldest compute capability a build runs on (its lowest cubin, or its PTX): what decides
+// for a GPU whose architecture is unknown. 10000 for a build without NVIDIA targets.
+int oldest_sm_covered(const WheelVariant& v) {
+  int oldest = 10000;
+  for (const auto& a : v.arches)
+    if (auto b = parse_sm(a); b && b->variant != 'a') oldest = std::min(oldest, b->sm());
+  if (v.ptx)
+    if (auto p = parse_sm(*v.ptx); p && p->variant != 'a') oldest = std::min(oldest, p->sm());
+  return oldest;
+}
+
+// Among `candidates` (newest CUDA first), the build with the broadest architecture coverage:
+// the oldest GPU it runs on, then the most cubins; the newer CUDA on a tie. An unknown GPU is
+// as likely old as new, and a build without its kernels fails only at the first launch.
+const WheelVariant* broadest_coverage(const std::vector<const WheelVariant*>& candidates) {
+  const WheelVariant* best = nullptr;
+  for (const auto* v : candidates) {
+    if (!best) {
+      best = v;
+      continue;
+    }
+    int a = oldest_sm_covered(*v), b = oldest_sm_covered(*best);
+    if (a < b || (a == b && v->arches.size() > best->arches.size())) best = v;
+  }
+  return best;
+}
+
+std::string arch_coverage(const WheelVariant& v) {
+  return cat({v.name, ": ", arch_span(v.arches), v.ptx ? cat({" + PTX ", *v.ptx}) : std::string()});
+}
+
 void choose_cuda(const Ctx& c, WheelChoice& out) {
   std::optional<std::string> driver;
   std::vector<std::string> unknown_arch;
@@ -146,9 +177,14 @@ void choose_cuda(const Ctx& c, WheelChoice& out) {
     cpu_fallback(c, out, cat({c.pkg.name, " ", c.rel.version, " has no CUDA build in the table"}));
     return;
   }
-  const WheelVariant* chosen = nullptr;
+  std::vector<const WheelVariant*> runnable;
   for (const auto* v : cuda)
-    if (!chosen && driver_ok(*v) && arch_ok(*v, nullptr)) chosen = v;
+    if (driver_ok(*v) && arch_ok(*v, nullptr)) runnable.push_back(v);
+  // Known architectures: the newest build that covers them. An unknown one: never the newest
+  // by default (CUDA 13 builds have no Volta kernels), the broadest.
+  const WheelVariant* chosen = runnable.empty()       ? nullptr
+                               : unknown_arch.empty() ? runnable.front()
+                                                      : broadest_coverage(runnable);
   for (const auto* v : cuda) {
     if (v == chosen) continue;
     WheelAlternative a{v->name, c.data.index_for(v->name), false, ""};
@@ -160,7 +196,10 @@ void choose_cuda(const Ctx& c, WheelChoice& out) {
       a.note = cat({"no kernels for ", missing, "; has ", arch_span(v->arches)});
     else {
       a.fits = true;
-      a.note = cat({"also fits (CUDA ", v->cuda, ")"});
+      a.note = unknown_arch.empty()
+                   ? cat({"also fits (CUDA ", v->cuda, ")"})
+                   : cat({"fits if the GPU of unknown architecture is one it has kernels for (",
+                          arch_coverage(*v), ")"});
     }
     out.alternatives.push_back(std::move(a));
   }
@@ -195,20 +234,24 @@ void choose_cuda(const Ctx& c, WheelChoice& out) {
   std::set<std::string> arches;
   for (const auto* d : c.devices)
     if (d->arch) arches.insert(*d->arch);
-  std::string why = cat({"newest CUDA build of ", c.pkg.name, " ", c.rel.version});
+  std::string why =
+      unknown_arch.empty()
+          ? cat({"newest CUDA build of ", c.pkg.name, " ", c.rel.version})
+          : cat({"architecture unknown for ", join(unknown_arch, ", "), ": the CUDA build of ",
+                 c.pkg.name, " ", c.rel.version, " with the broadest architecture coverage (",
+                 arch_coverage(*chosen), "), not the newest"});
   if (driver)
-    why += cat({" the driver supports (", *driver, " >= ", *c.data.family_driver_min(chosen->cuda),
-                " for CUDA ", chosen->cuda.substr(0, chosen->cuda.find('.')), ".x)"});
+    why += cat({unknown_arch.empty() ? " the driver supports (" : "; the driver supports it (",
+                *driver, " >= ", *c.data.family_driver_min(chosen->cuda), " for CUDA ",
+                chosen->cuda.substr(0, chosen->cuda.find('.')), ".x)"});
   else
     why += cat({"; the driver version is unknown: CUDA ", chosen->cuda,
                 " needs >= ", *c.data.family_driver_min(chosen->cuda)});
   if (!arches.empty())
-    why += cat({" with kernels for ",
+    why += cat({unknown_arch.empty() ? " with kernels for " : "; it has kernels for ",
                 join(std::vector<std::string>(arches.begin(), arches.end()), ", "), " (",
                 chosen->name, ": ", arch_span(chosen->arches),
                 chosen->ptx ? cat({" + PTX ", *chosen->ptx}) : std::string(), ")"});
-  if (!unknown_arch.empty())
-    why += cat({"; architecture unknown for ", join(unknown_arch, ", "), ", not checked"});
   if (driver) {
     auto tk = c.data.toolkit_driver_min(chosen->cuda);
     if (tk && compare_versions(*driver, *tk).value_or(0) < 0)
@@ -252,12 +295,20 @@ void choose_rocm(const Ctx& c, WheelChoice& out) {
   auto driver_supports = [&](const WheelVariant& v) {
     return c.request.assume_driver_upgrade || host_driver_supports(v);
   };
-  const WheelVariant* chosen = nullptr;
-  for (const auto* v : rocm)
-    if (!chosen && covers(*v) && driver_supports(*v) && not_newer(*v)) chosen = v;
-  if (!chosen)
+  // A GPU of unknown architecture: among the builds otherwise preferred, the one with the most
+  // gfx targets (never the newest by default: ROCm 7 builds dropped gfx900-gfx908).
+  bool unknown_gfx =
+      std::any_of(c.devices.begin(), c.devices.end(), [](const Device* d) { return !d->arch; });
+  auto pick = [&](const std::function<bool(const WheelVariant&)>& ok) {
+    const WheelVariant* best = nullptr;
     for (const auto* v : rocm)
-      if (!chosen && covers(*v) && driver_supports(*v)) chosen = v;
+      if (ok(*v) && (!best || (unknown_gfx && v->gfx.size() > best->gfx.size()))) best = v;
+    return best;
+  };
+  const WheelVariant* chosen =
+      pick([&](const WheelVariant& v) { return covers(v) && driver_supports(v) && not_newer(v); });
+  if (!chosen)
+    chosen = pick([&](const WheelVariant& v) { return covers(v) && driver_supports(v); });
   // Builds that cover the GPUs but that the kernel driver refuses: none is chosen (it would not
   // run), the reason says which driver to upgrade to.
   const WheelVariant* refused = nullptr;
@@ -309,7 +360,11 @@ void choose_rocm(const Ctx& c, WheelChoice& out) {
   finish(c, out, chosen->name);
   std::string why =
       cat({"ROCm build of ", c.pkg.name, " ", c.rel.version, " with kernels for ",
-           targets.empty() ? std::string("(architecture unknown, not checked)") : targets});
+           targets.empty() ? std::string("(architecture unknown, not checked)") : targets,
+           unknown_gfx ? cat({"; a GPU's architecture is unknown: of these, the build with the "
+                              "most gfx targets (",
+                              join(chosen->gfx, " "), "), not the newest"})
+                       : std::string()});
   if (!host_rocm)
     why +=
         "; no ROCm found on the host (the wheel brings its own ROCm user space; the amdgpu "
@@ -487,8 +542,9 @@ Result<WheelChoice> choose_wheel(const WheelData& data, const Inventory& invento
         parts.size() >= 2 && parts.size() <= 3 &&
         std::all_of(parts.begin(), parts.end(), [](auto p) { return parse_uint(p).has_value(); });
     if (!rel || !numeric)
-      return bad_input(cat({pkg->name, " ", *request.version, ": unknown version; known: ",
-                            pkg->known_versions(), " (a newer table: --data FILE)"}));
+      return bad_input(cat({pkg->name, " ", *request.version,
+                            ": unknown version; known: ", pkg->known_versions(),
+                            " (a newer table: --data FILE or ANYGPU_WHEELS)"}));
     pin = parts.size() == 3 ? v : rel->latest;
   } else if (request.range) {
     rel = nullptr;

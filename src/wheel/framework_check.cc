@@ -309,7 +309,7 @@ std::vector<Finding> framework_build_findings(const HostRoot& host, const Invent
   if (!env)
     return {{"torch.env-unreadable", Severity::info,
              cat({"could not read the packages of ", python}), env.error().message, ""}};
-  return framework_build_findings(*env, inventory, builtin_wheel_data());
+  return framework_build_findings(*env, inventory, wheel_data());
 }
 
 }  // namespace anygpu

@@ -21,8 +21,8 @@ expect_field() {  # expect_field NAME FILE KEY VALUE
 }
 [ -x "$py" ] || { echo "FAIL: $py is required"; exit 1; }
 
-# Newest release (2.13): a 550 driver meets CUDA 12's floor, and cu126 is its only 12.x build.
-# MI300X's amdgpu 6.8.5 refuses 2.13's ROCm 7.1 and 7.2: the newest build it runs is 2.10's 7.0.
+# Newest release (2.15): a 550 driver meets CUDA 12's floor, and cu126 is its only 12.x build.
+# MI300X's amdgpu 6.8.5 refuses 2.15's ROCm 7.14: the newest build it runs is 2.10's 7.0.
 for case in "h100-8x cu126" "mi300x-8x rocm7.0" "intel-max-arc xpu" "cloud-vm-none cpu" \
             "workstation-mixed cu126"; do
   set -- $case
@@ -90,29 +90,68 @@ import sys
 p = sys.argv[1]
 s = open(p).read()
 anchor = '\n# Vendors whose'
-new = ('\n      - version: "2.14"\n        latest: "2.14.0"\n        variants:\n'
+new = ('\n      - version: "2.99"\n        latest: "2.99.0"\n        variants:\n'
        '          - {name: cu134, cuda: "13.4", arches: [sm_75, sm_80, sm_90, sm_100, sm_120]}\n'
        '          - {name: cpu}\n')
 assert anchor in s
 open(p, "w").write(s.replace(anchor, new + anchor, 1))
 PYEOF
-"$bin" --root "$hosts/h100-8x" --no-libs wheel torch==2.14 --data "$tmp/new.yaml" --json \
+"$bin" --root "$hosts/h100-8x" --no-libs wheel torch==2.99 --data "$tmp/new.yaml" --json \
   >"$tmp/new.json" 2>"$tmp/new.err"
 # A pinned release none of whose builds the driver runs: the document says so, the exit is 3.
 check "updated --data: pinned release the driver cannot run" 3 $?
 expect_field "updated table: driver 550 cannot run cu134" "$tmp/new.json" variant cpu
 expect_field "updated table: runs_now false" "$tmp/new.json" runs_now False
-grep -q "torch 2.14: no build of this release runs on this host's devices now" "$tmp/new.err" &&
+grep -q "torch 2.99: no build of this release runs on this host's devices now" "$tmp/new.err" &&
   echo "ok   pinned release refused on stderr" ||
   { echo "FAIL pinned release: stderr was: $(cat "$tmp/new.err")"; fail=1; }
-# Unpinned, the newer table's 2.14 waits for a driver upgrade: the headline is a release the
-# driver runs, and 2.14 is the second, labelled line.
+# Unpinned, the newer table's 2.99 waits for a driver upgrade: the headline is a release the
+# driver runs, and 2.99 is the second, labelled line.
 "$bin" --root "$hosts/h100-8x" --no-libs wheel --data "$tmp/new.yaml" --json >"$tmp/unpinned.json"
 check "updated --data unpinned" 0 $?
 expect_field "unpinned: runs now" "$tmp/unpinned.json" runs_now True
 "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); u=d["after_upgrade"]
-assert d["variant"].startswith("cu") and d["version"] != "2.14.0", d
-assert u["version"] == "2.14.0" and u["variant"] == "cu134" and "580" in u["needs"], u' \
-  "$tmp/unpinned.json" && echo "ok   unpinned: 2.14 cu134 apart, after an upgrade" ||
+assert d["variant"].startswith("cu") and d["version"] != "2.99.0", d
+assert u["version"] == "2.99.0" and u["variant"] == "cu134" and "580" in u["needs"], u' \
+  "$tmp/unpinned.json" && echo "ok   unpinned: 2.99 cu134 apart, after an upgrade" ||
   { echo "FAIL unpinned after_upgrade"; fail=1; }
+
+# The same table installed without --data: ANYGPU_WHEELS names it for every command (wheel,
+# check, doctor); --data still wins. Refused when others may write it, and when it is invalid.
+ANYGPU_WHEELS="$tmp/new.yaml" "$bin" --root "$hosts/h100-8x" --no-libs wheel torch==2.99 --json \
+  >"$tmp/env.json" 2>/dev/null
+check "ANYGPU_WHEELS: the installed table's 2.99" 3 $?
+expect_field "ANYGPU_WHEELS: 2.99 cu134 needs a newer driver" "$tmp/env.json" version 2.99.0
+"$bin" --root "$hosts/h100-8x" --no-libs wheel torch==2.99 >/dev/null 2>&1
+check "without ANYGPU_WHEELS 2.99 is unknown" 2 $?
+ANYGPU_WHEELS="$tmp/new.yaml" "$bin" --root "$hosts/h100-8x" --no-libs wheel torch==2.5 \
+  --data "$(dirname "$0")/../../data/wheels.yaml" --json >"$tmp/both.json"
+expect_field "--data wins over ANYGPU_WHEELS" "$tmp/both.json" variant cu124
+ANYGPU_WHEELS="$tmp/broken.yaml" "$bin" --root "$hosts/h100-8x" --no-libs detect >/dev/null 2>"$tmp/err"
+check "ANYGPU_WHEELS invalid: every command refuses" 2 $?
+grep -q "ANYGPU_WHEELS: .*broken.yaml:11:50: arches: expected sm_XY" "$tmp/err" \
+  || { echo "FAIL ANYGPU_WHEELS invalid message"; cat "$tmp/err"; fail=1; }
+ANYGPU_WHEELS="$tmp/nowhere.yaml" "$bin" --root "$hosts/h100-8x" --no-libs wheel >/dev/null 2>"$tmp/err"
+check "ANYGPU_WHEELS missing file" 2 $?
+grep -q "nowhere.yaml" "$tmp/err" || { echo "FAIL missing file message"; cat "$tmp/err"; fail=1; }
+(cd "$tmp" && ANYGPU_WHEELS=new.yaml "$bin" --root "$hosts/h100-8x" --no-libs wheel >/dev/null 2>"$tmp/err")
+check "ANYGPU_WHEELS relative path" 2 $?
+grep -q "ANYGPU_WHEELS: not an absolute path" "$tmp/err" || { echo "FAIL relative message"; cat "$tmp/err"; fail=1; }
+chmod o+w "$tmp/new.yaml"
+ANYGPU_WHEELS="$tmp/new.yaml" "$bin" --root "$hosts/h100-8x" --no-libs wheel >/dev/null 2>"$tmp/err"
+check "ANYGPU_WHEELS writable by others: refused" 2 $?
+grep -q "refused (the ANYGPU_WHEELS file)" "$tmp/err" || { echo "FAIL refusal message"; cat "$tmp/err"; fail=1; }
+chmod o-w "$tmp/new.yaml"
+
+# A GPU the device table does not know: wheel says the architecture is unknown and takes the
+# broadest build, on a driver that also runs the newest (CUDA 13.x builds have no Volta kernels).
+cp -a "$hosts/nvidia-open-l40s" "$tmp/unknown"
+for f in "$tmp/unknown"/sys/devices/*/*/*/device; do
+  [ "$(cat "$f")" = 0x26b9 ] && echo 0x1dff >"$f"
+done
+sed -i 's/560\.35\.03/580.65.06/' "$tmp/unknown/proc/driver/nvidia/version" "$tmp/unknown/sys/module/nvidia/version"
+"$bin" --root "$tmp/unknown" --no-libs wheel --json >"$tmp/unknown.json"
+expect_field "unknown arch: broadest build" "$tmp/unknown.json" variant cu126
+grep -q "architecture unknown for .*broadest architecture coverage" "$tmp/unknown.json" \
+  && echo "ok   unknown arch: said" || { echo "FAIL unknown arch reason"; cat "$tmp/unknown.json"; fail=1; }
 exit $fail

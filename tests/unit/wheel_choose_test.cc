@@ -54,12 +54,12 @@ std::string nvidia_host(const TempDir& tmp, const std::string& driver,
 
 TEST(WheelChoose, H100NewestCudaTheDriverAllows) {
   auto c = choose(test::fixture_inventory("h100-8x"));
-  // 550.90.07 meets the CUDA 12.x floor, not 13.x (580): cu126 is the only 12.x of 2.13.
+  // 550.90.07 meets the CUDA 12.x floor, not 13.x (580): cu126 is the only 12.x of 2.15.
   EXPECT_EQ(c.variant, "cu126");
   EXPECT_EQ(c.index_url, "https://download.pytorch.org/whl/cu126");
-  EXPECT_EQ(c.pip, "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cu126");
+  EXPECT_EQ(c.pip, "pip install torch==2.15.0 --index-url https://download.pytorch.org/whl/cu126");
   EXPECT_EQ(c.uv,
-            "uv pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cu126");
+            "uv pip install torch==2.15.0 --index-url https://download.pytorch.org/whl/cu126");
   EXPECT_NE(c.reason.find("550.90.07 >= 525.60.13"), std::string::npos) << c.reason;
   EXPECT_NE(c.reason.find("minor version compatibility"), std::string::npos) << c.reason;
   bool saw_cu130 = false;
@@ -109,6 +109,114 @@ TEST(WheelChoose, DriverBoundaryOfTheCuda12Family) {
     auto c = choose(test::probe_root(nvidia_host(tmp, "580.65.06")), "2.9");
     EXPECT_EQ(c.variant, "cu130");
   }
+}
+
+// Every V100 board pci.ids lists is sm_70 from the device table alone (no NVML), so the CUDA 13
+// builds (Turing and newer) are ruled out even on a driver that runs them.
+TEST(WheelChoose, V100WithoutNvmlIsSm70) {
+  for (const char* id : {"0x1db1", "0x1db4", "0x1db5", "0x1db6", "0x1df6"}) {
+    SCOPED_TRACE(id);
+    TempDir tmp;
+    auto inv = test::probe_root(nvidia_host(tmp, "580.65.06", id, "Tesla V100"));
+    ASSERT_FALSE(inv.devices.empty());
+    EXPECT_EQ(inv.devices[0].arch.value_or("unknown"), "sm_70");
+    auto c = choose(inv);
+    EXPECT_EQ(c.variant, "cu126") << c.reason;
+    EXPECT_NE(c.reason.find("with kernels for sm_70"), std::string::npos) << c.reason;
+    for (const auto& a : c.alternatives)
+      if (a.variant == "cu130" || a.variant == "cu132") {
+        EXPECT_FALSE(a.fits);
+        EXPECT_NE(a.note.find("no kernels for sm_70"), std::string::npos) << a.note;
+      }
+  }
+}
+
+// A GPU the device table does not know (and no NVML): its architecture is unknown, and the
+// choice is the build with the broadest coverage, not the newest the driver runs (which was
+// cu132 here: no Volta, Pascal or Maxwell kernels).
+TEST(WheelChoose, UnknownArchitectureGetsTheBroadestBuild) {
+  TempDir tmp;
+  auto inv = test::probe_root(nvidia_host(tmp, "580.65.06", "0x1dff", "NVIDIA Unlisted"));
+  ASSERT_FALSE(inv.devices.empty());
+  ASSERT_FALSE(inv.devices[0].arch) << *inv.devices[0].arch;
+  auto c = choose(inv);
+  EXPECT_EQ(c.variant, "cu126") << c.reason;
+  EXPECT_NE(c.reason.find("architecture unknown for "), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("broadest architecture coverage (cu126: sm_50…sm_90), not the newest"),
+            std::string::npos)
+      << c.reason;
+  bool saw_cu132 = false;
+  for (const auto& a : c.alternatives)
+    if (a.variant == "cu132") {
+      saw_cu132 = true;
+      EXPECT_TRUE(a.fits);  // the driver runs it; whether the GPU does is what is unknown
+      EXPECT_NE(a.note.find("unknown architecture"), std::string::npos) << a.note;
+    }
+  EXPECT_TRUE(saw_cu132);
+  // Known architectures keep the newest covering build: an H100 on the same driver.
+  TempDir tmp2;
+  EXPECT_EQ(choose(test::probe_root(nvidia_host(tmp2, "580.65.06"))).variant, "cu132");
+}
+
+// Broadest: the oldest GPU a build runs on first (PTX counts), then the most cubins; the newer
+// CUDA on a tie. A table where the newest build is also the broadest gives the newest.
+TEST(WheelChoose, BroadestCoverageOrder) {
+  auto table = [](const std::string& variants) {
+    auto d = parse_wheel_data(
+        "schema: anygpu.wheels/v1\nindex_url: https://example.invalid/{variant}\n"
+        "cuda_families:\n  - {cuda: \"12\", driver_min: \"525.60.13\"}\n"
+        "packages:\n  - name: torch\n    releases:\n      - version: \"9.1\"\n"
+        "        latest: \"9.1.0\"\n        variants:\n" +
+            variants,
+        "t.yaml");
+    EXPECT_TRUE(d.ok()) << (d.ok() ? "" : d.error().message);
+    return d.ok() ? *d : WheelData{};
+  };
+  TempDir tmp;
+  auto inv = test::probe_root(nvidia_host(tmp, "580.65.06", "0x1dff", "NVIDIA Unlisted"));
+  auto pick = [&](const WheelData& d) {
+    WheelRequest req;
+    auto c = choose_wheel(d, inv, req);
+    EXPECT_TRUE(c.ok());
+    return c.ok() ? c->variant : std::string();
+  };
+  EXPECT_EQ(pick(table("          - {name: cu121, cuda: \"12.1\", arches: [sm_75, sm_80]}\n"
+                       "          - {name: cu128, cuda: \"12.8\", arches: [sm_50, sm_90]}\n")),
+            "cu128");
+  EXPECT_EQ(pick(table("          - {name: cu121, cuda: \"12.1\", arches: [sm_80], ptx: sm_60}\n"
+                       "          - {name: cu128, cuda: \"12.8\", arches: [sm_70, sm_90]}\n")),
+            "cu121");
+  EXPECT_EQ(pick(table("          - {name: cu121, cuda: \"12.1\", arches: [sm_70, sm_80, sm_90]}\n"
+                       "          - {name: cu128, cuda: \"12.8\", arches: [sm_70, sm_90]}\n")),
+            "cu121");
+  EXPECT_EQ(pick(table("          - {name: cu121, cuda: \"12.1\", arches: [sm_70, sm_90]}\n"
+                       "          - {name: cu128, cuda: \"12.8\", arches: [sm_70, sm_90]}\n")),
+            "cu128");
+}
+
+// The same for AMD: an MI300X whose gfx target is unknown takes the ROCm build with the most
+// targets, not the newest; with its gfx942 known, the newest not newer than the host's ROCm.
+TEST(WheelChoose, UnknownGfxGetsTheBroadestRocmBuild) {
+  auto d = parse_wheel_data(
+      "schema: anygpu.wheels/v1\nindex_url: https://example.invalid/{variant}\n"
+      "cuda_families:\n  - {cuda: \"12\", driver_min: \"525.60.13\"}\n"
+      "packages:\n  - name: torch\n    releases:\n      - version: \"9.1\"\n"
+      "        latest: \"9.1.0\"\n        variants:\n"
+      "          - {name: rocm6.1, rocm: \"6.1\", gfx: [gfx900, gfx906, gfx908, gfx90a, gfx942]}\n"
+      "          - {name: rocm6.2, rocm: \"6.2\", gfx: [gfx90a, gfx942]}\n",
+      "t.yaml");
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  Inventory inv = test::fixture_inventory("mi300x-8x");
+  auto known = choose_wheel(*d, inv, {});
+  ASSERT_TRUE(known.ok());
+  EXPECT_EQ(known->variant, "rocm6.2") << known->reason;
+  for (auto& dev : inv.devices) dev.arch.reset();
+  auto unknown = choose_wheel(*d, inv, {});
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_EQ(unknown->variant, "rocm6.1") << unknown->reason;
+  EXPECT_NE(unknown->reason.find("architecture is unknown: of these, the build with the most gfx"),
+            std::string::npos)
+      << unknown->reason;
 }
 
 TEST(WheelChoose, BlackwellOnlyVariantsWithSm120) {

@@ -82,7 +82,7 @@ TEST(WheelRecommend, HeadlineRunsNowOnEveryFixtureAndRange) {
   EXPECT_GE(hosts, 10u);
 }
 
-// MI300X on amdgpu 6.8.5 (ROCm 6.2's driver): the newest torch wants ROCm 7.1 or 7.2, which
+// MI300X on amdgpu 6.8.5 (ROCm 6.2's driver): the newest torch wants ROCm 7.14, which
 // that driver refuses. The headline is the newest release it runs; the newest is a second line.
 TEST(WheelRecommend, Mi300xHeadlineRunsNowUpgradeApart) {
   const auto& inv = test::fixture_inventory("mi300x-8x");
@@ -94,7 +94,7 @@ TEST(WheelRecommend, Mi300xHeadlineRunsNowUpgradeApart) {
             std::string::npos)
       << rec->now.reason;
   ASSERT_TRUE(rec->after_upgrade);
-  EXPECT_EQ(rec->after_upgrade->variant, "rocm7.2");
+  EXPECT_EQ(rec->after_upgrade->variant, "rocm7.14");
   // Pinned to a release the driver cannot run: said, and no ROCm build offered as the headline.
   WheelRequest pin;
   pin.version = "2.13";
