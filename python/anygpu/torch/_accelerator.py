@@ -7,6 +7,7 @@ import gc
 import torch
 from torch.utils.data import DataLoader
 
+from . import _beats
 from . import _collectives as coll
 from . import _state
 from ._amp import amp_dtype, autocast, grad_scaler
@@ -152,6 +153,7 @@ class Accelerator:
                         stack.enter_context(no_sync())
             yield
 
+    @_beats.event("backward")
     def backward(self, loss, **kwargs) -> None:
         """loss.backward(), divided over the accumulated micro-batches and scaled for float16."""
         acc = self._accumulation
