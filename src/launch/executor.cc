@@ -53,7 +53,10 @@ int execute_plan(const LaunchPlan& plan, const Environment& caller) {
   if (stays_parent(plan)) {
     std::fflush(stdout);
     std::fflush(stderr);
-    SupervisedCommand command{plan.argv, plan_environment(plan, caller), caller_path(caller)};
+    SupervisedCommand command;
+    command.argv = plan.argv;
+    command.env = plan_environment(plan, caller);
+    command.search_path = caller_path(caller);
     std::optional<HangWatch> watch;
     if (plan.hang_watch) {
       watch.emplace(*plan.hang_watch);

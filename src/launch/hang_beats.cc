@@ -42,11 +42,12 @@ Result<std::vector<BeatToken>> beat_tokens(std::string_view text, const std::str
       ++i;
       continue;
     }
-    if (c < 0x21 || c > 0x7e) return beat_error(path, i + 1, "unexpected byte in a beat line");
-    size_t end = text.find(' ', i);
-    if (end == std::string_view::npos) end = text.size();
-    out.push_back({text.substr(i, end - i), i + 1});
-    i = end;
+    size_t start = i;
+    for (; i < text.size() && text[i] != ' '; ++i) {
+      c = static_cast<unsigned char>(text[i]);
+      if (c < 0x21 || c > 0x7e) return beat_error(path, i + 1, "unexpected byte in a beat line");
+    }
+    out.push_back({text.substr(start, i - start), start + 1});
   }
   return out;
 }
