@@ -163,6 +163,9 @@ TEST_F(HangDir, PreparedOrRefusedBeforeLaunch) {
   auto used = prepare_hang_dir(dir_.string());
   ASSERT_FALSE(used);
   EXPECT_NE(used.error().message.find("earlier launch"), std::string::npos);
+  auto proc = prepare_hang_dir("/proc");  // not writable, for root too
+  ASSERT_FALSE(proc);
+  EXPECT_EQ(proc.error().message, "--hang-dir /proc: not writable");
   if (::geteuid() != 0) {
     std::filesystem::create_directories(dir_ / "ro");
     ::chmod((dir_ / "ro").c_str(), 0500);
