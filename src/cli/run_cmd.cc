@@ -10,6 +10,7 @@
 #include "contract/check.h"
 #include "launch/command_line.h"
 #include "launch/executor.h"
+#include "launch/hang_watch.h"
 #include "launch/host_facts.h"
 #include "launch/plan.h"
 #include "launch/plan_json.h"
@@ -38,6 +39,9 @@ struct RunFlags {
   bool wait_given = false;
   std::string wait;     // --wait=DURATION; empty: no limit
   std::string devices;  // --devices: replaces the config's devices: (a Slurm allocation governs)
+  bool debug_hangs_given = false;
+  std::string debug_hangs;  // --debug-hangs=SECONDS; empty: the default
+  std::string hang_dir;
 };
 
 int run_failed(const std::string& message) {
@@ -53,6 +57,42 @@ Result<std::optional<int>> int_option(const std::string& name, const std::string
     return bad_input(cat({name, " '", text, "': expected a whole number in ", std::to_string(lo),
                           "..", std::to_string(hi)}));
   return std::optional<int>(static_cast<int>(*v));
+}
+
+constexpr uint64_t kDefaultHangSeconds = 300;
+
+// --debug-hangs[=SECONDS] and --hang-dir: the directory is made ready (created, writable, free
+// of another launch's beats) before anything starts; a dry run only names it.
+Result<std::optional<HangDebug>> hang_debug(const RunFlags& f) {
+  using Debug = std::optional<HangDebug>;
+  if (!f.debug_hangs_given) {
+    if (!f.hang_dir.empty()) return bad_input("--hang-dir needs --debug-hangs");
+    return Debug();
+  }
+  // Said before the directory is made; the planner holds the same rules.
+  if (f.nproc.empty())
+    return bad_input(
+        "--debug-hangs needs --nproc-per-node (1 for a single process): anygpu "
+        "watches the ranks while it supervises torchrun");
+  if (f.container_given)
+    return bad_input("--debug-hangs watches native launches only, not a --container one");
+  HangDebug d;
+  d.seconds = kDefaultHangSeconds;
+  if (!f.debug_hangs.empty()) {
+    auto s = int_option("--debug-hangs", f.debug_hangs, 1, 31536000);
+    if (!s) return s.error();
+    d.seconds = static_cast<uint64_t>(**s);
+  }
+  std::string dir =
+      f.hang_dir.empty() ? default_hang_dir(std::filesystem::current_path().string()) : f.hang_dir;
+  if (f.dry_run) {
+    d.dir = std::filesystem::absolute(dir).lexically_normal().string();
+    return Debug(d);
+  }
+  auto ready = prepare_hang_dir(dir);
+  if (!ready) return ready.error();
+  d.dir = *ready;
+  return Debug(d);
 }
 
 Result<LaunchOptions> launch_options(const RunFlags& f) {
@@ -83,6 +123,9 @@ Result<LaunchOptions> launch_options(const RunFlags& f) {
   auto port = int_option("--master-port", f.master_port, 1, 65535);
   if (!port) return port.error();
   o.master_port = *port;
+  auto hangs = hang_debug(f);
+  if (!hangs) return hangs.error();
+  o.debug_hangs = *hangs;
   return o;
 }
 
@@ -278,9 +321,21 @@ Command run_command() {
                        "2h; exit 124 when it runs out)")
                     ->type_name("[=DURATION]")
                     ->expected(0, 1);
+            auto* hangs =
+                app.add_option("--debug-hangs", f->debug_hangs,
+                               "watch the ranks' progress beats; a rank without one for SECONDS "
+                               "(default 300) gets every rank's stacks dumped and a hang report "
+                               "(needs --nproc-per-node)")
+                    ->type_name("[=SECONDS]")
+                    ->expected(0, 1);
+            app.add_option("--hang-dir", f->hang_dir,
+                           "where --debug-hangs keeps beats, stacks and the report (default "
+                           "./anygpu-hangs/<time>-<pid>)")
+                ->type_name("DIR");
             app.add_option("command", f->command, "the command and its arguments, after --");
-            return [f, wait](const GlobalOptions& g) {
+            return [f, wait, hangs](const GlobalOptions& g) {
               f->wait_given = wait->count() > 0;
+              f->debug_hangs_given = hangs->count() > 0;
               return run(*f, g);
             };
           }};

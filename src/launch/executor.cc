@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "launch/hang_watch.h"
 #include "launch/supervise.h"
 #include "select/select.h"
 #include "util/strings.h"
@@ -52,7 +53,16 @@ int execute_plan(const LaunchPlan& plan, const Environment& caller) {
   if (stays_parent(plan)) {
     std::fflush(stdout);
     std::fflush(stderr);
-    return supervise({plan.argv, plan_environment(plan, caller), caller_path(caller)});
+    SupervisedCommand command;
+    command.argv = plan.argv;
+    command.env = plan_environment(plan, caller);
+    command.search_path = caller_path(caller);
+    std::optional<HangWatch> watch;
+    if (plan.hang_watch) {
+      watch.emplace(*plan.hang_watch);
+      command.on_tick = [&watch] { watch->tick(); };
+    }
+    return supervise(command);
   }
   const std::string& name = plan.argv.front();
 

@@ -15,6 +15,13 @@
 
 namespace anygpu {
 
+// `run --debug-hangs`: where the ranks write their beats and stack dumps, and how long a rank
+// may go without a beat before the launch is called hung (launch/hang_watch.h).
+struct HangDebug {
+  std::string dir;  // absolute
+  uint64_t seconds = 300;
+};
+
 struct LaunchOptions {
   std::vector<std::string> command;  // after `--`, byte for byte
 
@@ -32,6 +39,8 @@ struct LaunchOptions {
   std::optional<int> node_rank;
   std::optional<std::string> master_addr;
   std::optional<int> master_port;
+
+  std::optional<HangDebug> debug_hangs;
 };
 
 // What the planner needs to know about the machine, gathered once (launch/host_facts.h).
@@ -63,7 +72,8 @@ struct LaunchPlan {
   std::vector<std::string> unset_env;  // removed from the caller's environment
   std::vector<PlanDevice> devices;
   std::optional<std::string> engine;
-  std::vector<std::string> notes;  // why (for -v)
+  std::vector<std::string> notes;       // why (for -v)
+  std::optional<HangDebug> hang_watch;  // watched while anygpu supervises the launch
 };
 
 // "auto" or a count in 1..65536 ("0" and garbage are bad_input with a clear message).

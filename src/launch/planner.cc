@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "launch/container_plan.h"
+#include "launch/hang_env.h"
 #include "launch/plan.h"
 #include "launch/slurm_map.h"
 #include "launch/torchrun_plan.h"
@@ -118,6 +119,12 @@ Result<LaunchPlan> plan_launch(const Selection& selection, const LaunchOptions& 
   if (slurm)
     for (const auto& [k, val] : slurm_rank_env(*slurm, torchrun)) set_env(env, k, val);
 
+  if (options.debug_hangs) {
+    auto hangs = hang_debug_env(*options.debug_hangs, options, selection, environment, notes);
+    if (!hangs) return hangs.error();
+    for (const auto& [k, val] : *hangs) set_env(env, k, val);
+  }
+
   LaunchPlan plan;
   if (options.image) {
     auto c = plan_container(selection, options, facts, env, argv, registry);
@@ -136,6 +143,7 @@ Result<LaunchPlan> plan_launch(const Selection& selection, const LaunchOptions& 
     }
   }
   plan.notes.insert(plan.notes.begin(), notes.begin(), notes.end());
+  plan.hang_watch = options.debug_hangs;
   return plan;
 }
 

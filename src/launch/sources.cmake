@@ -12,7 +12,12 @@ set(ANYGPU_LAUNCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/executor.cc
   ${CMAKE_CURRENT_LIST_DIR}/supervise.cc
   ${CMAKE_CURRENT_LIST_DIR}/command_line.cc
+  ${CMAKE_CURRENT_LIST_DIR}/hang_beats.cc
+  ${CMAKE_CURRENT_LIST_DIR}/hang_env.cc
+  ${CMAKE_CURRENT_LIST_DIR}/hang_report.cc
+  ${CMAKE_CURRENT_LIST_DIR}/hang_watch.cc
 )
 set(ANYGPU_LAUNCH_CLI_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../cli/run_cmd.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../cli/hang_report_cmd.cc
 )

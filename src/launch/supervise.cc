@@ -46,13 +46,13 @@ int start_failure(const SupervisedCommand& c, const Error& e) {
 
 class Supervisor {
  public:
-  Supervisor(pid_t pid, bool interactive) : pid_(pid), interactive_(interactive) {}
+  Supervisor(pid_t pid, bool interactive, const SupervisedCommand& command)
+      : pid_(pid), interactive_(interactive), command_(command) {}
 
   // Until the command has ended; forwards signals and follows its stops meanwhile.
   ExitStatus run(const sigset_t& waited) {
     while (!ended_) {
-      siginfo_t info{};
-      int sig = ::sigwaitinfo(&waited, &info);
+      int sig = next_signal(waited);
       if (sig == SIGCHLD) {
         reap();
       } else if (sig == SIGCONT) {
@@ -62,6 +62,22 @@ class Supervisor {
       }
     }
     return exit_;
+  }
+
+  // The next signal; with a tick, at most tick_every later (-1: none came). on_tick runs once
+  // tick_every has passed, also while signals keep coming (a launch's many SIGCHLDs).
+  int next_signal(const sigset_t& waited) {
+    siginfo_t info{};
+    if (!command_.on_tick) return ::sigwaitinfo(&waited, &info);
+    auto ms = command_.tick_every.count();
+    timespec every{static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1000000};
+    int sig = ::sigtimedwait(&waited, &info, &every);
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_tick_ >= command_.tick_every) {
+      last_tick_ = now;
+      command_.on_tick();
+    }
+    return sig;
   }
 
   void give_terminal_back() const {
@@ -102,7 +118,9 @@ class Supervisor {
 
   pid_t pid_;
   bool interactive_;
+  const SupervisedCommand& command_;
   bool ended_ = false;
+  std::chrono::steady_clock::time_point last_tick_ = std::chrono::steady_clock::now();
   ExitStatus exit_;
 };
 
@@ -159,7 +177,7 @@ int supervise(const SupervisedCommand& command) {
     ::pthread_sigmask(SIG_SETMASK, &original, nullptr);
     return start_failure(command, child.error());
   }
-  Supervisor supervisor(child->detach(), interactive);
+  Supervisor supervisor(child->detach(), interactive, command);
   ExitStatus exit = supervisor.run(waited);
   supervisor.give_terminal_back();
   // Whatever the launch left behind: every process of it is a descendant of anygpu now.

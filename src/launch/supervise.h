@@ -11,10 +11,12 @@
 //     SIGKILL) and reaps them: no descendant survives the launch;
 //   - sets SIGTERM as the command's parent-death signal, so an anygpu killed outright
 //     (SIGKILL, the OOM killer) still lets torchrun stop its workers;
+//   - calls on_tick periodically when given (run --debug-hangs watches the ranks' beats);
 //   - exits as the command did: its exit code, or the signal that ended it, raised again.
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,10 @@ struct SupervisedCommand {
   std::string search_path;       // PATH that argv[0] is looked up on when it has no '/'
   // How long what is left after the command ends may take to exit before SIGKILL.
   std::chrono::milliseconds grace{3000};
+  // Called about every `tick_every` while the command runs (the hang watcher); none: anygpu only
+  // waits for signals.
+  std::function<void()> on_tick;
+  std::chrono::milliseconds tick_every{500};
 };
 
 // Runs `command` to its end as described above; returns the exit code (126/127 when it

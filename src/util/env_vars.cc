@@ -75,6 +75,12 @@ constexpr EnvVariable kRows[] = {
     {"ANYGPU_RENDEZVOUS_TIMEOUT", EnvKind::integer, kEnvPython, false,
      "seconds from 1 to 2147483647",
      "how long init_distributed() waits for every process to join (default 600)", 1, kIntMax},
+    // `anygpu run --debug-hangs` sets them for anygpu.torch's beats and stack dumps.
+    {"ANYGPU_HANG_DIR", EnvKind::directory, kEnvPython, false, "a directory",
+     "anygpu.torch writes its progress beat and, on a signal, its Python stacks here (anygpu run "
+     "--debug-hangs sets it)"},
+    {"ANYGPU_HANG_SECONDS", EnvKind::integer, kEnvPython, false, "seconds from 1 to 31536000",
+     "the stall threshold recorded in each beat (anygpu run --debug-hangs=SECONDS)", 1, 31536000},
     // torchrun's variables (anygpu run sets them too).
     {"RANK", EnvKind::integer, kEnvPython, false, "a whole number from 0 to 2147483647",
      "this process's rank", 0, kIntMax},

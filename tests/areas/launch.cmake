@@ -5,7 +5,8 @@ list(APPEND ANYGPU_UNIT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../unit/launch_torchrun_slurm_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/launch_text_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/launch_engine_args_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/../unit/launch_partition_test.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/launch_partition_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/launch_hang_test.cc)
 
 add_test(NAME launch_native COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/launch_native.sh
          $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts)

@@ -64,6 +64,7 @@ NOT_PROBING = {
     "init": "scaffolds files from templates",
     "vendors": "prints the registry",
     "cdi list": "reads CDI spec files, not devices",
+    "hang-report": "reads the beat files of a launch's hang directory, not devices",
     "cdi hook update-ldcache": "run by the container runtime on a container's state",
     "cdi hook create-dev-char-links": "run by the container runtime on a container's state",
 }

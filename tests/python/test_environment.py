@@ -196,6 +196,9 @@ PYTHON_READERS = {
     # Read while joining torchrun's store: judged by the same helpers.
     "TORCHELASTIC_USE_AGENT_STORE": [lambda n, r: value(n, {n: r})],
     "TORCHELASTIC_RESTART_COUNT": [lambda n, r: integer(n, 0, {n: r})],
+    # Read by anygpu.torch._beats under run --debug-hangs, by the same helpers.
+    "ANYGPU_HANG_DIR": [lambda n, r: value(n, {n: r})],
+    "ANYGPU_HANG_SECONDS": [lambda n, r: integer(n, 300, {n: r})],
 }
 NOT_JUDGED = {"ANYGPU_LIBRARY", "CXX"}  # ANYGPU_LIBRARY: below; CXX: any value
 

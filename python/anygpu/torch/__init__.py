@@ -13,6 +13,7 @@ from . import _device as _device_mod
 from . import _state as _state_mod
 from ._accelerator import Accelerator
 from ._amp import amp_dtype, autocast, grad_scaler
+from ._beats import beat
 from ._collectives import (broadcast, gather, gather_object, pad_across_processes, reduce,
                            wait_for_everyone)
 from ._compile import compile
@@ -27,7 +28,7 @@ from ._workers import num_workers
 DeviceLoader = PreparedLoader  # the name of earlier releases
 
 __all__ = ["Accelerator", "AnygpuWarning", "DeviceLoader", "Preemption", "PreparedLoader",
-           "PreparedOptimizer", "Ranks", "SimulatedDevice", "amp_dtype", "autocast", "broadcast",
+           "PreparedOptimizer", "Ranks", "SimulatedDevice", "amp_dtype", "autocast", "beat", "broadcast",
            "compile", "device", "dist_backend", "free_memory", "gather", "gather_object", "grad_scaler",
            "init_distributed", "memory_stats", "move", "num_workers", "pad_across_processes",
            "ranks", "reduce", "selection", "set_seed", "wait_for_everyone"]

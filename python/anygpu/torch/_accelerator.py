@@ -7,6 +7,7 @@ import gc
 import torch
 from torch.utils.data import DataLoader
 
+from . import _beats
 from . import _collectives as coll
 from . import _state
 from ._amp import amp_dtype, autocast, grad_scaler
@@ -163,6 +164,7 @@ class Accelerator:
         no_sync = getattr(model, "no_sync", None)
         return no_sync() if no_sync is not None else contextlib.nullcontext()
 
+    @_beats.event("backward")
     def backward(self, loss, **kwargs) -> None:
         """loss.backward(), divided over the accumulated micro-batches and scaled for float16."""
         acc = self._accumulation

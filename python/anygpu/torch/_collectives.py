@@ -4,6 +4,7 @@ import contextlib
 
 import torch
 
+from . import _beats
 from ._sharding import ALL
 
 
@@ -69,6 +70,7 @@ def _gather_tensor(t: torch.Tensor, duplicates: int = 0) -> torch.Tensor:
     return torch.cat(kept, dim=0)
 
 
+@_beats.collective("gather")
 def gather(obj):
     """Every rank's tensors concatenated along the first dimension, in rank order (sizes may
     differ between ranks); a 0-d tensor becomes one element per rank."""
@@ -77,6 +79,7 @@ def gather(obj):
     return _walk(obj, _gather_tensor)
 
 
+@_beats.collective("gather_object")
 def gather_object(obj) -> list:
     """Every rank's picklable object, in rank order (a list of one for one process)."""
     if not distributed():
@@ -86,6 +89,7 @@ def gather_object(obj) -> list:
     return out
 
 
+@_beats.collective("gather_dropping")
 def gather_dropping(obj, duplicates: int):
     """gather() that drops, from each rank, the trailing samples that repeat earlier ones."""
     if not distributed():
@@ -100,6 +104,7 @@ def gather_dropping(obj, duplicates: int):
     return out
 
 
+@_beats.collective("reduce")
 def reduce(obj, reduction: str = "sum"):
     """The element-wise sum, mean or max over all processes; inputs are not modified."""
     if reduction == "none":
@@ -119,6 +124,7 @@ def reduce(obj, reduction: str = "sum"):
     return _walk(obj, one)
 
 
+@_beats.collective("broadcast")
 def broadcast(obj, from_process: int = 0):
     """`obj` as process `from_process` has it: tensors (nested) or any picklable object."""
     if not distributed():
@@ -136,6 +142,7 @@ def broadcast(obj, from_process: int = 0):
         return box[0]
 
 
+@_beats.collective("pad_across_processes")
 def pad_across_processes(obj, dim: int = 0, pad_index=0, pad_first: bool = False):
     """Tensors padded with `pad_index` along `dim` to the longest size any process has."""
     if not distributed():
@@ -150,6 +157,7 @@ def pad_across_processes(obj, dim: int = 0, pad_index=0, pad_first: bool = False
     return _walk(obj, one)
 
 
+@_beats.collective("wait_for_everyone")
 def wait_for_everyone() -> None:
     """A barrier: returns once every process has reached it (a no-op for one process)."""
     if distributed():

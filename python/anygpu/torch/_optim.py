@@ -6,6 +6,8 @@ GradScaler under float16, and skip the step (and zero_grad) while gradients accu
 """
 import torch
 
+from . import _beats
+
 
 class Accumulation:
     """Where the training loop is inside a group of accumulated micro-batches."""
@@ -33,6 +35,7 @@ class Accumulation:
         self.micro, self.pending = int(state["micro"]), bool(state["pending"])
 
 
+@_beats.event("step")
 def step(optimizer, scaler, acc: Accumulation, closure=None):
     """One optimizer step: through the scaler under float16, skipped mid-accumulation."""
     if not acc.sync_gradients:
