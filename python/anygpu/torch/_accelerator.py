@@ -378,8 +378,10 @@ class Accelerator:
             builtins.print(*args, **kwargs)
 
     def end(self) -> None:
-        """Leaves the process group (a no-op for one process)."""
+        """Leaves the process group (a no-op for one process), all processes together: one
+        that left first could take the store its peers still read from with it."""
         if self.distributed and torch.distributed.is_initialized():
+            coll.wait_for_everyone()
             torch.distributed.destroy_process_group()
             self.distributed = False
 
