@@ -20,8 +20,8 @@ add_test(NAME python_accelerate_parity
                  -m pytest -q -p no:cacheprovider ${CMAKE_SOURCE_DIR}/tests/python_accelerate)
 set_tests_properties(python_accelerate_parity PROPERTIES
   ENVIRONMENT "${_python_env};ANYGPU_TEST_TORCH=current" LABELS system TIMEOUT 600)
-# The three suites start multi-process gloo jobs; run side by side on two cores, torch 2.15's
-# ranks were seen to abort at exit ("terminate called without an active exception") when
-# starved, so they take turns while other tests fill the remaining slot.
+# The three suites start multi-process gloo jobs. Run beside other tests on two cores, torch
+# 2.15's ranks were seen to abort at exit ("terminate called without an active exception") when
+# starved of CPU; each suite runs alone, with both cores for its ranks.
 set_tests_properties(python_pytest python_pytest_current_torch python_accelerate_parity
-  PROPERTIES RESOURCE_LOCK python_ranks)
+  PROPERTIES RUN_SERIAL ON)

@@ -12,7 +12,7 @@ from . import _collectives as coll
 from . import _state
 from ._amp import amp_dtype, autocast, grad_scaler
 from ._device import device, empty_cache, memory_stats, synchronize
-from ._distributed import init_distributed, ranks
+from ._distributed import init_distributed, leave as leave_group, ranks
 from ._loader import PreparedLoader, Progress
 from ._optim import Accumulation, PreparedOptimizer, step as optimizer_step, unscale
 from ._warn import warn_once
@@ -382,7 +382,7 @@ class Accelerator:
         that left first could take the store its peers still read from with it."""
         if self.distributed and torch.distributed.is_initialized():
             coll.wait_for_everyone()
-            torch.distributed.destroy_process_group()
+            leave_group()
             self.distributed = False
 
     end_training = end

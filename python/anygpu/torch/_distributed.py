@@ -170,6 +170,31 @@ def rendezvous_timeout() -> timedelta:
 
 
 _joins = 0
+_group_store = None
+LEAVE_WAIT_S = 30
+
+
+def leave() -> None:
+    """destroy_process_group, rank 0 leaving last. Where rank 0 serves the store, a peer still
+    tearing its group down would find the store gone, and torch 2.x then aborts that process
+    ("terminate called without an active exception"). Each rank counts itself out after its
+    teardown; rank 0 waits (at most LEAVE_WAIT_S, a dead peer does not hold it) for all."""
+    global _group_store
+    dist = torch.distributed
+    rank, world = dist.get_rank(), dist.get_world_size()
+    store, _group_store = _group_store, None
+    dist.destroy_process_group()
+    if store is None:
+        return
+    key = f"anygpu/left/{_joins}"
+    try:
+        left = store.add(key, 1)
+        deadline = time.monotonic() + LEAVE_WAIT_S
+        while rank == 0 and left < world and time.monotonic() < deadline:
+            time.sleep(0.02)
+            left = store.add(key, 0)
+    except RuntimeError:
+        pass  # the store's host already left: nothing is waiting on this rank
 
 
 def _store(r: Ranks, timeout: timedelta):
@@ -235,7 +260,8 @@ def init_distributed(backend=None, timeout=None) -> bool:
     os.environ.setdefault("MASTER_ADDR", r.master_addr)
     os.environ.setdefault("MASTER_PORT", str(r.master_port))
     ops = timeout if timeout is not None else dist.default_pg_timeout
-    store = _rendezvous(r, rendezvous_timeout())
+    global _group_store
+    store = _group_store = _rendezvous(r, rendezvous_timeout())
     store.set_timeout(ops)
     dist.init_process_group(backend=name, store=store, rank=r.rank, world_size=r.world_size,
                             timeout=ops)
