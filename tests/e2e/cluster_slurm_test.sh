@@ -12,40 +12,12 @@ anygpu=${1:?usage: cluster_slurm_test.sh ANYGPU FIXTURE_HOSTS_DIR MOCK_NVML_MIG_
 hosts=${2:?usage: cluster_slurm_test.sh ANYGPU FIXTURE_HOSTS_DIR MOCK_NVML_MIG_SO}
 mock_nvml_mig=${3:?usage: cluster_slurm_test.sh ANYGPU FIXTURE_HOSTS_DIR MOCK_NVML_MIG_SO}
 case $anygpu in /*) ;; *) anygpu=$PWD/$anygpu ;; esac
-fail() { echo "FAIL: $*"; for f in "$tmp"/slurmctld.log "$tmp"/slurmd.log; do
-  [ -f "$f" ] && { echo "--- $f"; tail -n 30 "$f"; }; done; exit 1; }
-for tool in slurmctld slurmd srun scontrol sinfo; do
-  command -v "$tool" >/dev/null || { echo "FAIL: $tool not installed (Debian slurm-wlm)"; exit 1; }
-done
-
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/anygpu-slurm.XXXXXX")
-pids=()
-cleanup() {
-  stop_daemons
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-stop_daemons() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-  pids=()
-}
-# slurmctld and slurmd with $SLURM_CONF; the node must come up idle within 60 s (a gres.conf
-# slurmd rejects keeps it down). $1 names the node in the failure.
-start_daemons_until_idle() {
-  slurmctld -D -i -f "$SLURM_CONF" >"$tmp/slurmctld.out" 2>&1 &
-  pids+=($!)
-  slurmd -D -N "$node" -f "$SLURM_CONF" >"$tmp/slurmd.out" 2>&1 &
-  pids+=($!)
-  local state=""
-  for _ in $(seq 1 60); do
-    state=$(sinfo -h -N -n "$node" -o '%T' 2>/dev/null)
-    case $state in idle*) return 0 ;; esac
-    sleep 1
-  done
-  cat "$tmp/slurmd.out"
-  fail "$1 state '$state', expected idle (gres.conf rejected?)"
-}
+fail() { echo "FAIL: $*"; slurm_fail_logs; exit 1; }
+# shellcheck source=tests/e2e/slurm_local.sh
+. "$(dirname "$0")/slurm_local.sh"
+trap 'slurm_stop; rm -rf "$tmp"' EXIT
+slurm_require_tools slurmctld slurmd srun scontrol sinfo
 
 # A copy of the fixture; gres.conf names its nodes there. slurmd checks that every File= is
 # a character or block device ("is not a valid character or block device, fix your
@@ -62,44 +34,13 @@ grep -q "^AutoDetect=off$" "$tmp/gres.conf" || fail "no AutoDetect=off in gres.c
 lines=$(grep -c "^Name=gpu Type=k100_ai File=$tmp/host/dev/dri/renderD12[89] Flags=amd_gpu_env$" "$tmp/gres.conf")
 [ "$lines" = 2 ] || { cat "$tmp/gres.conf"; fail "expected two K100 lines"; }
 
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-node=$(hostname -s)
-ctld_port=$(free_port)
-slurmd_port=$(free_port)
-while [ "$slurmd_port" = "$ctld_port" ]; do slurmd_port=$(free_port); done
-mkdir -p "$tmp/state" "$tmp/spool"
-cat >"$tmp/slurm.conf" <<CONF
-ClusterName=anygpu-test
-SlurmctldHost=$node(127.0.0.1)
-SlurmctldPort=$ctld_port
-SlurmdPort=$slurmd_port
-SlurmUser=$(id -un)
-AuthType=auth/none
-CredType=cred/none
-StateSaveLocation=$tmp/state
-SlurmdSpoolDir=$tmp/spool
-SlurmctldPidFile=$tmp/slurmctld.pid
-SlurmdPidFile=$tmp/slurmd.pid
-SlurmctldLogFile=$tmp/slurmctld.log
-SlurmdLogFile=$tmp/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SchedulerType=sched/builtin
-MpiDefault=none
-ReturnToService=2
-JobCompType=jobcomp/none
-AccountingStorageType=accounting_storage/none
-GresTypes=gpu
-NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) Gres=gpu:k100_ai:2 State=UNKNOWN
-PartitionName=anygpu Nodes=$node Default=YES MaxTime=INFINITE State=UP
-CONF
+slurm_write_conf anygpu-test GresTypes=gpu \
+  "NodeName=$slurm_node NodeAddr=127.0.0.1 CPUs=$(nproc) Gres=gpu:k100_ai:2 State=UNKNOWN" \
+  "PartitionName=anygpu Nodes=$slurm_node Default=YES MaxTime=INFINITE State=UP"
+node=$slurm_node
 cp "$tmp/gres.conf" "$tmp/gres.conf.generated"
-export SLURM_CONF=$tmp/slurm.conf
-unset SLURM_JOB_ID SLURM_JOBID
 
-start_daemons_until_idle "node"
+slurm_start "node"
 show=$(scontrol show node "$node") || fail "scontrol show node"
 echo "$show" | grep -q "Gres=gpu:k100_ai:2" || { echo "$show"; fail "node lacks Gres=gpu:k100_ai:2"; }
 echo "$show" | grep -qi "drain" && { echo "$show"; fail "node drained"; }
@@ -131,7 +72,7 @@ port=$(echo "$out" | sed -n 's/^MASTER_PORT=//p' | sort -u)
 # one set of environment flags per node and GRES name, so every line carries no_gpu_env: the
 # daemons must accept the file, and a step on the AMD GPU must get SLURM_STEP_GPUS but neither
 # CUDA_VISIBLE_DEVICES (HIP reads it too) nor ROCR_VISIBLE_DEVICES.
-stop_daemons
+slurm_stop
 cp -a "$hosts/workstation-mixed" "$tmp/mixed"
 rm -f "$tmp/mixed/dev/nvidia0" "$tmp/mixed/dev/dri/renderD128"
 mknod "$tmp/mixed/dev/nvidia0" c 195 0 && mknod "$tmp/mixed/dev/dri/renderD128" c 226 128 ||
@@ -144,7 +85,7 @@ sed -i -e "s|^StateSaveLocation=.*|StateSaveLocation=$tmp/state-mixed|" \
   -e "s|^NodeName=.*|NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) Gres=gpu:rtx_4090:1,gpu:rx_7900:1 State=UNKNOWN|" \
   "$tmp/slurm.conf"
 : >"$tmp/slurmd.log"
-start_daemons_until_idle "mixed node"
+slurm_start "mixed node"
 amd_env=$(timeout 60 srun -n 1 --gres=gpu:rx_7900:1 env 2>"$tmp/srun-mixed.err") ||
   { cat "$tmp/srun-mixed.err"; fail "srun --gres=gpu:rx_7900:1"; }
 echo "$amd_env" | grep -q "^SLURM_STEP_GPUS=." || { echo "$amd_env" | grep GPU; fail "no SLURM_STEP_GPUS on the mixed node"; }
@@ -169,7 +110,7 @@ done
 # with MultipleFiles= (its parent and GI/CI cap nodes, facts F-21), made real character nodes
 # with the numbers the fixture's procfs gives; the node must come up idle with every Type and
 # `anygpu run` in a step on one instance must drive exactly that instance.
-stop_daemons
+slurm_stop
 cp -a "$hosts/h100-8x-mig" "$tmp/mig"
 for g in 0 1 2 3 4 5 6 7; do
   rm -f "$tmp/mig/dev/nvidia$g"
@@ -195,7 +136,7 @@ sed -i -e "s|^StateSaveLocation=.*|StateSaveLocation=$tmp/state-mig|" \
   -e "s|^NodeName=.*|NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) Gres=gpu:h100_1g.10gb:7,gpu:h100_4g.40gb:1,gpu:h100_1c.3g.40gb:1,gpu:h100_2c.3g.40gb:1,gpu:h100_3g.40gb:1,gpu:h100:5 State=UNKNOWN|" \
   "$tmp/slurm.conf"
 : >"$tmp/slurmd.log"
-start_daemons_until_idle "MIG node"
+slurm_start "MIG node"
 show=$(scontrol show node "$node") || fail "scontrol show node (MIG)"
 echo "$show" | grep -q "gpu:h100_2c.3g.40gb:1" || { echo "$show"; fail "MIG node Gres"; }
 # The 2c.3g.40gb instance is gres.conf line 10: Slurm hands the step SLURM_STEP_GPUS=9, and

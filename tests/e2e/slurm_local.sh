@@ -2,7 +2,8 @@
 # foreground of this shell (auth/none, private ports, state under $tmp), stopped on exit.
 #   tmp=$(mktemp -d …); source slurm_local.sh
 #   slurm_write_conf NAME [slurm.conf lines…]   writes $tmp/slurm.conf, exports SLURM_CONF
-#   slurm_start                                  starts both daemons, waits for the idle node
+#   slurm_start [LABEL]                          starts both daemons, waits for the idle node
+#                                                (a gres.conf slurmd rejects keeps it down)
 #   slurm_wait_state PATTERN SECONDS             e.g. 'idle', 'drained*'
 # The caller defines fail() and removes $tmp; slurm_stop ends the daemons (call it first).
 # shellcheck shell=bash
@@ -78,7 +79,8 @@ slurm_start() {
   slurm_pids+=($!)
   slurmd -D -N "$slurm_node" -f "$SLURM_CONF" >"$tmp/slurmd.out" 2>&1 &
   slurm_pids+=($!)
-  slurm_wait_state 'idle' 60 || { cat "$tmp/slurmd.out"; fail "the node did not come up idle"; }
+  slurm_wait_state 'idle' 60 ||
+    { cat "$tmp/slurmd.out"; fail "${1:-the node} did not come up idle (gres.conf rejected?)"; }
 }
 
 slurm_stop() {

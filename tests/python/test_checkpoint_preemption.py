@@ -2,6 +2,7 @@
 checkpoint loadable and its partial directory removed by the next save or load; a checkpoint
 of N processes loads on M at an epoch boundary and is refused mid-epoch with the way out."""
 import os
+import subprocess
 
 import pytest
 import torch
@@ -108,7 +109,6 @@ def test_the_next_save_removes_what_a_killed_save_left(tmp_path):
 
 
 def run_python_file(path, *args):
-    import subprocess
     return subprocess.run([PYTHON, path, *args], env=clean_env(), capture_output=True, text=True,
                           timeout=120)
 
