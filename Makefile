@@ -141,7 +141,7 @@ fuzz: deps $(FUZZ_BUILD)/build.ninja
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
 	./tests/fuzz/run_all.sh $(FUZZ_BUILD)/tests/fuzz $(FUZZ_SECONDS)
 
-BENCHES := launch exporter doctor python metrics cluster wheel isolation driver image
+BENCHES := launch exporter doctor python metrics cluster wheel isolation driver image preflight
 
 bench: build
 	./bench/run.sh $(BUILD)

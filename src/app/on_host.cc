@@ -55,6 +55,7 @@ Result<SelectOutcome> select_on_host(const HostRoot& host, const SelectRequest& 
     for (const auto& contract : contract_paths(out.config, request.extra_contracts)) {
       CheckOptions options;
       options.python = request.python;
+      options.image = request.image;
       auto verdict = check_contract_file(contract, inv, options);
       if (!verdict) return verdict.error();
       out.contracts.push_back({contract, std::move(*verdict)});

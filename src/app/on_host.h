@@ -23,6 +23,7 @@ struct SelectRequest {
   std::optional<int> processes_per_node;   // absent: caller_env's LOCAL_WORLD_SIZE, else one
                                            // per device
   std::string python = "python3";          // for the runtime contract's package checks
+  std::string image;  // `run --container`: the image holds the packages, not `python`
   std::map<std::string, std::string> caller_env;  // see SelectInputs::caller_env
   // Contracts checked after the config's own runtime_contract (`run`: --spec, or
   // ./runtime-spec.yaml); a file named twice is checked once.

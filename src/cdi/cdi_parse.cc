@@ -7,6 +7,7 @@
 #include "cdi/cdi.h"
 #include "cdi/cdi_names.h"
 #include "cdi/cdi_version.h"
+#include "util/json_parse.h"
 #include "util/strings.h"
 #include "util/yaml_reader.h"
 
@@ -23,20 +24,6 @@ constexpr std::string_view kNodeKeys[] = {"path",     "hostPath",    "type", "ma
                                           "fileMode", "permissions", "uid",  "gid"};
 constexpr std::string_view kMountKeys[] = {"hostPath", "containerPath", "options", "type"};
 constexpr std::string_view kHookKeys[] = {"hookName", "path", "args", "env", "timeout"};
-
-// Line and column of a byte offset, both 1-based.
-std::string line_column(std::string_view text, size_t offset) {
-  size_t line = 1, col = 1;
-  for (size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return std::to_string(line) + ":" + std::to_string(col);
-}
 
 class SpecParser {
  public:

@@ -164,7 +164,7 @@ std::vector<Command> commands() {
           wheel_command(),      host_init_command(), init_command(),     cdi_command(),
           slurm_command(),      k8s_command(),       vendors_command(),  gather_command(),
           health_command(),     ps_command(),        topo_command(),     image_command(),
-          hang_report_command()};
+          hang_report_command(), preflight_command()};
 }
 }  // namespace
 

@@ -4,9 +4,11 @@
 #include <filesystem>
 #include <memory>
 
+#include "app/image_gate.h"
 #include "app/locked_select.h"
 #include "app/on_host.h"
 #include "cli/command.h"
+#include "cli/launch_request.h"
 #include "contract/check.h"
 #include "launch/command_line.h"
 #include "launch/executor.h"
@@ -15,7 +17,6 @@
 #include "launch/plan.h"
 #include "launch/plan_json.h"
 #include "launch/shell_quote.h"
-#include "launch/slurm_map.h"
 #include "render/json_text.h"
 #include "select/select.h"
 #include "util/env_vars.h"
@@ -175,6 +176,36 @@ std::optional<int> lock_devices(const RunFlags& f, const GlobalOptions& g, const
   return std::nullopt;
 }
 
+// `--container IMAGE`: the image is judged for the run's devices instead of the host's Python.
+// Returns an exit code when the run stops here.
+std::optional<int> check_image(const GlobalOptions& g, const std::string& image,
+                               const Inventory& inventory, const Selection& selection) {
+  auto gate = judge_run_image(image, inventory, selection);
+  if (!gate.fit) {
+    report(g, Diagnostic::warning({}, cat({"image ", image, " not checked: ", gate.unchecked})));
+    return std::nullopt;
+  }
+  if (gate.fails()) {
+    const std::string text = render_image_fit_text(*gate.fit);
+    for (auto line : split(text, '\n')) std::fprintf(stderr, "%s\n", escape_control(line).c_str());
+    return run_failed(cat({"image ", image,
+                           " does not fit the devices of this run: not starting it "
+                           "(--no-check starts it anyway)"}));
+  }
+  size_t warned = 0;
+  for (const auto& d : gate.fit->devices)
+    for (const auto& finding : d.findings)
+      if (finding.severity == Severity::warning) {
+        ++warned;
+        report(g, Diagnostic::warning({}, cat({"image ", image, " on ", d.pci_bus_id, ": ",
+                                               finding.code, ": ", finding.message})));
+      }
+  report(g, Diagnostic::note(cat({"image ", gate.fit->id, " (", image, ") checked for ",
+                                  std::to_string(gate.fit->devices.size()),
+                                  " device(s): ", warned ? "warnings" : "ok"})));
+  return std::nullopt;
+}
+
 // Contracts to check: the one accelerator-config names, then --spec (or ./runtime-spec.yaml
 // when present), each once.
 int run(const RunFlags& f, const GlobalOptions& g) {
@@ -189,46 +220,26 @@ int run(const RunFlags& f, const GlobalOptions& g) {
     return run_failed(lock_dir.error().message);
   Environment environment = current_environment();
 
-  std::optional<SlurmContext> slurm;
-  if (environment.count("SLURM_JOB_ID")) {
-    auto s = slurm_context(environment);
-    if (!s) return run_failed(cat({"Slurm allocation: ", s.error().message}));
-    slurm = *s;
-  }
+  auto slurm = slurm_allocation(environment);
+  if (!slurm) return run_failed(slurm.error().message);
   std::vector<std::string> notes;
-  SelectRequest request;
-  if (options->nproc_per_node) {
-    auto n = parse_nproc_per_node(*options->nproc_per_node);
-    if (!n) return run_failed(n.error().message);
-    request.processes_per_node = *n;
-  } else if (slurm) {
-    request.processes_per_node = slurm->local_world_size;
-  }
-  if (!f.config.empty()) request.config_path = f.config;
-  request.python = f.python;
-  request.caller_env = environment;
-  request.check_contracts = !f.no_check;
-  if (!f.spec.empty())
-    request.extra_contracts.push_back(f.spec);
-  else if (std::filesystem::exists("runtime-spec.yaml"))
-    request.extra_contracts.push_back("runtime-spec.yaml");
-  request.adjust_config = [&](AcceleratorConfig& config, const Inventory& inventory) {
-    if (!f.devices.empty())
-      if (auto applied = apply_devices_option(config, f.devices); !applied) return applied;
-    return slurm ? apply_slurm_gpus(*slurm, inventory, config, notes) : Result<bool>(true);
-  };
-  if (slurm) {
-    request.allocation_governs = true;
-    if (slurm->gpus)
-      request.selection_context = cat({"Slurm allocation (GPUs ", join(*slurm->gpus, ","), ")"});
-  }
+  LaunchRequestInputs inputs;
+  inputs.config = f.config;
+  inputs.devices = f.devices;
+  inputs.python = f.python;
+  inputs.nproc_per_node = options->nproc_per_node;
+  inputs.check_contracts = !f.no_check;
+  inputs.spec = f.spec;
+  if (f.container_given) inputs.image = f.image;
+  auto request = launch_select_request(inputs, environment, *slurm, notes);
+  if (!request) return run_failed(request.error().message);
 
   LaunchPlan plan;
   std::vector<UnitLock> locks;
   {
     HostRoot host(*host_options);
     Diagnostics found;
-    auto outcome = select_on_host(host, request, found);
+    auto outcome = select_on_host(host, *request, found);
     report(g, found);
     if (!outcome) return run_failed(outcome.error().message);
     if (const auto* failed = outcome->failed_contract()) {
@@ -246,11 +257,13 @@ int run(const RunFlags& f, const GlobalOptions& g) {
     for (const auto& r : selection->reasons) report(g, Diagnostic::note(r));
     for (const auto& w : selection->warnings) report(g, Diagnostic::warning({}, w));
     HostFacts facts = gather_host_facts(host, *selection, *options, environment, notes);
-    auto planned = plan_launch(*selection, *options, facts, environment, slurm);
+    auto planned = plan_launch(*selection, *options, facts, environment, *slurm);
     // A value that cannot reach the engine safely is run's own failure like any other (125):
     // exit 2 is what the command itself commonly returns.
     if (!planned) return run_failed(planned.error().message);
     plan = std::move(*planned);
+    if (options->image && !f.no_check)
+      if (auto stop = check_image(g, *options->image, outcome->inventory, *selection)) return *stop;
   }
   plan.notes.insert(plan.notes.begin(), notes.begin(), notes.end());
   report_notes(g, plan.notes);

@@ -1,6 +1,7 @@
 #include "cluster/k8s_taint.h"
 
 #include "cluster/k8s_names.h"
+#include "util/json_parse.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -8,31 +9,6 @@ namespace anygpu {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-std::string line_column(std::string_view text, size_t offset) {
-  size_t line = 1, column = 1;
-  for (size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return cat({std::to_string(line), ":", std::to_string(column)});
-}
-
-Result<json> parse_json(std::string_view text, const std::string& file) {
-  try {
-    return json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    // nlohmann reports the byte just past the fault (1-based); point at the fault.
-    size_t at = e.byte > 0 ? e.byte - 1 : 0;
-    std::string what = e.what();
-    if (auto p = what.find("syntax error"); p != std::string::npos) what = what.substr(p);
-    return bad_input(cat({file, ":", line_column(text, at), ": invalid JSON: ", what}));
-  }
-}
 
 bool is_ours(const json& taint) {
   return taint.value("key", "") == kUnhealthyTaintKey &&
@@ -57,7 +33,7 @@ std::string taints_problem(const json& taints) {
 }  // namespace
 
 Result<NodeTaints> parse_node_taints(std::string_view text, const std::string& file) {
-  auto doc = parse_json(text, file);
+  auto doc = parse_json_text(text, file);
   if (!doc) return doc.error();
   auto refuse = [&](std::string_view why) { return bad_input(cat({file, ": ", why})); };
   if (!doc->is_object() || doc->value("kind", json()) != "Node" ||

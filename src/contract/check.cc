@@ -40,8 +40,9 @@ Result<Verdict> check_contract_file(const std::string& path, const Inventory& in
   if (!spec) return spec.error();
   PythonFacts py;
   py.python = options.python;
-  // The interpreter runs only when the contract names packages.
-  if (!spec->dependencies.empty()) {
+  py.image = options.image;
+  // The interpreter runs only when the contract names packages the host's Python holds.
+  if (!spec->dependencies.empty() && py.image.empty()) {
     auto env = read_python_env(options.python);
     if (env)
       py.env = std::move(*env);

@@ -36,6 +36,7 @@ struct Verdict {
 
 struct CheckOptions {
   std::string python = "python3";  // whose site-packages describe the installed framework
+  std::string image;  // a container image holds the packages instead (PythonFacts::image)
 };
 
 // Loads the contract file and evaluates it against `inventory`. Errors: bad_input (exit 2) for a

@@ -408,8 +408,17 @@ std::string python_suggestion(const PythonFacts& py) {
   return cat({"pass --python with the interpreter the experiment runs (now: ", py.python, ")"});
 }
 
+// A check of the packages a container image holds: not read from the host's Python.
+std::optional<CheckResult> in_image(const Context& c, const std::string& name) {
+  if (c.py.image.empty()) return std::nullopt;
+  return make(name, CheckStatus::skip, "", "",
+              cat({"the packages are in the container image ", c.py.image,
+                   ", which run judges itself (not the host's ", c.py.python, ")"}));
+}
+
 CheckResult check_dep_version(const Context& c, const Dependency& d) {
   auto name = dep_title(d) + " version";
+  if (auto skip = in_image(c, name)) return *skip;
   std::string required = d.version_range ? d.version_range->str() : "installed";
   if (!c.py.env)
     return make(name, CheckStatus::fail, "", required,
@@ -447,6 +456,7 @@ std::optional<int> cuda_major(const std::string& cuda) {
 // most severe finding fails (error) or warns (warning); none or only notes pass.
 CheckResult check_wheel(const Context& c) {
   const std::string name = "PyTorch build";
+  if (auto skip = in_image(c, name)) return *skip;
   if (!c.py.env || !c.py.env->torch)
     return make(name, CheckStatus::skip, "", "", "torch is not installed (see PyTorch version)");
   const auto& b = *c.py.env->torch;
@@ -472,6 +482,7 @@ CheckResult check_wheel(const Context& c) {
 
 CheckResult check_distributed(const Context& c) {
   const std::string name = "PyTorch distributed";
+  if (auto skip = in_image(c, name)) return *skip;
   if (!c.py.env || !c.py.env->torch)
     return make(name, CheckStatus::skip, "", "", "torch is not installed (see PyTorch version)");
   const auto& b = *c.py.env->torch;

@@ -15,6 +15,9 @@ namespace anygpu {
 
 struct PythonFacts {
   std::string python = "python3";
+  // The packages live in this container image (`run --container`): the checks that read an
+  // interpreter's packages are skipped, the image is judged by its own check.
+  std::string image;
   std::optional<PythonEnv> env;  // absent when it could not be read …
   std::string error;             // … and why
 };

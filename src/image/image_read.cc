@@ -253,6 +253,15 @@ Result<ImageContents> read_store_image(const StoreImage& img) {
 
 }  // namespace
 
+Result<std::optional<ImageContents>> read_stored_image(const std::string& ref) {
+  auto found = find_store_image(ref, containers_storage_root());
+  if (!found) return found.error();
+  if (!*found) return std::optional<ImageContents>();
+  auto read = read_store_image(**found);
+  if (!read) return read.error();
+  return std::optional<ImageContents>(std::move(*read));
+}
+
 Result<ImageContents> read_image(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {

@@ -44,6 +44,9 @@ struct ImageContents {
 
 // Reads the archive or layout at `path` (image_store.h).
 Result<ImageContents> read_image(const std::string& path);
+// The image containers-storage keeps under `ref` (store_layer.h), never a file of that name;
+// nullopt when the store has no such image (a run's engine would pull it).
+Result<std::optional<ImageContents>> read_stored_image(const std::string& ref);
 
 // Which members are kept: a small file's head, a library's code objects, or nothing.
 enum class Keep { nothing, text, library };

@@ -37,12 +37,12 @@ bool is_directory(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+}  // namespace
+
 std::string caller_path(const Environment& caller) {
   auto it = caller.find("PATH");
   return it == caller.end() ? "/usr/local/bin:/usr/bin:/bin" : it->second;
 }
-
-}  // namespace
 
 bool stays_parent(const LaunchPlan& plan) {
   return plan.mode == "torchrun";

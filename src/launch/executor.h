@@ -13,6 +13,9 @@ namespace anygpu {
 // The environment the command gets: the caller's, minus plan.unset_env, with plan.env on top.
 std::vector<std::string> plan_environment(const LaunchPlan& plan, const Environment& caller);
 
+// The PATH a command without '/' is looked up on: the caller's, else the usual directories.
+std::string caller_path(const Environment& caller);
+
 // Whether anygpu stays the parent of the plan's command instead of exec'ing it: torchrun.
 bool stays_parent(const LaunchPlan& plan);
 

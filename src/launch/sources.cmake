@@ -19,5 +19,6 @@ set(ANYGPU_LAUNCH_SOURCES
 )
 set(ANYGPU_LAUNCH_CLI_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../cli/run_cmd.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../cli/launch_request.cc
   ${CMAKE_CURRENT_LIST_DIR}/../cli/hang_report_cmd.cc
 )

@@ -184,6 +184,11 @@ int supervise(const SupervisedCommand& command) {
   end_process_tree(::getpid(), 0, command.grace);
   while (::waitpid(-1, nullptr, WNOHANG) > 0) {
   }
+  if (command.caller_continues) {
+    ::pthread_sigmask(SIG_SETMASK, &original, nullptr);
+    if (exit.kind == ExitStatus::Kind::exited) return exit.value;
+    return exit.kind == ExitStatus::Kind::signaled ? 128 + exit.value : kExitRunFailed;
+  }
   return exit_like(exit);
 }
 

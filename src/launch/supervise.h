@@ -32,11 +32,15 @@ struct SupervisedCommand {
   // waits for signals.
   std::function<void()> on_tick;
   std::chrono::milliseconds tick_every{500};
+  // The caller goes on once the command has ended (preflight reads what it wrote): a command
+  // ended by a signal returns 128 + the signal instead of ending anygpu with it, and the
+  // signal mask is restored.
+  bool caller_continues = false;
 };
 
 // Runs `command` to its end as described above; returns the exit code (126/127 when it
 // cannot be executed, 125 when it cannot be started, after saying why on stderr). Returns
-// only if the command's signal, raised again, did not end anygpu.
+// only if the command's signal, raised again, did not end anygpu (or caller_continues).
 int supervise(const SupervisedCommand& command);
 
 // Says on stderr why a command was not started ("anygpu: WHAT: WHY", WHAT escaped: it is a

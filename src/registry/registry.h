@@ -168,6 +168,10 @@ struct DeviceSpec {
   std::string_view arch;
   std::optional<double> memory_gib;
   std::optional<double> memory_bandwidth_gbps;
+  // Peak dense 16-bit matrix throughput (BF16, or FP16 where the model has no BF16 units), from
+  // the vendor's datasheet at matmul_source: what `anygpu preflight` judges its matmul against.
+  std::optional<double> matmul_tflops;
+  std::string_view matmul_source;
   bool integrated = false;  // graphics in the CPU package, on system memory (iGPU, APU)
   std::string_view source;
   Strings unverified;

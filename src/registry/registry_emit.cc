@@ -179,12 +179,29 @@ class Emitter {
   }
 
   std::string device(const DeviceSpec& d) {
-    return cat({"{.vendor = ", quote(d.vendor), ", .device_id = ", hex(d.device_id, 4),
-                ", .name = ", quote(d.name), ", .arch = ", quote(d.arch),
-                ", .memory_gib = ", number(d.memory_gib),
-                ", .memory_bandwidth_gbps = ", number(d.memory_bandwidth_gbps),
-                ", .integrated = ", d.integrated ? "true" : "false",
-                ", .source = ", quote(d.source), ", .unverified = ", strings(d.unverified), "}"});
+    return cat({"{.vendor = ",
+                quote(d.vendor),
+                ", .device_id = ",
+                hex(d.device_id, 4),
+                ", .name = ",
+                quote(d.name),
+                ", .arch = ",
+                quote(d.arch),
+                ", .memory_gib = ",
+                number(d.memory_gib),
+                ", .memory_bandwidth_gbps = ",
+                number(d.memory_bandwidth_gbps),
+                ", .matmul_tflops = ",
+                number(d.matmul_tflops),
+                ", .matmul_source = ",
+                quote(d.matmul_source),
+                ", .integrated = ",
+                d.integrated ? "true" : "false",
+                ", .source = ",
+                quote(d.source),
+                ", .unverified = ",
+                strings(d.unverified),
+                "}"});
   }
 
   std::ostringstream arrays_;

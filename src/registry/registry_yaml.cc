@@ -563,9 +563,11 @@ class RegistryParser {
 
   DeviceSpec device(const YAML::Node& n) {
     const auto& r = dr_;
-    static constexpr std::string_view keys[] = {"vendor",     "device_id",  "name",
-                                                "arch",       "memory_gib", "memory_bandwidth_gbps",
-                                                "integrated", "source",     "unverified"};
+    static constexpr std::string_view keys[] = {
+        "vendor",        "device_id",     "name",
+        "arch",          "memory_gib",    "memory_bandwidth_gbps",
+        "matmul_tflops", "matmul_source", "integrated",
+        "source",        "unverified"};
     static constexpr std::string_view required[] = {"vendor", "device_id", "name", "arch",
                                                     "source"};
     r.expect_map(n, "device");
@@ -581,6 +583,17 @@ class RegistryParser {
     if (n["memory_gib"]) d.memory_gib = r.number(n["memory_gib"], "memory_gib");
     if (n["memory_bandwidth_gbps"])
       d.memory_bandwidth_gbps = r.number(n["memory_bandwidth_gbps"], "memory_bandwidth_gbps");
+    if (n["matmul_tflops"]) {
+      d.matmul_tflops = r.number(n["matmul_tflops"], "matmul_tflops");
+      if (*d.matmul_tflops <= 0) r.fail(n["matmul_tflops"], "matmul_tflops must be positive");
+      if (!n["matmul_source"]) r.fail(n, "matmul_tflops needs matmul_source (the datasheet's URL)");
+    }
+    if (n["matmul_source"]) {
+      if (!d.matmul_tflops) r.fail(n["matmul_source"], "matmul_source without matmul_tflops");
+      d.matmul_source = str(r, n, "matmul_source");
+      if (d.matmul_source.rfind("https://", 0) != 0)
+        r.fail(n["matmul_source"], "matmul_source must be an https URL");
+    }
     if (n["integrated"]) d.integrated = r.boolean(n["integrated"], "integrated");
     if (d.integrated && (d.memory_gib || d.memory_bandwidth_gbps))
       r.fail(n["integrated"], "an integrated GPU uses system memory: no memory_gib or bandwidth");

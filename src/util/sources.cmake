@@ -18,4 +18,5 @@ set(ANYGPU_UTIL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/terminal_text.cc
   ${CMAKE_CURRENT_LIST_DIR}/utf8.cc
   ${CMAKE_CURRENT_LIST_DIR}/sha256.cc
+  ${CMAKE_CURRENT_LIST_DIR}/json_parse.cc
 )

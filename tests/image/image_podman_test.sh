@@ -87,6 +87,42 @@ assert [c["archs"] for c in d["code_objects"]] == [["sm_80", "sm_90", "compute_9
 PY
   { cat "$tmp/err"; bad "containers-storage by reference (exit $rc): $out"; }
 
+# `run --container` judges the image it would start, by reference, for the run's devices, and
+# not the host's Python: a contract asking for a torch the host lacks does not stop it.
+run_c() { (cd "$tmp" && "$anygpu" --root "$tests/hosts/$1" --no-libs -v run --dry-run \
+  --container "${@:2}" -- python3 train.py); }
+printf 'dependencies:\n  - name: torch\n    version_range: ">=99"\n' >"$tmp/spec.yaml"
+run_c h100-8x anygpu-test-image-check:v1 --spec "$tmp/spec.yaml" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q "checked for 8 device(s): ok" "$tmp/err" &&
+   grep -q "runtime contract .*spec.yaml: passed" "$tmp/err"; then
+  ok "run --container: image checked ok on h100-8x, the host's torch not judged"
+else
+  cat "$tmp/err"; bad "run --container on h100-8x: exit $rc"
+fi
+run_c mi300x-8x anygpu-test-image-check:v1 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 125 ] && grep -q "torch.vendor-mismatch" "$tmp/err" &&
+   grep -q "does not fit the devices of this run" "$tmp/err"; then
+  ok "run --container: a CUDA image refused on mi300x-8x (125, finding named)"
+else
+  cat "$tmp/err"; bad "run --container on mi300x-8x: exit $rc"
+fi
+run_c mi300x-8x anygpu-test-image-check:v1 --no-check >"$tmp/out" 2>"$tmp/err" &&
+  ok "run --container --no-check starts it anyway" || { cat "$tmp/err"; bad "--no-check"; }
+run_c h100-8x localhost/anygpu-test-not-stored:v1 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q "not checked: not in the local containers-storage" "$tmp/err"; then
+  ok "run --container: an image not stored here is said to be unchecked"
+else
+  cat "$tmp/err"; bad "run --container, image not stored: exit $rc"
+fi
+(cd "$tmp" && "$anygpu" --root "$tests/hosts/h100-8x" --no-libs run --dry-run \
+  --spec "$tmp/spec.yaml" -- python3 train.py) >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 125 ] && grep -q "PyTorch version" "$tmp/err" &&
+  ok "a native run still judges the host's Python against the same contract" ||
+  { cat "$tmp/err"; bad "native run with the torch>=99 contract"; }
+
 # Whiteouts as the store keeps them (character devices 0/0, opaque-directory xattrs): an image
 # with two layers, loaded with `podman load`, must show only what survives in the top layer.
 loaded=localhost/anygpu-test-image-wh:v1

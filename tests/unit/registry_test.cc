@@ -164,6 +164,10 @@ TEST(Registry, DeviceTableCoversTheRequiredModels) {
     EXPECT_FALSE(d->source.empty());
   }
   EXPECT_EQ(r.device("amd", 0x74a1)->memory_bandwidth_gbps, 5300);
+  EXPECT_EQ(r.device("amd", 0x74a1)->matmul_tflops, 1307.4);
+  EXPECT_EQ(r.device("nvidia", 0x2330)->matmul_tflops, 989.5);
+  EXPECT_EQ(r.device("nvidia", 0x2330)->matmul_source, "https://www.nvidia.com/en-us/data-center/h100/");
+  EXPECT_FALSE(r.device("nvidia", 0x2684)->matmul_tflops);  // a GeForce card: not in the table
 }
 
 // A PCI device id shared by boards of different memory names the family and gives no memory
@@ -294,6 +298,17 @@ TEST(RegistryYaml, RejectsMalformedData) {
   EXPECT_NE(e.find("vendor 'acme' is not in the vendor registry"), std::string::npos) << e;
   e = load_error(v, replace(d, "memory_gib: 141", "memory_gib: lots"));
   EXPECT_NE(e.find("expected a non-negative number"), std::string::npos) << e;
+  // preflight's datasheet figure: positive, and never without the URL it came from.
+  const std::string h200 = "    matmul_tflops: 989.5\n    matmul_source: https://www.nvidia.com/en-us/data-center/h200/\n";
+  ASSERT_NE(d.find(h200), std::string::npos);
+  e = load_error(v, replace(d, h200, "    matmul_tflops: 989.5\n"));
+  EXPECT_NE(e.find("matmul_tflops needs matmul_source"), std::string::npos) << e;
+  e = load_error(v, replace(d, h200, "    matmul_source: https://www.nvidia.com/\n"));
+  EXPECT_NE(e.find("matmul_source without matmul_tflops"), std::string::npos) << e;
+  e = load_error(v, replace(d, h200, "    matmul_tflops: 0\n    matmul_source: https://x.example/\n"));
+  EXPECT_NE(e.find("matmul_tflops must be positive"), std::string::npos) << e;
+  e = load_error(v, replace(d, h200, "    matmul_tflops: 9\n    matmul_source: http://x.example/\n"));
+  EXPECT_NE(e.find("matmul_source must be an https URL"), std::string::npos) << e;
 }
 
 TEST(RegistryYaml, RejectsMalformedVendorFacts) {
