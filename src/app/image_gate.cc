@@ -19,11 +19,11 @@ ImageGate judge_run_image(const std::string& image, const Inventory& inventory,
   gate.image = image;
   auto stored = image::read_stored_image(image);
   if (!stored) {
-    gate.unchecked = cat({"cannot be read from containers-storage: ", stored.error().message});
+    gate.unchecked = cat({"cannot be read: ", stored.error().message});
     return gate;
   }
   if (!*stored) {
-    gate.unchecked = "not in the local containers-storage (the engine pulls it at start)";
+    gate.unchecked = cat({"not in ", image::stores_searched(), " (the engine pulls it at start)"});
     return gate;
   }
   // Judged for the selected units' devices: a partition is judged as its whole device is.

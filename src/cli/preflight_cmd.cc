@@ -59,7 +59,7 @@ Result<long> whole_number(const std::string& option, const std::string& text, lo
 
 // The units of the selection, each with why it is skipped (held by another run, suspended).
 std::vector<PreflightUnit> units_of(const Selection& s, const std::optional<LockHolders>& held,
-                                    int cpu_processes) {
+                                    int cpu_processes, bool replayed) {
   std::vector<PreflightUnit> units;
   if (s.devices.empty()) {
     for (int r = 0; r < cpu_processes; ++r) {
@@ -93,6 +93,8 @@ std::vector<PreflightUnit> units_of(const Selection& s, const std::optional<Lock
                     ": a test would compete with its work; run preflight before the job"});
     else if (d.status == DeviceStatus::suspended)
       u.skip = "runtime-suspended: a test would wake it; it is tested once in use";
+    else if (replayed)
+      u.skip = "a replayed host (--root): its devices exist only in the tree";
     units.push_back(u);
   }
   return units;
@@ -171,7 +173,8 @@ int preflight(const PreflightFlags& f, const GlobalOptions& g) {
   if (!outcome) return fail(outcome.error());
   auto held = lock_holders_now(host.is_real_root(), environment, ::geteuid());
   if (!held) return fail(held.error());
-  auto units = units_of(*outcome->selection, *held, static_cast<int>(*cpu_processes));
+  auto units = units_of(*outcome->selection, *held, static_cast<int>(*cpu_processes),
+                        !host.is_real_root());
   for (const auto& r : outcome->selection->reasons) report(g, Diagnostic::note(r));
 
   std::vector<PreflightUnit> tested;
@@ -215,9 +218,6 @@ int preflight(const PreflightFlags& f, const GlobalOptions& g) {
     SupervisedCommand command;
     command.argv = plan->argv;
     command.env = plan_environment(*plan, environment);
-    // A replayed host's devices exist only in its tree: the test says so instead of running.
-    if (!host.is_real_root() && !environment.count("ANYGPU_ROOT"))
-      command.env.push_back(cat({"ANYGPU_ROOT=", host_options->root}));
     command.search_path = caller_path(environment);
     command.caller_continues = true;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(*timeout);

@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include "image/docker_store.h"
 #include "image/store_layer.h"
 #include "image/tar_reader.h"
 #include "util/strings.h"
@@ -256,24 +257,35 @@ Result<ImageContents> read_store_image(const StoreImage& img) {
 Result<std::optional<ImageContents>> read_stored_image(const std::string& ref) {
   auto found = find_store_image(ref, containers_storage_root());
   if (!found) return found.error();
+  if (!*found) {
+    auto docker = docker_data_root();
+    if (!docker) return docker.error();
+    found = find_docker_image(ref, *docker);
+    if (!found) return found.error();
+  }
   if (!*found) return std::optional<ImageContents>();
   auto read = read_store_image(**found);
   if (!read) return read.error();
   return std::optional<ImageContents>(std::move(*read));
 }
 
+std::string stores_searched() {
+  auto docker = docker_data_root();
+  return cat({"containers-storage (", containers_storage_root(), ") and the Docker store (",
+              docker ? *docker : docker.error().message, ")"});
+}
+
 Result<ImageContents> read_image(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    auto graphroot = containers_storage_root();
-    auto found = find_store_image(path, graphroot);
+    auto found = read_stored_image(path);
     if (!found) return found.error();
     if (!*found)
       return bad_input(cat({path,
                             ": no such image archive or layout directory, and no such "
-                            "image in containers-storage (",
-                            graphroot, ")"}));
-    return read_store_image(**found);
+                            "image in ",
+                            stores_searched()}));
+    return std::move(**found);
   }
   auto store = ImageStore::open(path);
   if (!store) return store.error();

@@ -44,9 +44,11 @@ struct ImageContents {
 
 // Reads the archive or layout at `path` (image_store.h).
 Result<ImageContents> read_image(const std::string& path);
-// The image containers-storage keeps under `ref` (store_layer.h), never a file of that name;
-// nullopt when the store has no such image (a run's engine would pull it).
+// The image containers-storage (store_layer.h), else Docker's store (docker_store.h), keeps
+// under `ref`, never a file of that name; nullopt when neither has it (an engine would pull it).
 Result<std::optional<ImageContents>> read_stored_image(const std::string& ref);
+// "containers-storage (GRAPHROOT) and the Docker store (DATA-ROOT)", for messages.
+std::string stores_searched();
 
 // Which members are kept: a small file's head, a library's code objects, or nothing.
 enum class Keep { nothing, text, library };

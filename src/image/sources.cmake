@@ -7,5 +7,6 @@ set(ANYGPU_IMAGE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/image_read.cc
   ${CMAKE_CURRENT_LIST_DIR}/image_store.cc
   ${CMAKE_CURRENT_LIST_DIR}/store_layer.cc
+  ${CMAKE_CURRENT_LIST_DIR}/docker_store.cc
   ${CMAKE_CURRENT_LIST_DIR}/tar_reader.cc
 )

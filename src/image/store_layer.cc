@@ -21,31 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr size_t kMaxStoreJson = size_t{64} << 20;
-
-// A store file read whole, sized by the file (not by the cap: images.json may be large on a
-// busy host, but the cap must not cost its size in memory each time).
-Result<std::string> read_store_file(const std::string& path) {
-  auto file = OpenFile::open(path);
-  if (!file) return file.error();
-  if ((*file)->size() > kMaxStoreJson)
-    return bad_input(cat({path, ": ", std::to_string((*file)->size()), " bytes (limit ",
-                          std::to_string(kMaxStoreJson >> 20), " MiB)"}));
-  std::string text(static_cast<size_t>((*file)->size()), '\0');
-  FileRange in(*file, 0, (*file)->size());
-  auto r = read_exact(in, text.data(), text.size(), path);
-  if (!r) return r.error();
-  return text;
-}
-
-Result<nlohmann::json> read_store_json(const std::string& path) {
-  auto text = read_store_file(path);
-  if (!text) return text.error();
-  auto j = nlohmann::json::parse(*text, nullptr, false);
-  if (j.is_discarded()) return bad_input(cat({path, ": not valid JSON"}));
-  return j;
-}
-
 std::string jstr(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -160,6 +135,29 @@ Result<std::vector<std::string>> layer_chain(const std::string& graphroot, std::
 }
 
 }  // namespace
+
+// A store file read whole, sized by the file (not by the cap: images.json may be large on a
+// busy host, but the cap must not cost its size in memory each time).
+Result<std::string> read_store_file(const std::string& path) {
+  auto file = OpenFile::open(path);
+  if (!file) return file.error();
+  if ((*file)->size() > kMaxStoreJson)
+    return bad_input(cat({path, ": ", std::to_string((*file)->size()), " bytes (limit ",
+                          std::to_string(kMaxStoreJson >> 20), " MiB)"}));
+  std::string text(static_cast<size_t>((*file)->size()), '\0');
+  FileRange in(*file, 0, (*file)->size());
+  auto r = read_exact(in, text.data(), text.size(), path);
+  if (!r) return r.error();
+  return text;
+}
+
+Result<nlohmann::json> read_store_json(const std::string& path) {
+  auto text = read_store_file(path);
+  if (!text) return text.error();
+  auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (j.is_discarded()) return bad_input(cat({path, ": not valid JSON"}));
+  return j;
+}
 
 std::string base64_encode(std::string_view in) {
   static constexpr char kAlphabet[] =

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,12 @@ Result<std::optional<StoreImage>> find_store_image(const std::string& ref,
 
 // An unpacked layer directory as a layer's members (no symbolic link is followed).
 std::unique_ptr<LayerMembers> open_store_layer(const std::string& dir, std::string what);
+
+// The JSON files of a store (images.json, repositories.json, a config) are read whole, up to this.
+inline constexpr size_t kMaxStoreJson = size_t{64} << 20;
+// A store file read whole (bad_input past kMaxStoreJson), and the same parsed as JSON.
+Result<std::string> read_store_file(const std::string& path);
+Result<nlohmann::json> read_store_json(const std::string& path);
 
 // RFC 4648 base64 with padding (Go's base64.StdEncoding).
 std::string base64_encode(std::string_view bytes);

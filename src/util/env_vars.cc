@@ -161,11 +161,17 @@ constexpr EnvVariable kRows[] = {
     {"CONTAINERS_STORAGE_CONF", EnvKind::any, kEnvCli, false, "any value",
      "image check: the storage.conf whose graphroot holds images looked up by reference "
      "(default /etc/containers/storage.conf)"},
+    {"ANYGPU_DOCKER_ROOT", EnvKind::directory, kEnvCli, false, "a directory",
+     "image check and run --container: the Docker data root whose overlay2 image store is read "
+     "by reference (default: data-root of /etc/docker/daemon.json, else /var/lib/docker)"},
     {"XDG_DATA_HOME", EnvKind::any, kEnvCli, false, "any value",
      "image check, not as root and without a graphroot: containers-storage is beneath it"},
     {"HOME", EnvKind::any, kEnvCli, false, "any value",
      "image check, not as root and without a graphroot or XDG_DATA_HOME: containers-storage "
      "is ~/.local/share/containers/storage"},
+    {"TMPDIR", EnvKind::any, kEnvCli, false, "any value",
+     "preflight: its test processes write their results in a private directory beneath it "
+     "unless --results (default /tmp)"},
     {"CXX", EnvKind::any, kEnvPython, false, "any value",
      "the C++ compiler anygpu.torch's compile check tries (default g++)"},
 };

@@ -40,14 +40,14 @@ class Runner:
         self.binary, self.tests, self.scratch = binary, tests, scratch
         self.schema = json.loads((tests.parent / "schemas" / "image-check.schema.json").read_text())
 
-    def run(self, host, image, *extra):
-        env = dict(os.environ, TMPDIR=str(self.scratch))
+    def run(self, host, image, *extra, env=None):
+        env = dict(os.environ, TMPDIR=str(self.scratch), **(env or {}))
         return subprocess.run([self.binary, "--root", str(self.tests / "hosts" / host),
                                "--no-libs", "image", "check", str(image), *extra],
                               capture_output=True, text=True, timeout=120, env=env)
 
-    def doc(self, host, image):
-        r = self.run(host, image, "--json")
+    def doc(self, host, image, env=None):
+        r = self.run(host, image, "--json", env=env)
         try:
             d = json.loads(r.stdout)
             jsonschema.validate(d, self.schema)
@@ -220,6 +220,71 @@ def whiteouts(r, work):
               files == ["/opt/b/new.so"], files)
 
 
+def docker_store(r, work):
+    """Docker's classic overlay2 store read by reference without a daemon: the familiar and the
+    fully qualified name and an id prefix find it, a whiteout in the upper layer deletes a
+    library, and a damaged store is bad input naming the file. containers-storage is pointed at
+    an empty store so only Docker's can answer."""
+    w = Path(work)
+    root = w / "docker-root"
+    layers, env = build_cuda(work)
+    sm50 = lib(work, "old50.so", fatbins=[mk.fatbin_container([(2, 50)])])
+    layers[0] = mk.layer_tar({"etc/os-release": b"ID=debian\n", "opt/old/libold.so": sm50})
+    layers.append(mk.layer_tar({}, whiteouts=["opt/old/libold.so"]))
+    image_id = mk.docker_store(root, layers, env, tag="anygpu-cuda:v1")
+    (w / "storage.conf").write_text(f'[storage]\ngraphroot = "{w / "empty-graph"}"\n')
+    store = {"ANYGPU_DOCKER_ROOT": str(root), "CONTAINERS_STORAGE_CONF": str(w / "storage.conf")}
+    for ref in ("anygpu-cuda:v1", "docker.io/library/anygpu-cuda:v1", image_id[:12]):
+        rc, d = r.doc("h100-8x", ref, env=store)
+        files = sorted(c["file"].rsplit("/", 1)[-1] for c in (d or {}).get("code_objects", []))
+        check(f"Docker store by reference {ref}: ok on h100, whiteout applied",
+              rc == 0 and d and d["image"]["id"] == "sha256:" + image_id and
+              files == ["flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so", "libtorch_cuda.so"],
+              (rc, d and d["image"], files))
+    rc, d = r.doc("mi300x-8x", "anygpu-cuda:v1", env=store)
+    check("Docker store image fails on mi300x (exit 1)", rc == 1 and d and
+          "torch.vendor-mismatch" in codes(d), d and codes(d))
+    res = r.run("h100-8x", "anygpu-cuda:v2", env=store)
+    check("an image in neither store is bad input naming both",
+          res.returncode == 2 and "containers-storage (" in res.stderr and
+          f"the Docker store ({root})" in res.stderr, res.stderr)
+    res = r.run("h100-8x", "anygpu-cuda:v1", env=dict(store, ANYGPU_DOCKER_ROOT=str(w / "nope")))
+    check("ANYGPU_DOCKER_ROOT naming no directory is refused", res.returncode == 2 and
+          "ANYGPU_DOCKER_ROOT" in res.stderr, res.stderr)
+    # Damage, one file at a time, each named.
+    images = root / "image" / "overlay2"
+    config = images / "imagedb" / "content" / "sha256" / image_id
+    saved = config.read_bytes()
+    config.write_bytes(saved + b" ")
+    res = r.run("h100-8x", "anygpu-cuda:v1", env=store)
+    check("Docker store: a config not matching its id", res.returncode == 2 and
+          f"{config}: content digest" in res.stderr, res.stderr)
+    config.write_bytes(saved)
+    first = json.loads(saved)["rootfs"]["diff_ids"][0][7:]
+    diff = images / "layerdb" / "sha256" / first / "diff"
+    diff.write_text("sha256:" + "0" * 64)
+    res = r.run("h100-8x", "anygpu-cuda:v1", env=store)
+    check("Docker store: a layer whose recorded diff is not the config's",
+          res.returncode == 2 and f"{diff}: sha256:000" in res.stderr, res.stderr)
+    diff.write_text(json.loads(saved)["rootfs"]["diff_ids"][0])
+    cache = images / "layerdb" / "sha256" / first / "cache-id"
+    good_cache = cache.read_text()
+    cache.write_text("../../etc")
+    res = r.run("h100-8x", "anygpu-cuda:v1", env=store)
+    check("Docker store: a cache-id that is not a hex id", res.returncode == 2 and
+          "cache-id: expected" in res.stderr, res.stderr)
+    cache.write_text(good_cache)
+    repos = images / "repositories.json"
+    repos.write_text('{"Repositories": {"anygpu-cuda": {"anygpu-cuda:v1": "sha256:xyz"}}}')
+    res = r.run("h100-8x", "anygpu-cuda:v1", env=store)
+    check("Docker store: a malformed reference entry", res.returncode == 2 and
+          "repositories.json: anygpu-cuda:v1: expected sha256:" in res.stderr, res.stderr)
+    repos.write_text("[")
+    res = r.run("h100-8x", "anygpu-cuda:v1", env=store)
+    check("Docker store: repositories.json not JSON", res.returncode == 2 and
+          "repositories.json: not valid JSON" in res.stderr, res.stderr)
+
+
 def expect_bad(r, name, image, *needles):
     res = r.run("h100-8x", image)
     ok = res.returncode == 2 and all(n in res.stderr for n in needles) and res.stdout == ""
@@ -355,6 +420,7 @@ def main(binary, tests):
         r = Runner(binary, tests, Path(scratch))
         good_images(r, work)
         whiteouts(r, work)
+        docker_store(r, work)
         bad_inputs(r, work)
         left = list(Path(scratch).iterdir())
         check("nothing written to TMPDIR", left == [], left)

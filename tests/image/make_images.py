@@ -15,6 +15,8 @@ import gzip
 import hashlib
 import io
 import json
+import os
+import stat
 import struct
 import subprocess
 import tarfile
@@ -194,3 +196,42 @@ def torch_files(version, cuda=None, hip=None):
     meta = f"Metadata-Version: 2.1\nName: torch\nVersion: {version}\n"
     return {f"{SITE}/torch/version.py": py.encode(),
             f"{SITE}/torch-{base}.dist-info/METADATA": meta.encode()}
+
+
+def docker_store(data_root, layers, env=(), tag="test:latest"):
+    """Docker's classic overlay2 image store under `data_root`, as dockerd keeps a pulled image:
+    repositories.json (familiar names, moby reference/store.go), the config under imagedb named
+    by its digest, each layer's layerdb entry under its chain ID (diff, cache-id) and its files
+    unpacked in overlay2/<cache-id>/diff, a `.wh.` whiteout turned into overlay's character
+    device 0/0. Returns the image id (hex)."""
+    root = Path(data_root)
+    images = root / "image" / "overlay2"
+    cfg = config_json(layers, list(env))
+    image_id = sha(cfg)
+    (images / "imagedb" / "content" / "sha256").mkdir(parents=True, exist_ok=True)
+    (images / "imagedb" / "content" / "sha256" / image_id).write_bytes(cfg)
+    chain = None
+    for n, layer in enumerate(layers):
+        diff = "sha256:" + sha(layer)
+        chain = diff if chain is None else "sha256:" + sha(f"{chain} {diff}".encode())
+        cache_id = sha(f"cache-{n}-{diff}".encode())
+        entry = images / "layerdb" / "sha256" / chain[7:]
+        entry.mkdir(parents=True, exist_ok=True)
+        (entry / "diff").write_text(diff)
+        (entry / "cache-id").write_text(cache_id)
+        target = root / "overlay2" / cache_id / "diff"
+        target.mkdir(parents=True, exist_ok=True)
+        with tarfile.open(fileobj=io.BytesIO(layer)) as tar:
+            for member in tar.getmembers():
+                d, _, base = member.name.rpartition("/")
+                if base == ".wh..wh..opq":
+                    raise ValueError("opaque directories need trusted xattrs: not built here")
+                if base.startswith(".wh."):
+                    (target / d).mkdir(parents=True, exist_ok=True)
+                    os.mknod(target / d / base[4:], 0o600 | stat.S_IFCHR, os.makedev(0, 0))
+                    continue
+                tar.extract(member, target)
+    name, _, version = tag.rpartition(":")
+    repos = {"Repositories": {name: {tag: "sha256:" + image_id}}}
+    (images / "repositories.json").write_text(json.dumps(repos))
+    return image_id

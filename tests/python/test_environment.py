@@ -255,10 +255,11 @@ CLI_READERS = {
     "LOCAL_WORLD_SIZE": ["select"],
     "ANYGPU_LOCK_DIR": ["run-lock"],
     "SLURMD_NODENAME": ["health --slurm"],
+    "ANYGPU_DOCKER_ROOT": ["image check"],
 }
 NOT_REFUSED = {"NO_COLOR", "PATH", "LD_LIBRARY_PATH", "ROCR_VISIBLE_DEVICES",
                "XDG_RUNTIME_DIR", "CONTAINERS_STORAGE_CONF", "XDG_DATA_HOME",
-               "HOME"}  # any value
+               "HOME", "TMPDIR"}  # any value
 # Read by run alone, through launch/slurm_map.cc's own words: the same values, other text.
 SAME_VALUES_OTHER_TEXT = {"SLURM_STEP_GPUS", "SLURM_JOB_GPUS"}
 
@@ -283,6 +284,9 @@ def test_cli_refuses_what_the_table_refuses(name, tmp_path):
             elif command == "run-lock":  # read at every run, also one that takes no lock
                 env, args = {}, ["--root", FIXTURE, "--no-libs", "run", "--dry-run", "--no-check",
                                  "--", "true"]
+            elif command == "image check":  # read once containers-storage lacks the image
+                env, args = {}, ["--root", FIXTURE, "--no-libs", "image", "check",
+                                 "anygpu-test-not-stored:never"]
             elif command == "health --slurm":
                 env, args = {}, ["--root", FIXTURE, "--no-libs", "health", "--slurm", "--dry-run"]
             else:

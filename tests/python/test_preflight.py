@@ -1,7 +1,7 @@
 """`anygpu preflight` end to end, under the torch this suite runs with: the framework test
 launched for real on the CPU (two processes, the gloo all-reduce across them), one verdict per
 process; on a fixture host a device another run holds is skipped naming the holder and the
-simulated ones are skipped, never passed (exit 3); a test process that hangs is stopped at
+replayed ones are skipped without a launch, never passed (exit 3); a test process that hangs is stopped at
 --timeout and its device fails; bad input is refused before anything starts."""
 import json
 import os
@@ -96,9 +96,10 @@ def test_fixture_host_skips_held_and_simulated_devices(tmp_path):
     assert devices[0]["verdict"] == "skipped" and devices[0]["tests"] == []
     assert devices[0]["reason"].startswith("held by another run, pid "), devices[0]
     assert devices[0]["name"] == "NVIDIA H100 80GB HBM3"
-    assert devices[1]["verdict"] == "skipped", devices[1]
-    assert "simulated host" in devices[1]["reason"]
-    assert {t["status"] for t in devices[1]["tests"]} == {"skipped"}
+    assert devices[1]["verdict"] == "skipped" and devices[1]["tests"] == [], devices[1]
+    assert devices[1]["reason"] == "a replayed host (--root): its devices exist only in the tree"
+    # Nothing was launched for them: a replayed host answers at once.
+    assert "torch.distributed" not in proc.stderr
 
 
 def test_hung_test_process_is_stopped_at_the_timeout(tmp_path):

@@ -7,6 +7,7 @@
 
 #include "image/byte_source.h"
 #include "image/code_objects.h"
+#include "image/docker_store.h"
 #include "image/tar_reader.h"
 
 namespace anygpu::image {
@@ -296,6 +297,33 @@ TEST(ImageCodeObjects, CompressedBundles) {
   EXPECT_TRUE(zs.gfx.empty());
   EXPECT_EQ(zs.unread_bundles, 1);
   EXPECT_FALSE(zs.empty());
+}
+
+
+// Docker keys its references by their familiar form (moby reference/store.go): the default
+// registry and library/ dropped, :latest added; a digest reference is stored by digest alone.
+TEST(DockerRef, FamiliarFormsAsDockerStoresThem) {
+  struct Case {
+    std::string in, name, key;
+  };
+  const std::string digest = "sha256:" + std::string(64, 'a');
+  for (const auto& c : std::vector<Case>{
+           {"ubuntu", "ubuntu", "ubuntu:latest"},
+           {"ubuntu:22.04", "ubuntu", "ubuntu:22.04"},
+           {"docker.io/library/ubuntu:22.04", "ubuntu", "ubuntu:22.04"},
+           {"docker.io/pytorch/pytorch:2.5.1", "pytorch/pytorch", "pytorch/pytorch:2.5.1"},
+           {"nvcr.io/nvidia/pytorch:24.05-py3", "nvcr.io/nvidia/pytorch",
+            "nvcr.io/nvidia/pytorch:24.05-py3"},
+           {"localhost:5000/x/y", "localhost:5000/x/y", "localhost:5000/x/y:latest"},
+           {"ubuntu@" + digest, "ubuntu", "ubuntu@" + digest},
+       }) {
+    auto r = docker_familiar(c.in);
+    ASSERT_TRUE(r) << c.in;
+    EXPECT_EQ(r->name, c.name) << c.in;
+    EXPECT_EQ(r->key, c.key) << c.in;
+  }
+  for (const std::string bad : {"", "ubuntu:", "/ubuntu", "a b", "ubuntu@sha256:12", "x\n"})
+    EXPECT_FALSE(docker_familiar(bad)) << bad;
 }
 
 }  // namespace
