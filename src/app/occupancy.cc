@@ -42,8 +42,14 @@ std::string missing(const MetricsSnapshot& s, const Device& d, std::string_view 
   return text;
 }
 
+// The device's sample where its backend is up; a down backend's values (if any) are old.
+const DeviceSample* fresh_sample_of(const MetricsSnapshot& s, const Device& d) {
+  const auto* backend = backend_of(s, d.vendor);
+  return backend && backend->up ? sample_of(s, d.pci.address.str()) : nullptr;
+}
+
 void read_memory(const MetricsSnapshot& s, const Device& d, UnitOccupancy& o) {
-  const auto* sample = sample_of(s, d.pci.address.str());
+  const auto* sample = fresh_sample_of(s, d);
   std::optional<double> total = sample ? sample->memory_total_bytes : std::nullopt;
   if (!total && d.memory_total_bytes) total = static_cast<double>(*d.memory_total_bytes);
   if (!sample || !sample->memory_used_bytes) {
@@ -56,7 +62,7 @@ void read_memory(const MetricsSnapshot& s, const Device& d, UnitOccupancy& o) {
 }
 
 void read_utilization(const MetricsSnapshot& s, const Device& d, UnitOccupancy& o) {
-  const auto* sample = sample_of(s, d.pci.address.str());
+  const auto* sample = fresh_sample_of(s, d);
   if (sample && sample->utilization_ratio)
     o.utilization_ratio = std::clamp(*sample->utilization_ratio, 0.0, 1.0);
   else

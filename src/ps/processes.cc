@@ -305,7 +305,8 @@ std::vector<ProcessInfo> stale_processes(const ProcessScan& before, const Proces
 
 std::optional<std::string> why_not_every_process(const HostRoot& host, uint32_t euid) {
   auto status = host.read_file(cat({kProc, "/self/status"}), kSmallFileBytes);
-  if (!status) return cat({"/proc/self/status: ", status.error().message});
+  if (!status)
+    return cat({"cannot tell whether /proc shows every process (", status.error().message, ")"});
   std::optional<size_t> pids;
   for (auto line : split_lines(*status)) {
     if (!line.starts_with("NSpid:")) continue;
@@ -313,12 +314,16 @@ std::optional<std::string> why_not_every_process(const HostRoot& host, uint32_t 
     for (auto p : split(trim(line.substr(6)), '\t'))
       if (!trim(p).empty()) ++*pids;
   }
-  if (!pids || *pids == 0) return "/proc/self/status has no NSpid line (a kernel before 4.1)";
+  if (!pids || *pids == 0)
+    return "cannot tell whether /proc shows every process (/proc/self/status has no NSpid line: "
+           "a kernel before 4.1)";
   if (*pids > 1)
     return "this process runs in a PID namespace of its own: /proc shows no process outside it";
   if (euid == 0) return std::nullopt;
   auto mounts = host.read_file(cat({kProc, "/self/mountinfo"}), size_t{4} << 20);
-  if (!mounts) return cat({"/proc/self/mountinfo: ", mounts.error().message});
+  if (!mounts)
+    return cat(
+        {"cannot tell whether /proc hides other users' processes (", mounts.error().message, ")"});
   for (auto line : split_lines(*mounts)) {
     // "… /proc … - proc proc rw,hidepid=2": the mount point is field 5, the options the last.
     auto fields = split(line, ' ');

@@ -4,6 +4,8 @@
 // (ended holders left out, a /proc that cannot be read whole making holders unknown).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "app/occupancy.h"
 #include "select/occupancy.h"
 #include "select/render.h"
@@ -130,10 +132,10 @@ TEST(OccupancyConfig, MalformedCriteriaAreLocated) {
   expect_located(rule("{type: holders, max: -1}"), 4, 30,
                  "holders max: expected a whole number from 0 to 65536, got '-1'");
   expect_located(rule("{type: holders, max: 1.5}"), 4, 30, "got '1.5'");
-  // Wrong and missing keys: at the criterion, with a suggestion.
-  expect_located(rule("{type: utilization, min: 0.5}"), 4, 9, "unknown key 'min'");
-  expect_located(rule("{type: holders, maks: 1}"), 4, 9, "did you mean 'max'");
-  expect_located(rule("{type: free_memory_gb, max: 10}"), 4, 9, "unknown key 'max'");
+  // A wrong key at the key, with a suggestion; a missing one at the criterion.
+  expect_located(rule("{type: utilization, min: 0.5}"), 4, 29, "unknown key 'min'");
+  expect_located(rule("{type: holders, maks: 1}"), 4, 25, "did you mean 'max'");
+  expect_located(rule("{type: free_memory_gb, max: 10}"), 4, 32, "unknown key 'max'");
   expect_located(rule("{type: holders}"), 4, 9, "max");
   expect_located(rule("{type: free_memory_gb}"), 4, 9, "min");
   expect_located(rule("{type: utilization, max: [0.5]}"), 4, 34, "utilization max");
@@ -365,6 +367,33 @@ TEST(OccupancyRead, APartitionCountsItsOwnHoldersAndTheDevicesUnplaced) {
   EXPECT_EQ(o[p0].utilization_unknown, "sampled per device, not per partition");
 }
 
+TEST(OccupancyRead, TheScanReadsEachHoldersStateAndSaysWhenProcIsUnreadable) {
+  test::TempDir tmp;
+  auto root = tmp / "h";
+  test::copy_tree(test::fixture_host("mi300x-8x"), root);
+  const auto& inv = test::fixture_inventory("mi300x-8x");
+  auto host = HostRoot(HostOptions{root, false, std::chrono::milliseconds(1000)});
+  std::filesystem::remove_all(root + "/proc");  // (the fixture's holds only sys/ and driver/)
+  auto none = ps::scan_processes(host, inv);
+  ASSERT_TRUE(none.unreadable);
+  EXPECT_NE(none.unreadable->find("/proc"), std::string::npos) << *none.unreadable;
+  const Device* gpu = test::find_device(inv, kBuses[0]);
+  ASSERT_TRUE(gpu && gpu->render_node);
+  test::write_file(root + "/proc/100/status", "Name:\ttrain\nState:\tD (disk sleep)\nUid:\t0\n");
+  test::write_file(root + "/proc/100/fdinfo/3", "pos:\t0\n");
+  test::make_symlink(*gpu->render_node, root + "/proc/100/fd/3");
+  test::write_file(root + "/proc/101/status", "Name:\tgone\nState:\tZ (zombie)\n");
+  test::write_file(root + "/proc/101/fdinfo/3", "pos:\t0\n");
+  test::make_symlink(*gpu->render_node, root + "/proc/101/fd/3");
+  auto scan = ps::scan_processes(host, inv);
+  EXPECT_FALSE(scan.unreadable);
+  ASSERT_EQ(scan.processes.size(), 2u);
+  EXPECT_EQ(scan.processes[0].state.value_or('?'), 'D');
+  EXPECT_EQ(scan.processes[1].state.value_or('?'), 'Z');
+  auto o = occupancy_of(inv, MetricsSnapshot{}, scan, {}, std::nullopt);
+  EXPECT_EQ(o[kBuses[0]].holders.value_or(-1), 1);  // the zombie is not counted
+}
+
 TEST(OccupancyRead, EveryProcessIsSeenOnlyFromTheInitialNamespaceWithoutHidepid) {
   test::TempDir tmp;
   auto root = tmp / "h";
@@ -372,7 +401,8 @@ TEST(OccupancyRead, EveryProcessIsSeenOnlyFromTheInitialNamespaceWithoutHidepid)
   EXPECT_NE(ps::why_not_every_process(host(), 1000)->find("/proc/self/status"), std::string::npos);
   test::write_file(root + "/proc/self/status", "Name:\tanygpu\nState:\tR (running)\n");
   EXPECT_EQ(*ps::why_not_every_process(host(), 0),
-            "/proc/self/status has no NSpid line (a kernel before 4.1)");
+            "cannot tell whether /proc shows every process (/proc/self/status has no NSpid "
+            "line: a kernel before 4.1)");
   test::write_file(root + "/proc/self/status", "Name:\tanygpu\nNSpid:\t4242\t17\n");
   EXPECT_NE(ps::why_not_every_process(host(), 0)->find("PID namespace of its own"),
             std::string::npos);
