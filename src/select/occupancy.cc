@@ -46,8 +46,8 @@ bool uses_occupancy(const AcceleratorConfig& config) {
 }
 
 bool occupancy_meets(const UnitOccupancy* o, const Criterion& c, std::string* why) {
-  static const UnitOccupancy kNothingRead{};
-  const UnitOccupancy& occ = o ? *o : kNothingRead;
+  const UnitOccupancy nothing_read;  // (a local, not a static: no one-time guard in the C ABI)
+  const UnitOccupancy& occ = o ? *o : nothing_read;
   auto no = [&](std::string text) {
     if (why) *why = std::move(text);
     return false;
