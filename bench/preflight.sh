@@ -18,7 +18,7 @@ mkdir "$tmp/out"
 hyperfine -N --warmup 1 --runs 5 --export-json "$tmp/r.json" \
   --prepare "rm -f $tmp/out/rank-0.json $tmp/out/rank-1.json" \
   -n "torchrun, the test processes alone" \
-  "/usr/bin/python3 -m torch.distributed.run --standalone --nproc-per-node 2 --redirects 1 --tee 1 -m anygpu.torch.preflight $tmp/out" \
+  "/usr/bin/python3 -m torch.distributed.run --standalone --nproc_per_node 2 --redirects 1 --tee 1 -m anygpu.torch.preflight $tmp/out" \
   -n "anygpu preflight --nproc-per-node 2" \
   "$bin preflight --config $tmp/cpu.yaml --nproc-per-node 2 --python /usr/bin/python3" \
   >/dev/null

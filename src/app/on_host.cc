@@ -1,7 +1,11 @@
 // select_on_host(): the I/O around select_devices(), shared by `select`, `run` and the C ABI.
+#include "app/on_host.h"
+
 #include <filesystem>
 
-#include "app/on_host.h"
+#include <unistd.h>
+
+#include "app/occupancy.h"
 #include "probe/probe.h"
 #include "topo/closeness.h"
 #include "util/env_vars.h"
@@ -81,6 +85,11 @@ Result<SelectOutcome> select_on_host(const HostRoot& host, const SelectRequest& 
     for (const auto& w : topology.warnings) diagnostics.warn(w);
     in.closeness = closeness_of(topology);
   }
+  // Free memory, utilisation and holders cost a sample and a /proc walk: read only for a config
+  // that judges them.
+  if (uses_occupancy(out.config))
+    in.occupancy =
+        read_occupancy(host, inv, static_cast<uint32_t>(::geteuid()), diagnostics, registry);
   auto sel = select_devices(inv, out.config, in, registry);
   out.inventory = std::move(inv);
   out.inputs = in;

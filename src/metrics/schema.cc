@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "util/fork_safety.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -166,9 +167,13 @@ std::optional<double> CsvMetricColumn::value(const DeviceSample& d) const {
   return it->second;
 }
 
+namespace {
+// Built once, fork-safely: the C ABI reaches the metrics sample (occupancy criteria in select).
+constinit ForkSafeLazy<std::vector<CsvMetricColumn>> g_csv_columns;
+}  // namespace
+
 std::span<const CsvMetricColumn> csv_metric_columns() {
-  static const std::vector<CsvMetricColumn> columns = make_csv_columns();
-  return columns;
+  return g_csv_columns.get(make_csv_columns);
 }
 
 std::string metrics_markdown_table() {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <set>
 #include <system_error>
 #include <thread>
@@ -80,6 +81,17 @@ std::map<uint32_t, std::string> read_users(const HostRoot& host) {
   return users;
 }
 
+// The letter of the "State:\tS (sleeping)" line.
+std::optional<char> state_letter(std::string_view status) {
+  for (auto line : split_lines(status)) {
+    if (!line.starts_with("State:")) continue;
+    auto v = trim(line.substr(6));
+    if (v.empty() || !std::isalpha(static_cast<unsigned char>(v[0]))) return std::nullopt;
+    return v[0];
+  }
+  return std::nullopt;
+}
+
 std::optional<uint32_t> real_uid(std::string_view status) {
   for (auto line : split_lines(status)) {
     if (!line.starts_with("Uid:")) continue;
@@ -107,6 +119,7 @@ class Owners {
   void describe(const std::string& base, ProcessInfo& p) {
     if (auto comm = host_.read_value(base + "/comm")) p.command = *comm;
     if (auto status = host_.read_file(base + "/status", kSmallFileBytes)) {
+      p.state = state_letter(*status);
       if (auto uid = real_uid(*status)) {
         if (!read_) {
           users_ = read_users(host_);
@@ -252,7 +265,10 @@ ProcessScan scan_processes(const HostRoot& host, const Inventory& inv) {
   auto nodes = device_nodes(host, inv);
   if (nodes.empty()) return scan;
   auto entries = host.list_dir(kProc);
-  if (!entries) return scan;
+  if (!entries) {
+    scan.unreadable = entries.error().message;
+    return scan;
+  }
   std::vector<std::pair<int, std::string>> pids;  // pid, its directory beneath kProc
   for (const auto& name : *entries) {
     auto pid = parse_uint(name);
@@ -285,6 +301,45 @@ std::vector<ProcessInfo> stale_processes(const ProcessScan& before, const Proces
       out.push_back(now);
   }
   return out;
+}
+
+std::optional<std::string> why_not_every_process(const HostRoot& host, uint32_t euid) {
+  auto status = host.read_file(cat({kProc, "/self/status"}), kSmallFileBytes);
+  if (!status)
+    return cat({"cannot tell whether /proc shows every process (", status.error().message, ")"});
+  std::optional<size_t> pids;
+  for (auto line : split_lines(*status)) {
+    if (!line.starts_with("NSpid:")) continue;
+    pids = 0;
+    for (auto p : split(trim(line.substr(6)), '\t'))
+      if (!trim(p).empty()) ++*pids;
+  }
+  if (!pids || *pids == 0)
+    return "cannot tell whether /proc shows every process (/proc/self/status has no NSpid line: "
+           "a kernel before 4.1)";
+  if (*pids > 1)
+    return "this process runs in a PID namespace of its own: /proc shows no process outside it";
+  if (euid == 0) return std::nullopt;
+  auto mounts = host.read_file(cat({kProc, "/self/mountinfo"}), size_t{4} << 20);
+  if (!mounts)
+    return cat(
+        {"cannot tell whether /proc hides other users' processes (", mounts.error().message, ")"});
+  for (auto line : split_lines(*mounts)) {
+    // "… /proc … - proc proc rw,hidepid=2": the mount point is field 5, the options the last.
+    auto fields = split(line, ' ');
+    if (fields.size() < 5 || fields[4] != kProc) continue;
+    auto options = split(fields.back(), ',');
+    for (auto o : options)
+      if (o.starts_with("hidepid=") && o != "hidepid=0" && o != "hidepid=off")
+        return cat({"/proc is mounted with ", o,
+                    ": it hides other users' processes from a "
+                    "user who is not root"});
+  }
+  return std::nullopt;
+}
+
+bool holder_ended(const ProcessInfo& p) {
+  return p.state && (*p.state == 'Z' || *p.state == 'X');
 }
 
 }  // namespace anygpu::ps

@@ -33,6 +33,9 @@ struct ProcessInfo {
   // Partitions ("<bus id>/<index>") whose own nodes the process holds, sorted; their devices
   // are in `devices` too.
   std::vector<std::string> partitions{};
+  // The State letter of /proc/PID/status (R S D Z X …); absent when /proc had no such
+  // process or its status could not be read.
+  std::optional<char> state{};
 
   bool has_activity_counters() const { return !engine_ns.empty() || !engine_cycles.empty(); }
 };
@@ -40,6 +43,8 @@ struct ProcessInfo {
 struct ProcessScan {
   std::vector<ProcessInfo> processes;  // by pid
   int hidden = 0;                      // processes whose fds this user may not read
+  // Why /proc could not be listed (then `processes` holds only what a library listed).
+  std::optional<std::string> unreadable{};
 };
 
 ProcessScan scan_processes(const HostRoot& host, const Inventory& inv);
@@ -52,5 +57,16 @@ void add_library_processes(const HostRoot& host, const health::LibraryHealth& li
 
 // Holders of device memory whose engine counters did not move between two scans.
 std::vector<ProcessInfo> stale_processes(const ProcessScan& before, const ProcessScan& after);
+
+// Why /proc may not show every process of the host, or nullopt when it does: this process is in
+// a PID namespace of its own (more than one pid on the NSpid line of /proc/self/status), or /proc
+// is mounted with hidepid and `euid` is not root. Unreadable files are a reason too (a kernel
+// before 4.1 has no NSpid).
+std::optional<std::string> why_not_every_process(const HostRoot& host, uint32_t euid);
+
+// Whether a holder has ended and holds nothing any more: a zombie or dead process (State Z or
+// X). A pid a vendor library lists that /proc does not show has not ended as far as anyone can
+// tell: it may live in another PID namespace, or be hidden by hidepid.
+bool holder_ended(const ProcessInfo& p);
 
 }  // namespace anygpu::ps

@@ -24,8 +24,13 @@ namespace {
 constexpr std::array<std::string_view, 4> kConfigTopKeys = {"backend", "device_selection_policy",
                                                             "devices", "runtime_contract"};
 constexpr std::array<std::string_view, 2> kRuleKeys = {"priority", "criteria"};
-constexpr std::array<std::string_view, 5> kTypes = {"gpu_vendor", "gpu_compute_capability",
-                                                    "driver_version", "memory_gb", "device_count"};
+// In CriterionType's order.
+constexpr std::array<std::string_view, 8> kTypes = {
+    "gpu_vendor",   "gpu_compute_capability", "driver_version", "memory_gb",
+    "device_count", "free_memory_gb",         "utilization",    "holders"};
+constexpr std::string_view kTypeList =
+    "gpu_vendor, gpu_compute_capability, driver_version, memory_gb, device_count, "
+    "free_memory_gb, utilization, holders";
 
 // Every name `backend:` accepts, for messages and suggestions.
 std::vector<std::string> backend_words(const Registry& registry) {
@@ -78,6 +83,22 @@ std::optional<int> sm_number(std::string_view arch) {
   return static_cast<int>(*major * 10 + *minor);
 }
 
+// utilization max: a ratio 0..1 (0.3), or a percentage written with '%' (30%). A bare number
+// above 1 is refused rather than guessed at: is `max: 1` one percent or all of it?
+double utilization_ratio(const YamlReader& r, const YAML::Node& n) {
+  auto s = r.scalar(n, "utilization max");
+  auto text = trim(s);
+  bool percent = text.ends_with('%');
+  if (percent) text = trim(text.substr(0, text.size() - 1));
+  auto v = parse_double(text);
+  double limit = percent ? 100.0 : 1.0;
+  if (!v || !(*v >= 0 && *v <= limit))
+    r.fail(n, cat({"utilization max: expected a ratio from 0 to 1 (0.3) or a percentage from 0% "
+                   "to 100% (30%), got '",
+                   s, "'"}));
+  return percent ? *v / 100.0 : *v;
+}
+
 bool plain_arch_word(std::string_view s) {
   if (s.empty() || s.size() > 64) return false;
   for (char c : s)
@@ -104,10 +125,8 @@ Criterion parse_criterion(const YamlReader& r, const YAML::Node& n, const Regist
   r.expect_map(n, "criterion");
   auto type_node = n["type"];
   if (!type_node) {
-    r.check_keys(n, std::array<std::string_view, 3>{"type", "min", "equals"}, {});
-    r.fail(n,
-           "criterion: missing key 'type' (one of gpu_vendor, gpu_compute_capability, "
-           "driver_version, memory_gb, device_count)");
+    r.check_keys(n, std::array<std::string_view, 4>{"type", "min", "max", "equals"}, {});
+    r.fail(n, cat({"criterion: missing key 'type' (one of ", kTypeList, ")"}));
   }
   auto type = r.scalar(type_node, "type");
   Criterion c;
@@ -175,10 +194,24 @@ Criterion parse_criterion(const YamlReader& r, const YAML::Node& n, const Regist
     r.check_keys(n, std::array<std::string_view, 2>{"type", "min"},
                  std::array<std::string_view, 1>{"min"});
     c.min_number = static_cast<double>(integer(r, n["min"], "device_count min", 1, 65536));
+  } else if (type == "free_memory_gb") {
+    c.type = CriterionType::free_memory_gb;
+    r.check_keys(n, std::array<std::string_view, 2>{"type", "min"},
+                 std::array<std::string_view, 1>{"min"});
+    c.min_number = r.number(n["min"], "free_memory_gb min");
+  } else if (type == "utilization") {
+    c.type = CriterionType::utilization;
+    r.check_keys(n, std::array<std::string_view, 2>{"type", "max"},
+                 std::array<std::string_view, 1>{"max"});
+    c.max_number = utilization_ratio(r, n["max"]);
+  } else if (type == "holders") {
+    c.type = CriterionType::holders;
+    r.check_keys(n, std::array<std::string_view, 2>{"type", "max"},
+                 std::array<std::string_view, 1>{"max"});
+    c.max_number = static_cast<double>(integer(r, n["max"], "holders max", 0, 65536));
   } else {
     r.fail(type_node, cat({"unknown criterion type '", type, "'", did_you_mean(type, kTypes),
-                           "; known: gpu_vendor, gpu_compute_capability, driver_version, "
-                           "memory_gb, device_count"}));
+                           "; known: ", kTypeList}));
   }
   return c;
 }

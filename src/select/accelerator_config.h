@@ -18,7 +18,11 @@ enum class CriterionType {
   gpu_compute_capability,
   driver_version,
   memory_gb,
-  device_count
+  device_count,
+  // Occupancy (select/occupancy.h): judged on one metrics sample and one process scan.
+  free_memory_gb,
+  utilization,
+  holders
 };
 std::string_view to_string(CriterionType t);
 
@@ -26,7 +30,8 @@ struct Criterion {
   CriterionType type = CriterionType::gpu_vendor;
   std::vector<std::string> equals;   // gpu_vendor ids; gpu_compute_capability arch names
   std::optional<std::string> min;    // driver_version "535.54.03"; compute capability "sm_80"
-  std::optional<double> min_number;  // memory_gb (GiB), device_count
+  std::optional<double> min_number;  // memory_gb, free_memory_gb (GiB), device_count
+  std::optional<double> max_number;  // utilization (a ratio 0..1), holders (processes)
   std::string where;                 // "FILE:LINE:COLUMN" of the criterion, for reasons
 };
 

@@ -100,6 +100,17 @@ nlohmann::ordered_json selection_to_json(const Selection& s) {
   j["num_workers"] = s.num_workers;
   if (s.priority) j["policy_priority"] = *s.priority;
   j["reasons"] = s.reasons;
+  // Only where a policy's criteria turned units down: a selection without them keeps its output.
+  if (!s.rejected.empty()) {
+    auto rejected = nlohmann::ordered_json::array();
+    for (const auto& r : s.rejected) {
+      nlohmann::ordered_json rj{{"device", r.unit}, {"vendor", r.vendor}};
+      if (r.priority) rj["policy_priority"] = *r.priority;
+      rj["reason"] = r.reason;
+      rejected.push_back(rj);
+    }
+    j["rejected"] = rejected;
+  }
   if (!s.warnings.empty()) j["warnings"] = s.warnings;
   return j;
 }

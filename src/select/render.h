@@ -19,7 +19,8 @@ std::string dotenv_quote(std::string_view value);
 // `export A=… B=…` lines, grouped as in the SPEC: identity, devices, vendor variables.
 std::string selection_to_shell(const Selection& s);
 std::string selection_to_dotenv(const Selection& s);
-// {"schema":"anygpu.selection/v1","vendor","backend","devices":[bus ids],"env":{…}, …}
+// {"schema":"anygpu.selection/v1","vendor","backend","devices":[bus ids],"env":{…}, …,
+//  "rejected"?: [{"device","vendor","policy_priority"?,"reason"}]}
 nlohmann::ordered_json selection_to_json(const Selection& s);
 
 }  // namespace anygpu

@@ -377,9 +377,11 @@ const std::string* held_by(const SelectInputs& in, const Unit& u) {
   return it != in.unavailable.end() && it->first.starts_with(bus + "/") ? &it->second : nullptr;
 }
 
-// Why `u` cannot be chosen under `rule`; nullopt when it can.
+// Why `u` cannot be chosen under `rule`; nullopt when it can. `by_criteria` says whether one of
+// the rule's criteria turned it down (rather than its state, the caller or a lock).
 std::optional<std::string> why_ineligible(const Context& c, const Vendor& v, const Unit& u,
-                                          const PolicyRule* rule) {
+                                          const PolicyRule* rule, bool& by_criteria) {
+  by_criteria = false;
   const Device& d = *u.device;
   if (!d.selectable()) return std::string(to_string(d.status));
   if (auto h = c.visible.find(v.id); h != c.visible.end() && !h->second.count(unit_key(u)))
@@ -388,9 +390,17 @@ std::optional<std::string> why_ineligible(const Context& c, const Vendor& v, con
   if (auto it = c.no_entry.find(unit_key(u)); it != c.no_entry.end()) return it->second;
   if (!rule) return std::nullopt;
   auto facts = unit_facts(u);
+  const UnitOccupancy* occupancy = nullptr;
+  if (auto it = c.in.occupancy.find(unit_key(u)); it != c.in.occupancy.end())
+    occupancy = &it->second;
   for (const auto& crit : rule->criteria) {
     std::string why;
-    if (!device_meets(facts, crit, &why)) return why;
+    bool meets = is_occupancy_criterion(crit.type) ? occupancy_meets(occupancy, crit, &why)
+                                                   : device_meets(facts, crit, &why);
+    if (!meets) {
+      by_criteria = true;
+      return why;
+    }
   }
   return std::nullopt;
 }
@@ -398,6 +408,13 @@ std::optional<std::string> why_ineligible(const Context& c, const Vendor& v, con
 struct Miss {
   std::string label, why;
 };
+
+// "policy priority 1 rejected amd 3 (0000:c6:00.0): utilization 88% is more than 50%"
+std::string rejection_line(const Rejection& r) {
+  auto rule = r.priority ? cat({"policy priority ", std::to_string(*r.priority)})
+                         : std::string("default policy");
+  return cat({rule, " rejected ", r.label, ": ", r.reason});
+}
 
 // One line per distinct explanation keeps 8 identical GPUs readable.
 std::string distinct_whys(const std::vector<Miss>& why_not) {
@@ -430,18 +447,25 @@ bool resolve_list(const Context& c, Candidate& cand, const std::vector<Miss>& wh
 }
 
 // The vendor's candidate under `rule`, or nullopt with a miss saying why.
+// Units the rule's criteria turn down are added to `rejected`, each with its reason.
 std::optional<Candidate> candidate_for(const Context& c, const Vendor& v, const PolicyRule* rule,
-                                       std::vector<std::string>& misses) {
+                                       std::vector<std::string>& misses,
+                                       std::vector<Rejection>& rejected) {
   Candidate cand{&v, vendor_partitioned(c.inv, v.id), {}, {}, {}};
   size_t units_of_vendor = 0;
   std::vector<Miss> why_not;
   for (const auto& u : c.units) {
     if (u.device->vendor != v.id) continue;
     ++units_of_vendor;
-    if (auto why = why_ineligible(c, v, u, rule))
+    bool by_criteria = false;
+    if (auto why = why_ineligible(c, v, u, rule, by_criteria)) {
       why_not.push_back({unit_label(u), *why});
-    else
+      if (by_criteria)
+        rejected.push_back({unit_id(u), unit_label(u), std::string(v.id),
+                            rule ? std::optional<long>(rule->priority) : std::nullopt, *why});
+    } else {
       cand.eligible.push_back(u);
+    }
   }
   if (units_of_vendor == 0) return std::nullopt;
   auto miss = [&](std::string text) {
@@ -660,6 +684,10 @@ bool device_meets(const Device& d, const Criterion& c, std::string* why) {
     }
     case CriterionType::device_count:
       return true;
+    case CriterionType::free_memory_gb:
+    case CriterionType::utilization:
+    case CriterionType::holders:
+      return occupancy_meets(nullptr, c, why);
   }
   return true;
 }
@@ -674,11 +702,13 @@ struct Winner {
 // The first rule under which some vendor qualifies, and that vendor.
 std::optional<Winner> find_winner(const Context& c, const std::vector<const PolicyRule*>& rules,
                                   const std::vector<const Vendor*>& vendors,
-                                  std::vector<std::string>& misses) {
+                                  std::vector<std::string>& misses,
+                                  std::vector<Rejection>& rejected) {
   for (const auto* rule : rules) {
     std::vector<Candidate> found;
     for (const auto* v : vendors)
-      if (auto cand = candidate_for(c, *v, rule, misses)) found.push_back(std::move(*cand));
+      if (auto cand = candidate_for(c, *v, rule, misses, rejected))
+        found.push_back(std::move(*cand));
     if (found.empty()) continue;
     // One vendor per process: a discrete accelerator before integrated graphics (a laptop's
     // suspended dGPU wakes on use and is what its owner trains on), then the most qualifying
@@ -800,9 +830,15 @@ Result<Selection> select_devices(const Inventory& inv, const AcceleratorConfig& 
   if (auto applied = apply_caller_visible(c, vendors, reasons); !applied) return applied.error();
 
   std::vector<std::string> misses;
-  auto winner = find_winner(c, rules, vendors, misses);
+  std::vector<Rejection> rejected;
+  auto winner = find_winner(c, rules, vendors, misses, rejected);
+  for (const auto& r : rejected) reasons.push_back(rejection_line(r));
   reasons.insert(reasons.end(), misses.begin(), misses.end());
-  if (!winner) return no_winner(c, misses, std::move(reasons));
+  if (!winner) {
+    auto fallback = no_winner(c, misses, std::move(reasons));
+    if (fallback) fallback->rejected = std::move(rejected);
+    return fallback;
+  }
 
   const Candidate& w = winner->candidate;
   reasons.push_back(cat({rule_name(winner->rule), " matched ", std::to_string(w.eligible.size()),
@@ -811,6 +847,7 @@ Result<Selection> select_devices(const Inventory& inv, const AcceleratorConfig& 
   auto chosen = choose_units(cfg, w, w.vendor->id, in.closeness, reasons);
   auto s = make_selection(c, *w.vendor, chosen, std::move(reasons));
   if (winner->rule) s.priority = winner->rule->priority;
+  s.rejected = std::move(rejected);
   return s;
 }
 

@@ -14,6 +14,7 @@
 #include "model/inventory.h"
 #include "registry/registry.h"
 #include "select/accelerator_config.h"
+#include "select/occupancy.h"
 #include "topo/closeness.h"
 #include "util/result.h"
 
@@ -43,6 +44,21 @@ struct SelectInputs {
   // units prefers n every two of which are directly linked, then n behind one PCIe switch,
   // before one NUMA node; empty (no links read) leaves the NUMA and root complex preference.
   Closeness closeness;
+  // Free memory, utilisation and holders per unit (select/occupancy.h), read by the caller when
+  // the config has occupancy criteria; a unit absent here has them unknown (never a pass).
+  Occupancy occupancy;
+};
+
+// A unit a policy rule's criteria turned down, and why: for -v and --json's "rejected".
+// (Units left out before any criterion — not usable, hidden by the caller's visible-devices
+// variable, held by a run — are said as before.)
+struct Rejection {
+  std::string unit;   // its id: a bus id, or a partition's id
+  std::string label;  // "amd 3 (0000:c6:00.0)"
+  std::string vendor;
+  std::optional<long> priority;  // the policy entry whose criteria rejected it
+  std::string reason;            // the first criterion it failed, e.g. "utilization 88% is more
+                                 // than 50%"
 };
 
 using EnvVar = std::pair<std::string, std::string>;
@@ -64,6 +80,7 @@ struct Selection {
   std::vector<EnvVar> env;            // in output order
   std::vector<std::string> unset;     // caller variables to remove (conflicting with env)
   std::vector<std::string> reasons;   // why these devices (for -v)
+  std::vector<Rejection> rejected;    // by rule tried, vendor, unit order
   std::vector<std::string> warnings;  // what the caller should know even without -v
 
   // The partition unit `i` is; null for a whole device.
@@ -77,7 +94,8 @@ Result<Selection> select_devices(const Inventory& inventory, const AcceleratorCo
                                  const Registry& registry = Registry::builtin());
 
 // Whether one device satisfies a per-device criterion (device_count is a group criterion and
-// holds for every device here). `why` gets a short explanation when it does not.
+// holds for every device here; an occupancy criterion needs the unit's occupancy, absent here,
+// so it does not hold). `why` gets a short explanation when it does not.
 bool device_meets(const Device& d, const Criterion& c, std::string* why = nullptr);
 
 // The host's primary vendor, one rule for select, wheel, k8s labels/job and host-init: the

@@ -1,5 +1,5 @@
 // accelerator-config.yaml: any text parses or fails with a located message, never crashes;
-// a parsed config selects on a synthetic host without crashing.
+// a parsed config selects on a synthetic host (with occupancy for some units) without crashing.
 #include "fuzz_check.h"
 #include "select/accelerator_config.h"
 #include "select/render.h"
@@ -57,7 +57,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       d.partitions.push_back(part);
     }
   }
-  auto sel = select_devices(inv, *cfg, {});
+  // Occupancy: one device known (idle, one holder), one partition with nothing read; the rest
+  // absent, so unknown.
+  SelectInputs in;
+  in.occupancy["0000:18:00.0"] = UnitOccupancy{uint64_t{70} << 30, 0.3, 1, "", "", ""};
+  in.occupancy["0000:9a:00.0/1"] = UnitOccupancy{{}, {}, {}, "not read", "not read", "not read"};
+  auto sel = select_devices(inv, *cfg, in);
   if (!sel) {
     // A listed device this host lacks (or cannot use) fails whatever the backend.
     FUZZ_CHECK(sel.error().kind == ErrorKind::host);
@@ -65,6 +70,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   FUZZ_CHECK(sel->partitions.empty() || sel->partitions.size() == sel->devices.size());
+  // Only a policy's criteria reject, each with its rule and a reason; a chosen unit never is.
+  for (const auto& r : sel->rejected) {
+    FUZZ_CHECK(r.priority && !r.reason.empty() && !r.unit.empty());
+    for (const auto& d : sel->devices)
+      FUZZ_CHECK(d.vendor != r.vendor || !sel->priority || *sel->priority != *r.priority ||
+                 d.pci.address.str() != r.unit);
+  }
   FUZZ_CHECK(sel->num_workers >= 1);
   FUZZ_CHECK(sel->vendor == "cpu" ? sel->devices.empty() : !sel->devices.empty());
   for (const auto& d : sel->devices) FUZZ_CHECK(d.vendor == sel->vendor);
