@@ -15,7 +15,7 @@ add_test(NAME cluster_slurm_e2e
 set_tests_properties(cluster_slurm_e2e PROPERTIES LABELS system RESOURCE_LOCK slurm TIMEOUT 300)
 # The preemption recipe (tests/python/preemptible_train.py) in a real `sbatch --requeue` job under
 # `anygpu run`: `scontrol requeue` -> SIGTERM -> save -> restart 1 resumes to the uninterrupted
-# result (Debian's torch).
+# result (Debian's torch); then `srun anygpu preflight` in a step.
 add_test(NAME cluster_slurm_requeue
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/slurm_requeue_test.sh $<TARGET_FILE:anygpu>
                  ${CMAKE_SOURCE_DIR} /usr/bin/python3)

@@ -3,7 +3,7 @@
 # tests/python/preemptible_train.py through `anygpu run`; once it is training, `scontrol requeue`
 # sends it SIGTERM, the job saves and exits, Slurm starts it again (SLURM_RESTART_COUNT=1), it
 # resumes from the checkpoint and finishes with exactly the parameters and RNG draws of an
-# uninterrupted run.
+# uninterrupted run. Then `anygpu preflight` runs in a step of the same cluster.
 # Usage: slurm_requeue_test.sh ANYGPU_BINARY REPO PYTHON
 set -u
 anygpu=${1:?usage: slurm_requeue_test.sh ANYGPU REPO PYTHON}
@@ -66,3 +66,19 @@ a, b = (torch.load(p) for p in sys.argv[1:3])
 sys.exit(0 if torch.equal(a["params"], b["params"]) and torch.equal(a["rng"], b["rng"]) else 1)
 PY
 echo "ok: preempted and requeued, resumed to the uninterrupted result"
+
+# The pre-job check in a Slurm step: `anygpu preflight` launches its test processes through
+# run's plan for the step (here the CPU path, two processes and the gloo all-reduce).
+printf 'backend: cpu\n' >"$tmp/cpu.yaml"
+out=$(cd "$tmp" && timeout 120 srun -n 1 "$anygpu" preflight --json --config "$tmp/cpu.yaml" \
+  --nproc-per-node 2 --python "$python" 2>"$tmp/preflight.err") ||
+  { cat "$tmp/preflight.err"; echo "$out"; fail "srun anygpu preflight"; }
+"$python" - "$out" <<'PY' || { cat "$tmp/preflight.err"; fail "preflight in a Slurm step: $out"; }
+import json, sys
+d = json.loads(sys.argv[1])
+assert [x["verdict"] for x in d["devices"]] == ["ok", "ok"], d
+for x in d["devices"]:
+    tests = {t["name"]: t for t in x["tests"]}
+    assert tests["all_reduce"]["status"] == "pass", tests["all_reduce"]
+PY
+echo "ok: preflight in a Slurm step, two CPU processes and the gloo all-reduce"
