@@ -8,13 +8,14 @@
 
 namespace anygpu {
 
-namespace {
-
+// Four significant digits: what select's messages print a size in GiB with.
 std::string gib_text(double gib) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g", gib);
   return buf;
 }
+
+namespace {
 
 // "88%", "12.5%": a ratio as a percentage, to the tenth where it is not whole.
 std::string percent_text(double ratio) {

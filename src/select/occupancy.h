@@ -28,6 +28,9 @@ using Occupancy = std::map<std::string, UnitOccupancy>;
 
 // free_memory_gb, utilization, holders.
 bool is_occupancy_criterion(CriterionType type);
+
+// A size in GiB as selection messages print it ("79.6").
+std::string gib_text(double gib);
 // Whether some rule of `config` has an occupancy criterion (then the app layer samples).
 bool uses_occupancy(const AcceleratorConfig& config);
 

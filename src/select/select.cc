@@ -39,12 +39,6 @@ bool arch_equals(std::string_view arch, std::string_view want) {
   return arch == want;
 }
 
-std::string gib_text(double gib) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", gib);
-  return buf;
-}
-
 std::string label(const Device& d) {
   return cat({d.vendor, " ", std::to_string(d.index), " (", d.pci.address.str(), ")"});
 }
