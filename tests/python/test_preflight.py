@@ -134,3 +134,49 @@ def test_bad_input_is_refused_before_launch(tmp_path):
     assert "already holds results (rank-0.json)" in proc.stderr
     proc = _preflight(tmp_path, "preflight", "--nproc-per-node", "0")
     assert proc.returncode == 2 and "--nproc-per-node '0'" in proc.stderr
+
+
+# Run in each of two processes: rank 1's clock runs 50 times faster than rank 0's, as on a
+# device that finishes its calls much sooner. A collective loop that stops on each rank's own
+# clock makes rank 1 leave after fewer all-reduces than rank 0 enters, and rank 0 waits forever.
+_SKEWED_CLOCK = r"""
+import json, sys, time, types
+import torch
+from anygpu.torch import preflight
+from anygpu.torch._distributed import init_distributed, leave
+rank = int(sys.argv[1])
+scale = 50.0 if rank == 1 else 1.0
+real = time.perf_counter
+preflight.time = types.SimpleNamespace(perf_counter=lambda: real() * scale)
+init_distributed(timeout=__import__("datetime").timedelta(seconds=60))
+result = preflight.all_reduce(torch.device("cpu"), 2)
+torch.distributed.barrier()
+leave()
+print(json.dumps(result))
+"""
+
+
+def test_ranks_whose_clocks_disagree_still_make_the_same_collective_calls(tmp_path):
+    port = rendezvous_port()
+    procs = [subprocess.Popen(
+        [PYTHON, "-c", _SKEWED_CLOCK, str(rank)], cwd=tmp_path, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=clean_env(OMP_NUM_THREADS=1, RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE="2",
+                      LOCAL_WORLD_SIZE="2", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port),
+                      ANYGPU_BACKEND="cpu", ANYGPU_VENDOR="cpu", ANYGPU_TORCH_DEVICE="cpu",
+                      ANYGPU_DEVICES="", ANYGPU_NUM_WORKERS="2", ANYGPU_DIST_BACKEND="gloo"))
+             for rank in (0, 1)]
+    outputs = []
+    try:
+        for p in procs:
+            out, err = p.communicate(timeout=90)
+            assert p.returncode == 0, out + err
+            outputs.append(json.loads(out.strip().splitlines()[-1]))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    for result in outputs:
+        assert result["status"] == "pass", result
+        assert result["detail"].startswith("gloo, 2 processes"), result

@@ -64,6 +64,28 @@ def _timed(dev, fn, seconds: float, warmup: int = 2):
                 return calls, elapsed
 
 
+def _timed_collective(dev, fn, seconds: float):
+    """Like _timed for a collective: every rank must make the same number of calls, or the rank
+    whose clock said "stop" first leaves the others waiting in a collective it never enters.
+    Two calls measure the rate; the ranks agree on the slowest one's estimate, then all time
+    exactly that many calls."""
+    fn()  # warm-up: connections and buffers
+    _device.synchronize(dev)
+    began = time.perf_counter()
+    fn()
+    fn()
+    _device.synchronize(dev)
+    per_call = torch.tensor([(time.perf_counter() - began) / 2], dtype=torch.float32, device=dev)
+    torch.distributed.all_reduce(per_call, op=torch.distributed.ReduceOp.MAX)
+    calls = max(1, min(100_000, int(seconds / max(float(per_call.item()), 1e-6))))
+    _device.synchronize(dev)
+    began = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    _device.synchronize(dev)
+    return calls, time.perf_counter() - began
+
+
 def matmul(dev) -> dict:
     kind = _kind(dev)
     dtype = torch.float32 if kind == "cpu" else (amp_dtype(dev.type) or torch.float32)
@@ -134,7 +156,7 @@ def all_reduce(dev, world: int) -> dict:
         buf.fill_(rank + 1)
         dist.all_reduce(buf)
 
-    calls, elapsed = _timed(dev, reduce_once, 0.5, warmup=1)
+    calls, elapsed = _timed_collective(dev, reduce_once, 0.5)
     wrong = int((buf != want).sum())
     # Bus bandwidth as NCCL's tests define it for all-reduce: algbw * 2 (n - 1) / n.
     bus = count * 4 * calls / elapsed / 1e9 * 2 * (world - 1) / world
