@@ -2,10 +2,12 @@
 // through the same selection, locks and launch plan as `anygpu run --nproc-per-node` (one
 // process per device; on a host without accelerators, N processes on the CPU). Each process
 // runs `python -m anygpu.torch.preflight DIR` and writes its device's figures; preflight judges
-// them and prints one verdict per device. A device another run holds, or one that is
-// runtime-suspended, is skipped with the reason instead of waited for or woken.
-// Exit 0: every tested device ok; 1: one failed; 2: bad input; 3: nothing could be tested;
-// 124: the devices were taken between the check and the lock; 125: anygpu could not launch.
+// them and prints one verdict per device. With --container IMAGE the processes run in the image,
+// as `run --container` starts it (the image's torch and anygpu package are the ones tested). A
+// device another run holds, or one that is runtime-suspended, is skipped with the reason instead of
+// waited for or woken. Exit 0: every tested device ok; 1: one failed; 2: bad input; 3: nothing
+// could be tested; 124: the devices were taken between the check and the lock; 125: anygpu could
+// not launch.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,6 +42,10 @@ struct PreflightFlags {
   std::string master_port;
   std::string timeout;
   std::string results;  // keep the processes' rank files here
+  // --container: the test runs in IMAGE, started as `run --container` starts it.
+  std::string image, engine, user = "1001:1001";
+  std::vector<std::string> engine_args;
+  bool container_given = false;
 };
 
 int preflight_failed(const std::string& message) {
@@ -113,11 +119,10 @@ Result<Selection> reselect(const SelectOutcome& o, const std::vector<PreflightUn
   return select_devices(o.inventory, config, inputs);
 }
 
-// Where the processes write: --results DIR (created, must not hold results), else a private
-// directory under TMPDIR that is removed afterwards.
-Result<std::string> results_dir(const std::string& wanted, bool& remove_after) {
-  remove_after = wanted.empty();
-  if (!wanted.empty()) {
+// --results DIR, created, holding no results yet; "" when not given.
+Result<std::string> kept_results_dir(const std::string& wanted) {
+  if (wanted.empty()) return std::string();
+  {
     std::error_code ec;
     std::filesystem::create_directories(wanted, ec);
     if (ec) return bad_input(cat({"--results ", escape_control(wanted), ": ", ec.message()}));
@@ -128,6 +133,10 @@ Result<std::string> results_dir(const std::string& wanted, bool& remove_after) {
     if (ec) return bad_input(cat({"--results ", escape_control(wanted), ": ", ec.message()}));
     return std::filesystem::absolute(wanted).lexically_normal().string();
   }
+}
+
+// A private directory under TMPDIR (mode 0700), removed afterwards.
+Result<std::string> private_dir() {
   const char* tmp = std::getenv("TMPDIR");
   std::string templ = cat({tmp && *tmp ? tmp : "/tmp", "/anygpu-preflight.XXXXXX"});
   if (!::mkdtemp(templ.data()))
@@ -135,14 +144,39 @@ Result<std::string> results_dir(const std::string& wanted, bool& remove_after) {
   return templ;
 }
 
+// Where a container's processes write: a directory inside the private one, writable by the
+// container's user whatever host uid the engine maps it to (mode 1777, like /tmp). Nobody else
+// on the host reaches it: its parent is 0700. The container sees it as /workspace.
+Result<std::string> container_drop_dir(const std::string& private_parent) {
+  std::string dir = cat({private_parent, "/results"});
+  if (::mkdir(dir.c_str(), 0700) != 0 || ::chmod(dir.c_str(), 01777) != 0)
+    return host_error(cat({"cannot create ", dir, ": ", std::strerror(errno)}));
+  return dir;
+}
+
+// The rank files the processes wrote, copied into --results DIR.
+Result<bool> keep_rank_files(const std::string& from, const std::string& to) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(from, ec)) {
+    auto name = e.path().filename().string();
+    if (!name.starts_with("rank-") || !name.ends_with(".json") || !e.is_regular_file()) continue;
+    std::filesystem::copy_file(e.path(), cat({to, "/", name}), ec);
+    if (ec) break;
+  }
+  if (ec) return host_error(cat({"--results ", escape_control(to), ": ", ec.message()}));
+  return true;
+}
+
 // How the launch ended, for a unit whose process wrote nothing.
-std::string launch_end(int code, bool timed_out, long timeout, const std::string& python) {
+std::string launch_end(int code, bool timed_out, long timeout, const std::string& python,
+                       bool in_container) {
   if (timed_out) return cat({"stopped after the --timeout of ", std::to_string(timeout), " s"});
   std::string how = code > 128 && code < 128 + 65
                         ? cat({"the launch ended by signal ", std::to_string(code - 128)})
                         : cat({"the launch exited with ", std::to_string(code)});
   // The usual cause: the interpreter lacks torch or this package (its own error is above).
-  return cat({how, "; ", python, " must import torch and anygpu.torch.preflight"});
+  return cat({how, "; ", python, " must import torch and anygpu.torch.preflight",
+              in_container ? " in the image" : ""});
 }
 
 int preflight(const PreflightFlags& f, const GlobalOptions& g) {
@@ -152,6 +186,8 @@ int preflight(const PreflightFlags& f, const GlobalOptions& g) {
   if (!cpu_processes) return fail(cpu_processes.error());
   auto port = whole_number("--master-port", f.master_port, 1, 65535, 0);
   if (!port) return fail(port.error());
+  if (!f.container_given && (!f.engine.empty() || !f.engine_args.empty()))
+    return fail(bad_input("--engine and --engine-arg need --container IMAGE"));
   auto host_options = g.host_options();
   if (!host_options) return fail(host_options.error());
   Environment environment = current_environment();
@@ -173,8 +209,8 @@ int preflight(const PreflightFlags& f, const GlobalOptions& g) {
   if (!outcome) return fail(outcome.error());
   auto held = lock_holders_now(host.is_real_root(), environment, ::geteuid());
   if (!held) return fail(held.error());
-  auto units = units_of(*outcome->selection, *held, static_cast<int>(*cpu_processes),
-                        !host.is_real_root());
+  auto units =
+      units_of(*outcome->selection, *held, static_cast<int>(*cpu_processes), !host.is_real_root());
   for (const auto& r : outcome->selection->reasons) report(g, Diagnostic::note(r));
 
   std::vector<PreflightUnit> tested;
@@ -201,17 +237,48 @@ int preflight(const PreflightFlags& f, const GlobalOptions& g) {
       }
       locks = std::move(locked->locked->locks);
     }
-    bool remove_after = false;
-    auto out = results_dir(f.results, remove_after);
-    if (!out) return fail(out.error());
+    auto kept = kept_results_dir(f.results);
+    if (!kept) return fail(kept.error());
+    // Natively the processes write into --results DIR itself, else into a private directory.
+    std::string removed;  // the private directory, removed at the end
+    std::string out = *kept;
+    if (out.empty() || f.container_given) {
+      auto dir = private_dir();
+      if (!dir) return fail(dir.error());
+      removed = out = *dir;
+    }
+    if (f.container_given) {
+      auto drop = container_drop_dir(removed);
+      if (!drop) {
+        std::error_code ec;
+        std::filesystem::remove_all(removed, ec);
+        return fail(drop.error());
+      }
+      out = *drop;
+    }
     LaunchOptions options;
-    options.command = {f.python, "-m", "anygpu.torch.preflight", *out};
+    options.command = {f.python, "-m", "anygpu.torch.preflight",
+                       f.container_given ? std::string("/workspace") : out};
+    if (f.container_given) {
+      options.image = f.image;
+      if (!f.engine.empty()) options.engine = f.engine;
+      options.engine_args = f.engine_args;
+      options.user = f.user;
+    }
     options.nproc_per_node =
         chosen.selection->devices.empty() ? std::to_string(*cpu_processes) : std::string("auto");
     if (*port) options.master_port = static_cast<int>(*port);
     HostFacts facts = gather_host_facts(host, *chosen.selection, options, environment, notes);
+    if (f.container_given) facts.cwd = out;  // the container's /workspace
     auto plan = plan_launch(*chosen.selection, options, facts, environment, *slurm);
-    if (!plan) return preflight_failed(plan.error().message);
+    auto remove_private = [&] {
+      std::error_code ec;
+      if (!removed.empty()) std::filesystem::remove_all(removed, ec);
+    };
+    if (!plan) {
+      remove_private();
+      return preflight_failed(plan.error().message);
+    }
     for (const auto& n : notes) report(g, Diagnostic::note(n));
     for (const auto& n : plan->notes) report(g, Diagnostic::note(n));
 
@@ -231,13 +298,13 @@ int preflight(const PreflightFlags& f, const GlobalOptions& g) {
     std::fflush(stdout);
     std::fflush(stderr);
     int code = supervise(command);
-    missing_why = launch_end(code, timed_out, *timeout, f.python);
-    auto read = read_rank_results(*out, static_cast<int>(tested.size()));
-    if (remove_after) {
-      std::error_code ec;
-      std::filesystem::remove_all(*out, ec);
-    }
+    missing_why = launch_end(code, timed_out, *timeout, f.python, f.container_given);
+    auto read = read_rank_results(out, static_cast<int>(tested.size()));
+    Result<bool> copied = true;
+    if (read && !kept->empty() && out != *kept) copied = keep_rank_files(out, *kept);
+    remove_private();
     if (!read) return fail(read.error());
+    if (!copied) return fail(copied.error());
     // Rank r tested the r-th unit tested (one process per unit, in selection order).
     for (size_t i = 0, r = 0; i < units.size(); ++i)
       if (!units[i].skip) results[i] = std::move((*read)[r++]);
@@ -277,6 +344,20 @@ Command preflight_command() {
             app.add_option("--timeout", f->timeout,
                            "seconds before the test processes are stopped (default 300)")
                 ->type_name("SECONDS");
+            app.add_option("--container", f->image,
+                           "run the test in a container from IMAGE (as run --container; the "
+                           "image needs torch and anygpu)")
+                ->type_name("IMAGE")
+                ->each([f](const std::string&) { f->container_given = true; });
+            app.add_option("--engine", f->engine,
+                           "podman or docker (default: podman when on PATH, else docker)")
+                ->type_name("ENGINE");
+            app.add_option("--engine-arg", f->engine_args,
+                           "extra engine option, before the image (repeatable)")
+                ->type_name("ARG")
+                ->allow_extra_args(false);
+            app.add_option("--user", f->user, "container user (default 1001:1001)")
+                ->type_name("UID:GID");
             app.add_option("--results", f->results,
                            "keep each process's rank-N.json in DIR (default: removed)")
                 ->type_name("DIR");
