@@ -3,6 +3,8 @@
 list(APPEND ANYGPU_UNIT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_health_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_http_request_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_jobs_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_journal_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_listen_address_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_processes_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_server_test.cc
@@ -72,3 +74,11 @@ add_test(NAME exporter_top_probe_once
   COMMAND ${_exporter_py} ${_exporter_e2e}/probe_once_test.py $<TARGET_FILE:anygpu>
           ${_exporter_hosts}/h100-8x $<TARGET_FILE:mock_nvml_metrics>)
 set_tests_properties(exporter_top_probe_once PROPERTIES TIMEOUT 120)
+
+# --processes: per-job busy time, energy by engine-time share (summing to the device counter
+# within 5 %), memory, allocated-but-idle devices and the series cap, from a fixture whose
+# fdinfo and energy counter the test advances between scans.
+add_test(NAME exporter_jobs
+  COMMAND ${_exporter_py} ${_exporter_e2e}/exporter_jobs_test.py $<TARGET_FILE:anygpu>
+          ${_exporter_hosts}/mi300x-8x)
+set_tests_properties(exporter_jobs PROPERTIES TIMEOUT 120)
