@@ -5,8 +5,10 @@
 # tenth process holds a GPU's render node with amdgpu DRM statistics (engine time, resident
 # VRAM) and sits in one of 50 Slurm jobs' cgroups (SLURM_JOB_GPUS in its environment), so the
 # job accounting has 200 holders, 50 jobs and their allocations to keep. The engine counters
-# grow between scans.
+# grow between scans. This build runs with its journals and without (--journal-dir "").
 # Usage: bench/exporter_jobs.sh [BUILD_DIR] [BASELINE_BINARY] [SCRAPES]   (prints Markdown)
+# Put BASELINE_BINARY on the same file system as BUILD_DIR: RSS counts the binary's pages
+# differently on tmpfs.
 set -euo pipefail
 build=${1:-build}
 baseline=${2:-}
@@ -72,15 +74,24 @@ def status(pid, key):
         if line.startswith(key + ":"):
             return int(line.split()[1]) / 1024
 
+def anonymous(pid):  # heap and stacks: what RSS holds beyond the binary's own pages
+    for line in open(f"/proc/{pid}/smaps_rollup"):
+        if line.startswith("Anonymous:"):
+            return int(line.split()[1]) / 1024
+
 def cpu(pid):
     f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
     return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
 
 rows = []
 writer = threading.Thread(target=advance, daemon=True); writer.start()
-for name, binary in zip(["this build", "baseline"], binaries):
-    # The baseline has no journal to keep (and no --journal-dir flag).
-    journal = ["--journal-dir", f"{work}/journal"] if name == "this build" else []
+runs = [("this build", binaries[0], ["--journal-dir", f"{work}/journal"]),
+        ("this build, no journals", binaries[0], ["--journal-dir", ""]),
+        # What the accounting costs apart from the series it serves.
+        ("this build, --max-job-series 10", binaries[0], ["--journal-dir", "", "--max-job-series", "10"])]
+# The baseline has no journal to keep (and no --journal-dir flag).
+runs += [("baseline", b, []) for b in binaries[1:]]
+for name, binary, journal in runs:
     p = subprocess.Popen([binary, "--root", root, "--no-libs", "exporter", "--listen", "127.0.0.1:0",
                           "--no-health", "--processes", "--processes-interval", "1", *journal],
                          stderr=subprocess.PIPE, text=True)
@@ -104,14 +115,14 @@ for name, binary in zip(["this build", "baseline"], binaries):
     jobs = body.count(b"anygpu_job_gpu_busy_seconds_total{")
     lat.sort()
     rows.append((name, statistics.median(lat) * 1e3, lat[int(len(lat) * 0.99) - 1] * 1e3,
-                 status(p.pid, "VmRSS"), status(p.pid, "VmHWM"), (c1 - c0) / (t1 - t0) * 100,
-                 series, jobs))
+                 status(p.pid, "VmRSS"), anonymous(p.pid), (c1 - c0) / (t1 - t0) * 100,
+                 series, jobs, len(body)))
     p.terminate(); p.wait()
 stop = True
 print(f"2,000 processes, {fds} descriptors, {len(holders)} holders in 50 Slurm jobs; "
       f"{scrapes} scrapes one kept-alive client, 25 ms apart; --processes-interval 1.\n")
-print("| exporter | median scrape | p99 scrape | RSS | peak RSS | CPU (scans included) | series | job busy series |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|")
-for n, med, p99, rss, hwm, cpu_pct, series, jobs in rows:
-    print(f"| {n} | {med:.3f} ms | {p99:.3f} ms | {rss:.1f} MiB | {hwm:.1f} MiB | {cpu_pct:.0f} % of a core | {series} | {jobs} |")
+print("| exporter | median scrape | p99 scrape | RSS | of which anonymous | CPU (scans included) | series | job busy series | body |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+for n, med, p99, rss, anon, cpu_pct, series, jobs, size in rows:
+    print(f"| {n} | {med:.3f} ms | {p99:.3f} ms | {rss:.1f} MiB | {anon:.1f} MiB | {cpu_pct:.0f} % of a core | {series} | {jobs} | {size:,} B |")
 PY

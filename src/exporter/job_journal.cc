@@ -99,9 +99,10 @@ std::string journal_file_name(const JobKey& job) {
 std::string format_journal(const JobJournalRecord& r) {
   std::string out = cat({kJournalHeader, "\njob ", r.job.kind, " ", r.job.id, "\n"});
   for (const auto& [bus, d] : r.devices) {
-    out += cat({"device ", bus, " vendor=", d.vendor, " gpu=", std::to_string(d.index),
-                " first=", std::to_string(d.first), " last=", std::to_string(d.last),
-                " seconds=", number(d.seconds), " idle_seconds=", number(d.idle_seconds)});
+    out += cat({"device ", bus, d.vendor.empty() ? "" : " vendor=", d.vendor,
+                " gpu=", std::to_string(d.index), " first=", std::to_string(d.first),
+                " last=", std::to_string(d.last), " seconds=", number(d.seconds),
+                " idle_seconds=", number(d.idle_seconds)});
     if (d.busy_seconds) out += " busy_seconds=" + number(*d.busy_seconds);
     if (d.energy_joules) out += " energy_joules=" + number(*d.energy_joules);
     if (d.peak_memory_bytes) out += " peak_memory_bytes=" + std::to_string(*d.peak_memory_bytes);
