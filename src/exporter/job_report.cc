@@ -36,6 +36,7 @@ struct Totals {
   std::optional<double> busy_seconds, busy_base, energy;
   std::optional<uint64_t> peak;
   int idle_devices = 0;
+  bool busy_unknown = false;  // some device was held without engine counters
 };
 
 Totals totals(const JobJournalRecord& r) {
@@ -48,9 +49,14 @@ Totals totals(const JobJournalRecord& r) {
     if (d.busy_seconds) {
       t.busy_seconds = t.busy_seconds.value_or(0) + *d.busy_seconds;
       t.busy_base = t.busy_base.value_or(0) + d.seconds;
-    } else if (d.idle_seconds > 0) {
-      t.busy_seconds = t.busy_seconds.value_or(0);
-      t.busy_base = t.busy_base.value_or(0) + d.idle_seconds;
+    } else {
+      if (d.idle_seconds > 0) {
+        t.busy_seconds = t.busy_seconds.value_or(0);
+        t.busy_base = t.busy_base.value_or(0) + d.idle_seconds;
+      }
+      // Held for a while with no engine read: the job's busy share is not known, and a mean
+      // over the rest (the unheld devices' 0 alone, say) would be read as the job's.
+      if (d.seconds > d.idle_seconds) t.busy_unknown = true;
     }
     if (d.energy_joules) t.energy = t.energy.value_or(0) + *d.energy_joules;
     if (d.peak_memory_bytes) t.peak = std::max(t.peak.value_or(0), *d.peak_memory_bytes);
@@ -60,7 +66,7 @@ Totals totals(const JobJournalRecord& r) {
 }
 
 std::optional<double> mean(const Totals& t) {
-  if (!t.busy_seconds || !t.busy_base || *t.busy_base <= 0) return std::nullopt;
+  if (t.busy_unknown || !t.busy_seconds || !t.busy_base || *t.busy_base <= 0) return std::nullopt;
   return std::min(1.0, *t.busy_seconds / *t.busy_base);
 }
 

@@ -269,5 +269,25 @@ TEST(ExporterJobReport, TextJsonAndEpilogSayTheSameAndLeaveUnknownsOut) {
             "energy_j=720000 idle_gpus=1 idle_gpu_hours=1.000");
 }
 
+TEST(ExporterJobReport, ATotalBusyIsUnknownWhenAHeldDeviceHadNoEngineCounters) {
+  // GPU 0 held without engine counters (NVIDIA, or a node with no DRM statistics), GPU 1
+  // allocated and never held: the job's busy share is not 0 %, it is not known.
+  auto r = sample_record();
+  r.devices["0000:05:00.0"].busy_seconds.reset();
+  r.devices["0000:05:00.0"].energy_joules.reset();
+  r.devices["0000:05:00.0"].peak_memory_bytes.reset();
+  auto j = job_report_json(r);
+  EXPECT_FALSE(j["devices"][0].contains("mean_busy")) << j.dump();
+  EXPECT_EQ(j["devices"][1]["mean_busy"], 0.0) << "allocated and never held: still known 0";
+  EXPECT_FALSE(j["total"].contains("mean_busy")) << j.dump();
+  EXPECT_FALSE(j["total"].contains("energy_joules")) << j.dump();
+  EXPECT_FALSE(j["total"].contains("peak_memory_bytes")) << j.dump();
+  EXPECT_EQ(job_report_epilog(r),
+            "anygpu job=slurm/77 gpus=2 gpu_hours=2.000 idle_gpus=1 idle_gpu_hours=1.000");
+  auto text = job_report_text(r);
+  EXPECT_NE(text.find("Total: 2.000 GPU-hours, 1 allocated GPU(s) never held\n"), std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace anygpu::exporter
