@@ -1,6 +1,6 @@
 #!/bin/bash
 # The job series against a real one-node Slurm: slurmctld and slurmd (proctrack/cgroup on this
-# machine's cgroup v1 freezer, so a job's processes sit in .../slurm/uid_U/job_N/...) run a
+# machine's cgroup v1 freezer, so a job's processes sit in .../slurm_NODE/uid_U/job_N/...) run a
 # batch job allocated both GPUs of a copied hygon-dcu fixture (--gres=gpu:2) whose process
 # holds only the first. `anygpu exporter --processes`, reading this machine's /proc bind-mounted
 # beneath the copy, must serve anygpu_gpu_allocated_idle 1 for the job on the second GPU and not
@@ -42,9 +42,9 @@ for minor in 128 129; do
     { echo "FAIL: mknod needs root (CAP_MKNOD): slurmd accepts only device nodes in File="; exit 1; }
 done
 "$anygpu" --root "$tmp/host" slurm gres --output "$tmp/gres.conf" || fail "slurm gres"
-# Job ids from a random point: the freezer hierarchy (slurm/uid_0/job_N) is the machine's, and
-# another cluster on it (not this test's, RESOURCE_LOCK slurm keeps those apart) numbers its
-# jobs from 1.
+# Job ids from a random point: the freezer hierarchy (slurm_NODE/uid_0/job_N) is the machine's,
+# and a cluster another ctest run starts on it (RESOURCE_LOCK slurm keeps one run's apart
+# only) numbers its jobs from 1.
 slurm_write_conf anygpu-jobs GresTypes=gpu \
   "NodeName=$slurm_node NodeAddr=127.0.0.1 CPUs=$(nproc) Gres=gpu:k100_ai:2 State=UNKNOWN" \
   "PartitionName=anygpu Nodes=$slurm_node Default=YES MaxTime=INFINITE State=UP" \
