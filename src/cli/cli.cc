@@ -159,12 +159,12 @@ bool stdout_lost(int& err) {
 }
 
 std::vector<Command> commands() {
-  return {detect_command(),     check_command(),     select_command(),   run_command(),
-          metrics_command(),    top_command(),       exporter_command(), doctor_command(),
-          wheel_command(),      host_init_command(), init_command(),     cdi_command(),
-          slurm_command(),      k8s_command(),       vendors_command(),  gather_command(),
-          health_command(),     ps_command(),        topo_command(),     image_command(),
-          hang_report_command(), preflight_command()};
+  return {detect_command(),      check_command(),     select_command(),   run_command(),
+          metrics_command(),     top_command(),       exporter_command(), doctor_command(),
+          wheel_command(),       host_init_command(), init_command(),     cdi_command(),
+          slurm_command(),       k8s_command(),       vendors_command(),  gather_command(),
+          health_command(),      ps_command(),        topo_command(),     image_command(),
+          hang_report_command(), preflight_command(), report_command()};
 }
 }  // namespace
 

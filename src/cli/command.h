@@ -78,6 +78,7 @@ Command check_command();
 Command select_command();
 Command run_command();
 Command hang_report_command();
+Command report_command();
 Command preflight_command();
 Command cdi_command();
 Command slurm_command();

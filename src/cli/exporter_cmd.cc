@@ -3,6 +3,7 @@
 
 #include "cli/command.h"
 #include "cli/seconds.h"
+#include "cluster/gres.h"
 #include "exporter/exporter.h"
 
 namespace anygpu::cli {
@@ -48,6 +49,22 @@ Command exporter_command() {
                            "(labels pod, namespace; \"\" not to ask)")
                 ->type_name("SOCKET")
                 ->capture_default_str();
+            app.add_option("--max-job-series", f->max_job_series,
+                           "(job, device) entries of the --processes job series kept at most "
+                           "(default 1000; beyond it anygpu_job_series_dropped_total counts)")
+                ->type_name("N")
+                ->check(CLI::Range(1, 1000000));
+            app.add_option("--journal-dir", f->journal_dir,
+                           "where --processes keeps a journal per job for `anygpu report` "
+                           "(default /var/lib/anygpu/jobs beneath --root; \"\" for none)")
+                ->type_name("DIR");
+            // SLURM_JOB_GPUS counts gres.conf lines: the ones `anygpu slurm gres` writes.
+            f->slurm_gres_order = [](const Inventory& inventory) {
+              std::vector<std::string> order;
+              for (const auto& line : gres_lines(inventory, nullptr))
+                order.push_back(line.device->pci.address.str());
+              return order;
+            };
             return [f](const GlobalOptions& g) {
               auto host = g.host_options();
               if (!host) return fail(host.error());

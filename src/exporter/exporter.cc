@@ -3,12 +3,17 @@
 #include <signal.h>
 #include <sys/signalfd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 
 #include "exporter/health_monitor.h"
+#include "exporter/job_accounting.h"
+#include "exporter/job_allocations.h"
+#include "exporter/job_journal_store.h"
 #include "exporter/process_monitor.h"
 #include "exporter/routes.h"
 #include "exporter/server.h"
@@ -56,13 +61,47 @@ std::unique_ptr<HealthMonitor> start_health(const Discovery& d, const ExporterCo
       o);
 }
 
+// Each device's energy counter in the latest sample, where it has one.
+std::map<std::string, double> device_energy(const std::shared_ptr<const MetricsSnapshot>& s) {
+  std::map<std::string, double> out;
+  if (s)
+    for (const auto& d : s->devices)
+      if (d.energy_joules) out.emplace(d.pci_bus_id, *d.energy_joules);
+  return out;
+}
+
+// The job journals (--journal-dir), written from the process scan's thread; none when "".
+std::shared_ptr<JobJournalStore> start_journal(const Discovery& d, const ExporterConfig& c) {
+  auto dir = c.journal_dir.value_or(d.host->outside(kDefaultJournalDir));
+  if (dir.empty()) return nullptr;
+  JournalOptions o;
+  o.dir = dir;
+  // A scan that comes later than three intervals (and at least a minute) after the previous
+  // one means the exporter or the job was away: that gap is not counted as the job's time.
+  o.max_gap = std::max(std::chrono::seconds(60),
+                       std::chrono::seconds(std::llround(3 * c.processes_interval_s)));
+  return std::make_shared<JobJournalStore>(o, [](const std::string& w) {
+    std::fprintf(stderr, "anygpu exporter: warning: %s\n", w.c_str());
+  });
+}
+
 // A /proc scan (and NVML's process list, in a worker) on every call, and the pods' names from
 // the kubelet when a process is in one: all in the scan's thread, never on a scrape. A
 // pod-resources failure is logged when it first differs from the last one.
-std::unique_ptr<ProcessMonitor> start_processes(const Discovery& d, const ExporterConfig& c) {
+// The same thread keeps the per-job accounts: each scan is folded in with the device energy
+// counters of the latest metrics sample and the allocations read from the jobs' processes.
+std::unique_ptr<ProcessMonitor> start_processes(const Discovery& d, const ExporterConfig& c,
+                                                const MetricsCollector& collector,
+                                                std::shared_ptr<JobJournalStore> journal) {
+  JobAccountingOptions jo;
+  jo.max_series = c.max_job_series;
+  auto accountant = std::make_shared<JobAccountant>(*d.inventory, jo);
+  auto allocations = std::make_shared<SlurmAllocations>(
+      c.slurm_gres_order ? c.slurm_gres_order(*d.inventory) : std::vector<std::string>{});
   return std::make_unique<ProcessMonitor>(
       // Called from the monitor's one thread: the lambda owns the last error it logged.
-      [d, socket = c.pod_resources, last_error = std::optional<std::string>()]() mutable {
+      [d, socket = c.pod_resources, last_error = std::optional<std::string>(), accountant,
+       allocations, journal, &collector]() mutable {
         const auto& host = *d.host;
         const auto& inventory = *d.inventory;
         auto scan = ps::scan_processes(host, inventory);
@@ -72,7 +111,12 @@ std::unique_ptr<ProcessMonitor> start_processes(const Discovery& d, const Export
         if (error && error != last_error)
           std::fprintf(stderr, "anygpu exporter: warning: %s\n", error->c_str());
         last_error = std::move(error);
-        return aggregate_processes(scan, inventory);
+        auto series = aggregate_processes(scan, inventory);
+        JobScan js{scan, device_energy(collector.snapshot()), allocations->read(host, scan),
+                   std::chrono::steady_clock::now()};
+        series.jobs = accountant->update(js);
+        if (journal) journal->update(*series.jobs, std::chrono::system_clock::now());
+        return series;
       },
       millis(c.processes_interval_s));
 }
@@ -128,7 +172,10 @@ class Background {
     auto collector = start_collector(*d.host, *d.inventory, co);
     if (!collector) return collector.error();
     if (c.health) health_ = start_health(d, c, window);
-    if (c.processes) processes_ = start_processes(d, c);
+    if (c.processes) {
+      journal_ = start_journal(d, c);
+      processes_ = start_processes(d, c, **collector, journal_);
+    }
     collector_ = std::move(*collector);  // last: the page serves once every series is there
     return true;
   }
@@ -137,11 +184,14 @@ class Background {
     if (collector_) collector_->stop();
     if (health_) health_->stop();
     if (processes_) processes_->stop();
+    // The scan thread has stopped: what it accounted since the last write goes out now.
+    if (journal_) journal_->flush(std::chrono::system_clock::now());
   }
 
  private:
   std::unique_ptr<MetricsCollector> collector_;
   std::unique_ptr<HealthMonitor> health_;
+  std::shared_ptr<JobJournalStore> journal_;
   std::unique_ptr<ProcessMonitor> processes_;
 };
 

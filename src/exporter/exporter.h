@@ -6,10 +6,13 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "exporter/listen_address.h"
 #include "host/host_root.h"
+#include "model/inventory.h"
 #include "ps/pod_resources.h"
 #include "util/diagnostics.h"
 #include "util/result.h"
@@ -28,6 +31,12 @@ struct ExporterConfig {
   bool processes = false;
   double processes_interval_s = 10.0;
   std::string pod_resources{ps::kPodResourcesSocket};
+  size_t max_job_series = 1000;  // (job, device) entries of the job series
+  // Where the job journals go; absent: /var/lib/anygpu/jobs beneath the root; "": none kept.
+  std::optional<std::string> journal_dir;
+  // The device (PCI bus id) of each gres.conf GPU line `anygpu slurm gres` writes for the
+  // inventory, in line order: what SLURM_JOB_GPUS indices name. Empty: no Slurm allocations.
+  std::function<std::vector<std::string>(const Inventory&)> slurm_gres_order;
   bool quiet = false, verbose = false;
   DiagnosticsSink report;  // discovery's diagnostics, once, before serving
 };

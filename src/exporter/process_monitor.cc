@@ -98,6 +98,7 @@ std::string render_processes_prometheus(const ProcessSeries& series,
       "anygpu_processes_hidden", "gauge",
       "Processes whose descriptors the exporter may not read (not counted above).",
       prometheus_sample("anygpu_processes_hidden", {}, static_cast<double>(series.hidden)));
+  if (series.jobs) out += render_jobs_prometheus(*series.jobs, snapshot);
   double age = std::chrono::duration<double>(now - series.scanned_at).count();
   out += prometheus_family(
       "anygpu_processes_age_seconds", "gauge", "Seconds since /proc was last scanned.",

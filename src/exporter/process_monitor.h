@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "exporter/background.h"
+#include "exporter/job_accounting.h"
 #include "metrics/sample.h"
 #include "model/inventory.h"
 #include "ps/processes.h"
@@ -38,6 +39,7 @@ struct ProcessSeries {
   std::vector<Group> groups;    // ordered by key; only where memory is known
   int hidden = 0;
   std::chrono::system_clock::time_point scanned_at{};
+  std::optional<JobSeries> jobs{};  // per-job accounting, when the scanner keeps it
 };
 
 // Totals of one scan over the inventory's devices.

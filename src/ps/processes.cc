@@ -108,7 +108,10 @@ void merge_client(ProcessInfo& p, const DrmClient& c, const std::string& bus) {
     p.memory_bytes = p.memory_bytes.value_or(0) + *m;
     p.memory_by_device[bus] += *m;
   }
-  for (const auto& [e, ns] : c.engine_ns) p.engine_ns[e] += ns;
+  for (const auto& [e, ns] : c.engine_ns) {
+    p.engine_ns[e] += ns;
+    p.engine_ns_by_device[bus][e] += ns;
+  }
   for (const auto& [e, n] : c.engine_cycles) p.engine_cycles[e] += n;
 }
 

@@ -36,6 +36,9 @@ struct ProcessInfo {
   // The State letter of /proc/PID/status (R S D Z X …); absent when /proc had no such
   // process or its status could not be read.
   std::optional<char> state{};
+  // engine_ns split per PCI bus id (the device each DRM client names): what per-job busy time
+  // and energy shares are computed from.
+  std::map<std::string, std::map<std::string, uint64_t>> engine_ns_by_device{};
 
   bool has_activity_counters() const { return !engine_ns.empty() || !engine_cycles.empty(); }
 };

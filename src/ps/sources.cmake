@@ -1,5 +1,6 @@
 # `anygpu ps`: processes holding accelerator device nodes, their DRM statistics and owners.
 set(ANYGPU_PS_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/allocation.cc
   ${CMAKE_CURRENT_LIST_DIR}/fdinfo.cc
   ${CMAKE_CURRENT_LIST_DIR}/cgroup.cc
   ${CMAKE_CURRENT_LIST_DIR}/processes.cc

@@ -1,6 +1,7 @@
 # `anygpu ps`: fdinfo and cgroup parsers, the fixture /proc scan, and a real process on this
 # machine holding a fixture's device node from inside a Slurm-shaped cgroup.
-list(APPEND ANYGPU_UNIT_TEST_SOURCES ${CMAKE_CURRENT_LIST_DIR}/../unit/ps_test.cc)
+list(APPEND ANYGPU_UNIT_TEST_SOURCES ${CMAKE_CURRENT_LIST_DIR}/../unit/ps_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/ps_allocation_test.cc)
 add_test(NAME ps_real_process COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/ps_real_process_test.sh
          $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/../hosts)
 set_tests_properties(ps_real_process PROPERTIES LABELS system RUN_SERIAL TRUE)

@@ -69,6 +69,7 @@ NOT_PROBING = {
     "vendors": "prints the registry",
     "cdi list": "reads CDI spec files, not devices",
     "hang-report": "reads the beat files of a launch's hang directory, not devices",
+    "report": "reads the exporter's job journals, not devices",
     "cdi hook update-ldcache": "run by the container runtime on a container's state",
     "cdi hook create-dev-char-links": "run by the container runtime on a container's state",
 }
