@@ -33,6 +33,8 @@ struct Reader {
   std::vector<std::map<size_t, int>> direct;   // per device: peer -> links
   std::vector<std::map<std::string, int>> sw;  // per device: switch far end -> links
   std::vector<size_t> fabric;                  // union-find over switch fabrics
+  // Far ends of unknown type that are no device here: per far end, per device, links.
+  std::map<std::string, std::map<size_t, int>> untyped;
 
   void warn(size_t i, unsigned link, const std::string& what) {
     t.warnings.push_back(cat({kSource, " (", t.devices[i].device->pci.address.str(), " link ",
@@ -63,12 +65,12 @@ struct Reader {
     }
     if (e.peer == NvLinkPeer::ibm_npu) return;  // a link to the CPU (POWER9), not to a device
     auto j = device_at(e);
+    if (!j && e.peer == NvLinkPeer::unknown) {
+      untyped[address_text(e)][i]++;
+      return;
+    }
     if (!j) {
-      warn(i, e.link,
-           cat({"far end ", address_text(e), " is no accelerator of this host",
-                e.peer == NvLinkPeer::unknown
-                    ? " and NVML does not say what it is (no nvmlDeviceGetNvLinkRemoteDeviceType)"
-                    : ""}));
+      warn(i, e.link, cat({"far end ", address_text(e), " is no accelerator of this host"}));
       return;
     }
     if (*j == i) {
@@ -139,6 +141,21 @@ struct Reader {
     }
     for (const auto& [why, buses] : unknown)
       t.warnings.push_back(cat({"NVML: NVLinks of ", join(buses, ", "), " unknown: ", why}));
+    // A far end NVML does not name (no nvmlDeviceGetNvLinkRemoteDeviceType, or it failed) that
+    // is no device here: an NVLink joins two endpoints, so one that several GPUs reach is a
+    // switch. One GPU's alone cannot be told from a GPU this host does not show.
+    for (const auto& [end, per_device] : untyped)
+      for (const auto& [i, links] : per_device) {
+        if (per_device.size() > 1) {
+          sw[i][end] += links;
+          continue;
+        }
+        t.warnings.push_back(
+            cat({kSource, " (", t.devices[i].device->pci.address.str(),
+                 "): ", std::to_string(links), " link(s) to ", end,
+                 ", which is no accelerator of this host and which NVML does not name "
+                 "(nvmlDeviceGetNvLinkRemoteDeviceType); left out"}));
+      }
     // Two GPUs reaching one switch share its fabric.
     std::map<std::string, size_t> first_at;
     for (size_t i = 0; i < n; ++i)
@@ -157,7 +174,7 @@ struct Reader {
 }  // namespace
 
 void add_nvlinks(Topology& t) {
-  Reader{t, {}, {}, {}}.run();
+  Reader{t, {}, {}, {}, {}}.run();
 }
 
 }  // namespace anygpu

@@ -95,7 +95,7 @@ def nvlink(binary, tests, schema, mock):
                 (bus[0], bus[3]): 1, (bus[1], bus[2]): 1, (bus[1], bus[3]): 1}
         check("mesh: pairwise counts", pairs == want, str(pairs))
 
-        sel = with_libs(binary, root, "switch", "select", "--count", "4", "-v")
+        sel = with_libs(binary, root, "switch", "select", "--devices", "4", "-v")
         check("select: nvlink domain named",
               "in one nvlink link domain" in sel.stderr, sel.stderr)
         gres = with_libs(binary, root, "switch", "slurm", "gres")
@@ -125,6 +125,10 @@ def nvlink(binary, tests, schema, mock):
             jsonschema.validate(doc, schema)
             for w in expected:
                 check(layout + ": warned", w in doc["warnings"], str(doc["warnings"]))
+        untyped = json.loads(with_libs(binary, root, "no-type", "topo", "--json").stdout)
+        check("no-type: switches found by their shared far ends",
+              untyped["warnings"] == [] and len(untyped["links"]) == 28 and
+              all(l["count"] == 18 for l in untyped["links"]), str(untyped["warnings"][:2]))
         bad = json.loads(with_libs(binary, root, "bad-remote", "topo", "--json").stdout)
         check("bad-remote: the rest stays", len(bad["links"]) == 5, str(bad["links"]))
         err = json.loads(with_libs(binary, root, "state-error", "topo", "--json").stdout)

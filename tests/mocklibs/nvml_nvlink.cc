@@ -8,7 +8,7 @@
 // MOCK_NVML_NVLINK picks a damaged or different layout for the tests:
 //   mesh        GPUs 0-3 pairwise: 0-1 and 2-3 with 2 links, every other pair of 0-3 with 1
 //               (DGX-1 V100's hybrid cube mesh within one quad); GPUs 4-7 without NVLink
-//   no-type     "switch" without nvmlDeviceGetNvLinkRemoteDeviceType answering (NOT_SUPPORTED)
+//   no-type     "switch", but nvmlDeviceGetNvLinkRemoteDeviceType answers NOT_SUPPORTED
 //   bad-remote  mesh, but GPU 0's link 0 names 0000:77:00.0 (no device) and link 1 itself
 //   asymmetric  mesh, but GPU 1 reports one link to GPU 0 fewer than GPU 0 reports to it
 //   absurd      mesh, but GPUs 2 and 3 report 30 links to each other

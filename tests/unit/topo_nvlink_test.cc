@@ -93,6 +93,16 @@ TEST(TopoNvLink, FabricsJoinThroughASharedSwitchAndCountTheFewerLinks) {
   EXPECT_EQ(s.count(1, 2), 6);
 }
 
+TEST(TopoNvLink, AnUnnamedFarEndSeveralGpusReachIsASwitch) {
+  Synthetic s(3);
+  for (size_t g = 0; g < 3; ++g)
+    for (unsigned k = 0; k < 12; ++k)
+      s.devices[g].nvlink->active.push_back({k, 0, k < 6 ? 5u : 6u, 0, NvLinkPeer::unknown});
+  const auto& t = s.run();
+  EXPECT_TRUE(t.warnings.empty()) << t.warnings.front();
+  EXPECT_EQ(s.count(0, 2), 12);
+}
+
 TEST(TopoNvLink, SentinelFarEndIsTheSwitchTray) {
   Synthetic s(2);
   for (size_t g = 0; g < 2; ++g)
@@ -133,8 +143,9 @@ TEST(TopoNvLink, FarEndThatIsNoDeviceIsLeftOut) {
       s.warned("NVML nvmlDeviceGetNvLinkRemotePciInfo_v2 (0000:10:00.0 link 5): far end "
                "0000:77:00.0 is no accelerator of this host; link left out"));
   EXPECT_TRUE(
-      s.warned("(0000:10:00.0 link 6): far end 0000:78:00.0 is no accelerator of this "
-               "host and NVML does not say what it is"));
+      s.warned("NVML nvmlDeviceGetNvLinkRemotePciInfo_v2 (0000:10:00.0): 1 link(s) to "
+               "0000:78:00.0, which is no accelerator of this host and which NVML does "
+               "not name (nvmlDeviceGetNvLinkRemoteDeviceType); left out"));
 }
 
 TEST(TopoNvLink, SelfLinksAndImpossibleAddressesAreLeftOut) {
