@@ -10,16 +10,12 @@ namespace anygpu {
 
 namespace {
 
-constexpr const char* kSource = "NVML nvmlDeviceGetNvLinkRemotePciInfo_v2";
+constexpr const char* kNvLinkSource = "NVML nvmlDeviceGetNvLinkRemotePciInfo_v2";
 
-std::string hex(uint64_t v, int width) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%0*llx", width, static_cast<unsigned long long>(v));
-  return buf;
-}
-
+// "0000:18:00.0"; numbers out of PCI's range print whole ("0000:1ff:00.0").
 std::string address_text(const NvLinkEnd& e) {
-  return cat({hex(e.domain, 4), ":", hex(e.bus, 2), ":", hex(e.device, 2), ".0"});
+  auto h = [](uint64_t v, int digits) { return hex(v, digits).substr(2); };  // without "0x"
+  return cat({h(e.domain, 4), ":", h(e.bus, 2), ":", h(e.device, 2), ".0"});
 }
 
 // NVML's "no PCI device here" far end: bus and device 0xff (NCCL's xml.cc matches the busId
@@ -28,7 +24,7 @@ bool is_sentinel(const NvLinkEnd& e) {
   return e.bus == 0xff && e.device == 0xff;
 }
 
-struct Reader {
+struct NvLinkReader {
   Topology& t;
   std::vector<std::map<size_t, int>> direct;   // per device: peer -> links
   std::vector<std::map<std::string, int>> sw;  // per device: switch far end -> links
@@ -37,7 +33,7 @@ struct Reader {
   std::map<std::string, std::map<size_t, int>> untyped;
 
   void warn(size_t i, unsigned link, const std::string& what) {
-    t.warnings.push_back(cat({kSource, " (", t.devices[i].device->pci.address.str(), " link ",
+    t.warnings.push_back(cat({kNvLinkSource, " (", t.devices[i].device->pci.address.str(), " link ",
                               std::to_string(link), "): ", what, "; link left out"}));
   }
 
@@ -104,14 +100,14 @@ struct Reader {
     auto bus = [&](size_t x) { return t.devices[x].device->pci.address.str(); };
     if (known(a) && known(b) && ab != ba) {
       t.warnings.push_back(
-          cat({kSource, ": ", bus(a), " reports ", std::to_string(ab), " NVLinks to ", bus(b),
+          cat({kNvLinkSource, ": ", bus(a), " reports ", std::to_string(ab), " NVLinks to ", bus(b),
                ", which reports ", std::to_string(ba), " back; left out"}));
       return 0;
     }
     int n = std::max(ab, ba);
     if (n > kMaxNvLinksPerPair) {
       t.warnings.push_back(
-          cat({kSource, ": ", std::to_string(n), " NVLinks between ", bus(a), " and ", bus(b),
+          cat({kNvLinkSource, ": ", std::to_string(n), " NVLinks between ", bus(a), " and ", bus(b),
                " (at most ", std::to_string(kMaxNvLinksPerPair), " exist); left out"}));
       return 0;
     }
@@ -151,7 +147,7 @@ struct Reader {
           continue;
         }
         t.warnings.push_back(
-            cat({kSource, " (", t.devices[i].device->pci.address.str(),
+            cat({kNvLinkSource, " (", t.devices[i].device->pci.address.str(),
                  "): ", std::to_string(links), " link(s) to ", end,
                  ", which is no accelerator of this host and which NVML does not name "
                  "(nvmlDeviceGetNvLinkRemoteDeviceType); left out"}));
@@ -174,7 +170,7 @@ struct Reader {
 }  // namespace
 
 void add_nvlinks(Topology& t) {
-  Reader{t, {}, {}, {}, {}}.run();
+  NvLinkReader{t, {}, {}, {}, {}}.run();
 }
 
 }  // namespace anygpu

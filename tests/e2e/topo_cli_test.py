@@ -62,9 +62,24 @@ def main(binary, tests, mock=None):
     check("every NIC nearest to one device",
           all(len(n["nearest_devices"]) == 1 for n in clean["nics"]))
     damaged(binary, tests, schema)
+    no_nic_variables(binary, tests)
     if mock:
         nvlink(binary, tests, schema, mock)
     return 1 if failures else 0
+
+
+def no_nic_variables(binary, tests):
+    """run sets no NIC selection variables on a host with RDMA NICs, natively or in a container
+    (docs/run.md says why)."""
+    root = str(tests / "hosts" / "mi210-xgmi-8x")
+    for extra in ([], ["--container", "localhost/exp:1", "--engine", "podman"]):
+        r = subprocess.run([binary, "--root", root, "--no-libs", "run", "--no-check", *extra,
+                            "--dry-run", "--", "python", "train.py"],
+                           capture_output=True, text=True, timeout=60)
+        name = "run " + ("--container" if extra else "native")
+        check(name + ": exit 0", r.returncode == 0, r.stderr)
+        check(name + ": no NIC variables", "NCCL_" not in r.stdout and "HCCL_" not in r.stdout,
+              r.stdout)
 
 
 def nvlink(binary, tests, schema, mock):

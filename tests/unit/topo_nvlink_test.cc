@@ -6,6 +6,7 @@
 
 #include "probe/libs/probe_protocol.h"
 #include "topo/nvlink.h"
+#include "vendorlib/nvml/abi.h"
 #include "worker/message.h"
 
 namespace anygpu {
@@ -191,6 +192,19 @@ std::string reply_with(const std::string& device_lines) {
 }
 
 }  // namespace
+
+// nvml.h: NVML_NVLINK_MAX_LINKS 36; nvmlEnableState_t and nvmlIntNvLinkDeviceType_t are C enums
+// (int-sized); NVML_FEATURE_ENABLED 1; NVML_NVLINK_DEVICE_TYPE_GPU 0, _IBMNPU 1, _SWITCH 2.
+TEST(TopoNvLinkAbi, ConstantsMatchNvmlH) {
+  static_assert(nvml::kNvLinkMaxLinks == 36 && kMaxNvLinks == nvml::kNvLinkMaxLinks);
+  static_assert(sizeof(nvml::EnableState) == sizeof(int));
+  static_assert(sizeof(nvml::NvLinkDeviceType) == sizeof(int));
+  static_assert(nvml::kFeatureEnabled == 1 && nvml::kNvLinkDeviceGpu == 0 &&
+                nvml::kNvLinkDeviceIbmNpu == 1 && nvml::kNvLinkDeviceSwitch == 2);
+  EXPECT_EQ(to_string(NvLinkPeer::nvswitch), "switch");
+  EXPECT_EQ(parse_nvlink_peer("ibm-npu"), NvLinkPeer::ibm_npu);
+  EXPECT_EQ(parse_nvlink_peer("Switch"), std::nullopt);
+}
 
 TEST(TopoNvLinkProtocol, RoundTrip) {
   LibraryResult r;

@@ -30,8 +30,8 @@ struct NvmlApi : nvml::CoreApi {
         gi_id(lib.symbol<nvml::DeviceUintFn>({"nvmlDeviceGetGpuInstanceId"})),
         ci_id(lib.symbol<nvml::DeviceUintFn>({"nvmlDeviceGetComputeInstanceId"})),
         nvlink_state(lib.symbol<nvml::NvLinkStateFn>({"nvmlDeviceGetNvLinkState"})),
-        nvlink_remote_pci(lib.symbol<nvml::NvLinkRemotePciFn>(
-            {"nvmlDeviceGetNvLinkRemotePciInfo_v2", "nvmlDeviceGetNvLinkRemotePciInfo"})),
+        nvlink_remote_pci(
+            lib.symbol<nvml::NvLinkRemotePciFn>({"nvmlDeviceGetNvLinkRemotePciInfo_v2"})),
         nvlink_remote_type(
             lib.symbol<nvml::NvLinkRemoteTypeFn>({"nvmlDeviceGetNvLinkRemoteDeviceType"})) {}
 
