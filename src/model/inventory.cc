@@ -34,6 +34,26 @@ std::string PciAddress::str() const {
   return buf;
 }
 
+std::string_view to_string(NvLinkPeer p) {
+  switch (p) {
+    case NvLinkPeer::gpu:
+      return "gpu";
+    case NvLinkPeer::nvswitch:
+      return "switch";
+    case NvLinkPeer::ibm_npu:
+      return "ibm-npu";
+    case NvLinkPeer::unknown:
+      break;
+  }
+  return "unknown";
+}
+
+std::optional<NvLinkPeer> parse_nvlink_peer(std::string_view text) {
+  for (auto p : {NvLinkPeer::gpu, NvLinkPeer::nvswitch, NvLinkPeer::ibm_npu, NvLinkPeer::unknown})
+    if (to_string(p) == text) return p;
+  return std::nullopt;
+}
+
 std::string_view to_string(DeviceStatus s) {
   switch (s) {
     case DeviceStatus::ok:

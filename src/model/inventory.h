@@ -82,6 +82,26 @@ struct Partition {
   std::optional<int> runtime_index;
 };
 
+// One active NVLink of a device as NVML reports it (nvmlDeviceGetNvLinkState enabled): its link
+// index and the far end's PCI address as NVML's numbers, unchecked (src/topo/nvlink.cc judges
+// them against the host's devices), and what NVML says is there.
+enum class NvLinkPeer { gpu, nvswitch, ibm_npu, unknown };
+std::string_view to_string(NvLinkPeer p);  // "gpu", "switch", "ibm-npu", "unknown"
+std::optional<NvLinkPeer> parse_nvlink_peer(std::string_view text);
+inline constexpr unsigned kMaxNvLinks = 36;  // NVML_NVLINK_MAX_LINKS: link indexes are below it
+struct NvLinkEnd {
+  unsigned link = 0;
+  uint64_t domain = 0, bus = 0, device = 0;
+  NvLinkPeer peer = NvLinkPeer::unknown;
+};
+
+// A device's NVLinks as far as the library could tell: `active` when it answered for every link
+// index, else `unknown` says why (a missing entry point, a failing call) and `active` is empty.
+struct NvLinkFacts {
+  std::vector<NvLinkEnd> active;
+  std::optional<std::string> unknown;
+};
+
 struct Device {
   std::string vendor;       // registry id
   std::string vendor_name;  // PCI vendor name
@@ -104,6 +124,7 @@ struct Device {
   std::vector<std::string> sources;  // "sysfs", "registry", "nvml", …
   std::optional<Partitioning> partitioning;
   std::vector<Partition> partitions;
+  std::optional<NvLinkFacts> nvlink;  // absent: no library was asked (not rendered by list)
 
   void add_source(std::string_view source);
   // Bound to the vendor's own driver: the vendor runtime enumerates it and its nodes exist

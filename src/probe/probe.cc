@@ -35,6 +35,7 @@ void merge(const ProbeContext& ctx, Device& dev, const LibraryDeviceFacts& f,
                   std::to_string(*f.memory_total_bytes), " bytes (over 64 PiB); ignored"}));
   else if (f.memory_total_bytes)
     dev.memory_total_bytes = f.memory_total_bytes;
+  if (f.nvlink) dev.nvlink = f.nvlink;
   dev.add_source(api);
 }
 

@@ -4,6 +4,7 @@ set(ANYGPU_TOPO_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/closeness.cc
   ${CMAKE_CURRENT_LIST_DIR}/kfd_link.cc
   ${CMAKE_CURRENT_LIST_DIR}/kfd_topology.cc
+  ${CMAKE_CURRENT_LIST_DIR}/nvlink.cc
   ${CMAKE_CURRENT_LIST_DIR}/pci_path.cc
   ${CMAKE_CURRENT_LIST_DIR}/pcie_class.cc
   ${CMAKE_CURRENT_LIST_DIR}/topology.cc

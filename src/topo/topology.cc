@@ -1,5 +1,5 @@
 // Assembles a Topology from the host: the PCI place of every device, KFD links between devices,
-// RDMA NICs and the nearest ones per device.
+// NVLinks from what NVML told discovery, RDMA NICs and the nearest ones per device.
 #include "topo/topology.h"
 
 #include <cerrno>
@@ -7,6 +7,7 @@
 #include "host/paths.h"
 #include "probe/sysfs_parse.h"
 #include "topo/kfd_topology.h"
+#include "topo/nvlink.h"
 #include "topo/pci_path.h"
 #include "util/strings.h"
 
@@ -114,6 +115,7 @@ Topology read_topology(const HostRoot& host, const Inventory& inventory) {
     place_device(host, t.devices.back(), t.warnings);
   }
   read_kfd_links(host, t);
+  add_nvlinks(t);
   read_nics(host, t);
   find_nearest(t);
   return t;

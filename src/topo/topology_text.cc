@@ -66,7 +66,11 @@ std::string aligned(const std::vector<std::vector<std::string>>& rows) {
 constexpr const char* kLegend =
     "Legend:\n"
     "  X    = Self\n"
-    "  XGMI = AMD xGMI link (KFD io_links)\n"
+    "  XGMI = AMD xGMI link (KFD io_links)\n";
+// Only where NVML reported NVLinks, so a host without them prints what it always did.
+constexpr const char* kNvLinkLegend =
+    "  NV#  = a bonded set of # NVLinks (NVML; through NVSwitches where the GPUs share one)\n";
+constexpr const char* kPcieLegend =
     "  SYS  = PCIe and the interconnect between NUMA nodes (or a NUMA node unknown)\n"
     "  NODE = PCIe and the interconnect between host bridges of one NUMA node\n"
     "  PHB  = PCIe and a PCIe host bridge\n"
@@ -81,6 +85,7 @@ std::string device_label(const Device& d) {
 
 std::string device_cell(const Topology& t, size_t a, size_t b) {
   if (const auto* l = t.link(a, b)) {
+    if (l->kind == "nvlink" && l->count) return cat({"NV", std::to_string(*l->count)});
     std::string kind = l->kind;
     for (auto& c : kind) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 32 : c);
     return kind;
@@ -94,6 +99,10 @@ std::string topology_to_text(const Topology& t) {
   std::string out = aligned(matrix(t));
   out += "\n";
   out += kLegend;
+  if (std::any_of(t.links.begin(), t.links.end(),
+                  [](const DeviceLink& l) { return l.kind == "nvlink"; }))
+    out += kNvLinkLegend;
+  out += kPcieLegend;
   out += "\nDevices:\n";
   for (const auto& d : t.devices)
     out += cat({"  ", device_label(*d.device), ": ", d.device->pci.address.str(),

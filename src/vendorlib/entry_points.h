@@ -28,6 +28,7 @@ struct LibraryDeviceFacts {
   std::optional<std::string> name, uuid, arch;
   std::optional<uint64_t> memory_total_bytes;
   std::vector<LibraryMigFacts> mig;
+  std::optional<NvLinkFacts> nvlink;  // NVML only
 };
 
 // A probe's answer: the report (status and message filled by the probe), every device the

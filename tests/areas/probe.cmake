@@ -11,4 +11,4 @@ list(APPEND ANYGPU_UNIT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../unit/partitions_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/mig_nvml_test.cc
 )
-list(APPEND ANYGPU_MOCKS nvml_ok nvml_mig nvml_init_error nvml_missing_symbol nvml_hang rocm_smi_ok ze_ok)
+list(APPEND ANYGPU_MOCKS nvml_ok nvml_mig nvml_nvlink nvml_init_error nvml_missing_symbol nvml_hang rocm_smi_ok ze_ok)

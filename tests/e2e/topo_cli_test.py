@@ -1,12 +1,16 @@
 #!/usr/bin/python3
 """`anygpu topo` end to end: goldens of the matrix and of --json on fixture hosts, the JSON
 schema, no warnings on the clean MI210 fixture, and damaged KFD links left out with a warning
-naming the file (exit 0, no crash).
+naming the file (exit 0, no crash). With MOCK_NVML (tests/mocklibs/nvml_nvlink.cc, copied
+into an h100-8x root as libnvidia-ml.so.1): NVLink through NVSwitches (goldens), a pairwise
+layout, the choices that use it (select, slurm gres Links=, k8s labels) and NVML's bad answers
+left out with a warning naming NVML.
 
-Usage: topo_cli_test.py ANYGPU TESTS_DIR
+Usage: topo_cli_test.py ANYGPU TESTS_DIR [MOCK_NVML]
 """
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -30,7 +34,13 @@ def topo(binary, root, *args):
                           capture_output=True, text=True, timeout=60)
 
 
-def main(binary, tests):
+def with_libs(binary, root, layout, *args):
+    env = dict(os.environ, MOCK_NVML_NVLINK=layout)
+    return subprocess.run([binary, "--root", str(root), *args], capture_output=True, text=True,
+                          timeout=60, env=env)
+
+
+def main(binary, tests, mock=None):
     tests = Path(tests).resolve()
     schema = json.loads((tests.parent / "schemas" / "topology.schema.json").read_text())
     golden = tests / "golden" / "topo"
@@ -52,7 +62,92 @@ def main(binary, tests):
     check("every NIC nearest to one device",
           all(len(n["nearest_devices"]) == 1 for n in clean["nics"]))
     damaged(binary, tests, schema)
+    no_nic_variables(binary, tests)
+    if mock:
+        nvlink(binary, tests, schema, mock)
     return 1 if failures else 0
+
+
+def no_nic_variables(binary, tests):
+    """run sets no NIC selection variables on a host with RDMA NICs, natively or in a container
+    (docs/run.md says why)."""
+    root = str(tests / "hosts" / "mi210-xgmi-8x")
+    for extra in ([], ["--container", "localhost/exp:1", "--engine", "podman"]):
+        r = subprocess.run([binary, "--root", root, "--no-libs", "run", "--no-check", *extra,
+                            "--dry-run", "--", "python", "train.py"],
+                           capture_output=True, text=True, timeout=60)
+        name = "run " + ("--container" if extra else "native")
+        check(name + ": exit 0", r.returncode == 0, r.stderr)
+        check(name + ": no NIC variables", "NCCL_" not in r.stdout and "HCCL_" not in r.stdout,
+              r.stdout)
+
+
+def nvlink(binary, tests, schema, mock):
+    golden = tests / "golden" / "topo"
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "root"
+        shutil.copytree(tests / "hosts" / "h100-8x", root, symlinks=True)
+        lib = root / "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"
+        lib.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(mock, lib)
+        js = with_libs(binary, root, "switch", "topo", "--json")
+        text = with_libs(binary, root, "switch", "topo")
+        check("nvlink: exit 0", js.returncode == 0 and text.returncode == 0, js.stderr)
+        check("nvlink: golden json", js.stdout == (golden / "h100-8x-nvlink.json").read_text(),
+              js.stdout)
+        check("nvlink: golden text", text.stdout == (golden / "h100-8x-nvlink.txt").read_text(),
+              text.stdout)
+        doc = json.loads(js.stdout)
+        jsonschema.validate(doc, schema)
+        check("nvlink: 28 pairs of NV18", len(doc["links"]) == 28 and
+              all(l["kind"] == "nvlink" and l["count"] == 18 for l in doc["links"]))
+        check("nvlink: no warnings", doc["warnings"] == [], str(doc["warnings"]))
+
+        mesh = json.loads(with_libs(binary, root, "mesh", "topo", "--json").stdout)
+        pairs = {(l["a"], l["b"]): l["count"] for l in mesh["links"]}
+        bus = ["0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0", "0000:5d:00.0"]
+        want = {(bus[0], bus[1]): 2, (bus[2], bus[3]): 2, (bus[0], bus[2]): 1,
+                (bus[0], bus[3]): 1, (bus[1], bus[2]): 1, (bus[1], bus[3]): 1}
+        check("mesh: pairwise counts", pairs == want, str(pairs))
+
+        sel = with_libs(binary, root, "switch", "select", "--devices", "4", "-v")
+        check("select: nvlink domain named",
+              "in one nvlink link domain" in sel.stderr, sel.stderr)
+        gres = with_libs(binary, root, "switch", "slurm", "gres")
+        check("gres: Links= from NVLink",
+              "Links=-1,18,18,18,18,18,18,18" in gres.stdout, gres.stdout)
+        labels = with_libs(binary, root, "switch", "k8s", "labels")
+        check("labels: one nvlink domain of 8",
+              "link-kind=nvlink" in labels.stdout and "link-domain-size=8" in labels.stdout,
+              labels.stdout)
+
+        prefix = "NVML nvmlDeviceGetNvLinkRemotePciInfo_v2 "
+        for layout, expected in [
+            ("bad-remote", [prefix + "(0000:18:00.0 link 0): far end 0000:77:00.0 is no "
+                            "accelerator of this host; link left out",
+                            prefix + "(0000:18:00.0 link 1): far end is the device itself; "
+                            "link left out"]),
+            ("asymmetric", ["NVML nvmlDeviceGetNvLinkRemotePciInfo_v2: 0000:18:00.0 reports 2 "
+                            "NVLinks to 0000:2a:00.0, which reports 1 back; left out"]),
+            ("absurd", ["NVML nvmlDeviceGetNvLinkRemotePciInfo_v2: 30 NVLinks between "
+                        "0000:3a:00.0 and 0000:5d:00.0 (at most 18 exist); left out"]),
+            ("state-error", ["NVML: NVLinks of 0000:ab:00.0 unknown: nvmlDeviceGetNvLinkState "
+                             "failed on link 0: Unknown Error (999)"]),
+        ]:
+            r = with_libs(binary, root, layout, "topo", "--json")
+            check(layout + ": exit 0", r.returncode == 0, r.stderr)
+            doc = json.loads(r.stdout)
+            jsonschema.validate(doc, schema)
+            for w in expected:
+                check(layout + ": warned", w in doc["warnings"], str(doc["warnings"]))
+        untyped = json.loads(with_libs(binary, root, "no-type", "topo", "--json").stdout)
+        check("no-type: switches found by their shared far ends",
+              untyped["warnings"] == [] and len(untyped["links"]) == 28 and
+              all(l["count"] == 18 for l in untyped["links"]), str(untyped["warnings"][:2]))
+        bad = json.loads(with_libs(binary, root, "bad-remote", "topo", "--json").stdout)
+        check("bad-remote: the rest stays", len(bad["links"]) == 5, str(bad["links"]))
+        err = json.loads(with_libs(binary, root, "state-error", "topo", "--json").stdout)
+        check("state-error: other GPUs keep NV18", len(err["links"]) == 21, str(len(err["links"])))
 
 
 def damaged(binary, tests, schema):
@@ -84,4 +179,4 @@ def damaged(binary, tests, schema):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    sys.exit(main(*sys.argv[1:4]))

@@ -37,6 +37,15 @@ void check_reply(std::string_view text) {
       FUZZ_CHECK(a.devices[d].address == b.devices[d].address);
       FUZZ_CHECK(a.devices[d].name == b.devices[d].name);
       FUZZ_CHECK(a.devices[d].memory_total_bytes == b.devices[d].memory_total_bytes);
+      const auto &la = a.devices[d].nvlink, &lb = b.devices[d].nvlink;
+      FUZZ_CHECK(la.has_value() == lb.has_value());
+      if (!la || !lb) continue;
+      FUZZ_CHECK(la->unknown == lb->unknown && la->active.size() == lb->active.size());
+      for (size_t k = 0; k < la->active.size() && k < lb->active.size(); ++k) {
+        const auto &x = la->active[k], &y = lb->active[k];
+        FUZZ_CHECK(x.link == y.link && x.domain == y.domain && x.bus == y.bus &&
+                   x.device == y.device && x.peer == y.peer);
+      }
     }
   }
 }

@@ -42,6 +42,45 @@ void decode_mig(const Record& r, LibraryDeviceFacts& d, std::optional<std::strin
   field = r.fields[0];
 }
 
+// "nvlinks" says NVML answered for every link of the last device; each "nvlink LINK DOMAIN BUS
+// DEVICE PEER" after it is one active link (numbers as NVML gave them, judged by src/topo).
+// "nvlinks-unknown WHY" says it could not. One of the two per device.
+void decode_nvlink(const Record& r, LibraryDeviceFacts& d, std::optional<std::string>& error) {
+  if (!arity(r, r.tag == "nvlink" ? 5 : r.tag == "nvlinks" ? 0 : 1, error)) return;
+  if (r.tag != "nvlink") {
+    if (d.nvlink) {
+      error = at(r, cat({"second NVLink state ('", r.tag, "')"}));
+      return;
+    }
+    d.nvlink.emplace();
+    if (r.tag == "nvlinks-unknown") d.nvlink->unknown = r.fields[0];
+    return;
+  }
+  if (!d.nvlink || d.nvlink->unknown) {
+    error = at(r, "'nvlink' without 'nvlinks' before it");
+    return;
+  }
+  auto link = parse_uint(r.fields[0]), domain = parse_uint(r.fields[1]),
+       bus = parse_uint(r.fields[2]), device = parse_uint(r.fields[3]);
+  auto peer = parse_nvlink_peer(r.fields[4]);
+  constexpr uint64_t kU32 = 0xffffffffu;  // NVML's fields are unsigned int
+  if (!link || *link >= kMaxNvLinks || !domain || *domain > kU32 || !bus || *bus > kU32 ||
+      !device || *device > kU32 || !peer) {
+    error = at(r, "bad 'nvlink' fields");
+    return;
+  }
+  for (const auto& e : d.nvlink->active)
+    if (e.link == *link) {
+      error = at(r, "link " + std::to_string(*link) + " listed twice");
+      return;
+    }
+  d.nvlink->active.push_back({static_cast<unsigned>(*link), *domain, *bus, *device, *peer});
+}
+
+bool is_nvlink_tag(std::string_view tag) {
+  return tag == "nvlinks" || tag == "nvlink" || tag == "nvlinks-unknown";
+}
+
 bool is_mig_tag(std::string_view tag) {
   return tag == "mig" || tag == "mig-uuid" || tag == "mig-profile" || tag == "mig-memory";
 }
@@ -120,6 +159,14 @@ std::string encode_library(const LibraryResult& result, const StrayOutput& outpu
       if (m.profile) w.line("mig-profile", {*m.profile});
       if (m.memory_total_bytes) w.line("mig-memory", {std::to_string(*m.memory_total_bytes)});
     }
+    if (d.nvlink && d.nvlink->unknown) {
+      w.line("nvlinks-unknown", {*d.nvlink->unknown});
+    } else if (d.nvlink) {
+      w.line("nvlinks");
+      for (const auto& e : d.nvlink->active)
+        w.line("nvlink", {std::to_string(e.link), std::to_string(e.domain), std::to_string(e.bus),
+                          std::to_string(e.device), to_string(e.peer)});
+    }
   }
   if (output.bytes)
     w.line("output", {std::to_string(output.bytes), output.excerpt.empty() ? "-" : output.excerpt});
@@ -194,7 +241,7 @@ ProbeReply decode_probe_reply(std::string_view text) {
         error = at(r, "bad PCI address");
         break;
       }
-      open->result.devices.push_back({*address, {}, {}, {}, {}, {}});
+      open->result.devices.push_back({*address, {}, {}, {}, {}, {}, {}});
     } else if (r.tag == "name" || r.tag == "uuid" || r.tag == "arch") {
       if (auto* d = device(r))
         text_field(r, r.tag == "name" ? d->name : r.tag == "uuid" ? d->uuid : d->arch);
@@ -209,6 +256,8 @@ ProbeReply decode_probe_reply(std::string_view text) {
       d->memory_total_bytes = *v;
     } else if (is_mig_tag(r.tag)) {
       if (auto* d = device(r)) decode_mig(r, *d, error);
+    } else if (is_nvlink_tag(r.tag)) {
+      if (auto* d = device(r)) decode_nvlink(r, *d, error);
     } else if (r.tag == "output") {
       if (!arity(r, 2, error)) break;
       auto n = parse_uint(r.fields[0]);

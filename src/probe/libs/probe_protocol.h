@@ -17,7 +17,10 @@
 //                                 end
 //
 // Optional reply lines per library: path, message, driver, runtime, output (bytes the library
-// wrote to stdout/stderr, and the first of them); per device: name, uuid, arch, memory.
+// wrote to stdout/stderr, and the first of them); per device: name, uuid, arch, memory, the MIG
+// lines (mig GI CI, mig-uuid, mig-profile, mig-memory) and NVLink: `nvlinks` (NVML answered for
+// every link) followed by one `nvlink LINK DOMAIN BUS DEVICE PEER` per active link (PEER gpu,
+// switch, ibm-npu or unknown), or `nvlinks-unknown WHY`.
 #pragma once
 
 #include <optional>

@@ -54,4 +54,21 @@ using DeviceUintFn = Return (*)(Device, unsigned int*);
 using MigHandleFn = Return (*)(Device, unsigned int, Device*);
 inline constexpr unsigned kMigEnabled = 1;  // NVML_DEVICE_MIG_ENABLE
 
+// NVLink (nvml.h of NVIDIA/go-nvml gen/nvml/nvml.h: NVML_NVLINK_MAX_LINKS, nvmlEnableState_t,
+// nvmlIntNvLinkDeviceType_t, nvmlDeviceGetNvLinkState, nvmlDeviceGetNvLinkRemotePciInfo_v2 —
+// "pciSubSystemId is not filled" — and nvmlDeviceGetNvLinkRemoteDeviceType). Each is looked up
+// on its own: without the first two a device's links are unknown; without the third, what is at
+// the far end is.
+inline constexpr unsigned kNvLinkMaxLinks = 36;             // NVML_NVLINK_MAX_LINKS
+using EnableState = int;                                    // nvmlEnableState_t (a C enum)
+inline constexpr EnableState kFeatureEnabled = 1;           // NVML_FEATURE_ENABLED; DISABLED is 0
+using NvLinkDeviceType = int;                               // nvmlIntNvLinkDeviceType_t (a C enum)
+inline constexpr NvLinkDeviceType kNvLinkDeviceGpu = 0x00;  // NVML_NVLINK_DEVICE_TYPE_GPU
+inline constexpr NvLinkDeviceType kNvLinkDeviceIbmNpu = 0x01;  // …_IBMNPU
+inline constexpr NvLinkDeviceType kNvLinkDeviceSwitch = 0x02;  // …_SWITCH
+inline constexpr Return kErrorInvalidArgument = 2;             // NVML_ERROR_INVALID_ARGUMENT
+using NvLinkStateFn = Return (*)(Device, unsigned int link, EnableState*);
+using NvLinkRemotePciFn = Return (*)(Device, unsigned int link, PciInfo*);
+using NvLinkRemoteTypeFn = Return (*)(Device, unsigned int link, NvLinkDeviceType*);
+
 }  // namespace anygpu::nvml

@@ -28,7 +28,12 @@ struct NvmlApi : nvml::CoreApi {
         max_mig(lib.symbol<nvml::DeviceUintFn>({"nvmlDeviceGetMaxMigDeviceCount"})),
         mig_by_index(lib.symbol<nvml::MigHandleFn>({"nvmlDeviceGetMigDeviceHandleByIndex"})),
         gi_id(lib.symbol<nvml::DeviceUintFn>({"nvmlDeviceGetGpuInstanceId"})),
-        ci_id(lib.symbol<nvml::DeviceUintFn>({"nvmlDeviceGetComputeInstanceId"})) {}
+        ci_id(lib.symbol<nvml::DeviceUintFn>({"nvmlDeviceGetComputeInstanceId"})),
+        nvlink_state(lib.symbol<nvml::NvLinkStateFn>({"nvmlDeviceGetNvLinkState"})),
+        nvlink_remote_pci(
+            lib.symbol<nvml::NvLinkRemotePciFn>({"nvmlDeviceGetNvLinkRemotePciInfo_v2"})),
+        nvlink_remote_type(
+            lib.symbol<nvml::NvLinkRemoteTypeFn>({"nvmlDeviceGetNvLinkRemoteDeviceType"})) {}
 
   nvml::ShutdownFn shutdown;
   nvml::StringFn name, uuid;
@@ -40,6 +45,9 @@ struct NvmlApi : nvml::CoreApi {
   nvml::DeviceUintFn max_mig;
   nvml::MigHandleFn mig_by_index;
   nvml::DeviceUintFn gi_id, ci_id;
+  nvml::NvLinkStateFn nvlink_state;
+  nvml::NvLinkRemotePciFn nvlink_remote_pci;
+  nvml::NvLinkRemoteTypeFn nvlink_remote_type;
 
   bool has_mig() const { return mig_mode && max_mig && mig_by_index && gi_id && ci_id; }
 };
@@ -84,6 +92,53 @@ std::vector<LibraryMigFacts> mig_devices(const NvmlApi& api, nvml::Device dev) {
     if (nvml::Memory mem{}; api.memory && api.memory(mig, &mem) == nvml::kSuccess && mem.total)
       m.memory_total_bytes = mem.total;
     out.push_back(std::move(m));
+  }
+  return out;
+}
+
+NvLinkPeer peer_of(nvml::NvLinkDeviceType t) {
+  switch (t) {
+    case nvml::kNvLinkDeviceGpu:
+      return NvLinkPeer::gpu;
+    case nvml::kNvLinkDeviceSwitch:
+      return NvLinkPeer::nvswitch;
+    case nvml::kNvLinkDeviceIbmNpu:
+      return NvLinkPeer::ibm_npu;
+    default:
+      return NvLinkPeer::unknown;
+  }
+}
+
+// Every active NVLink of `dev`, asked link by link up to NVML_NVLINK_MAX_LINKS like Slurm's
+// gpu_nvml.c and NCCL's xml.cc do. A link index the device does not have answers NOT_SUPPORTED
+// or INVALID_ARGUMENT (a PCIe-only GPU does so for link 0): no link there. Any other failure
+// leaves the device's links unknown, saying which call failed; so does a missing entry point.
+NvLinkFacts nvlinks_of(const NvmlApi& api, nvml::Device dev) {
+  NvLinkFacts out;
+  if (!api.nvlink_state || !api.nvlink_remote_pci) {
+    out.unknown = api.nvlink_state ? "no nvmlDeviceGetNvLinkRemotePciInfo_v2 in this NVML"
+                                   : "no nvmlDeviceGetNvLinkState in this NVML";
+    return out;
+  }
+  auto fail = [&](const char* call, unsigned link, nvml::Return r) {
+    out.active.clear();
+    out.unknown = cat({call, " failed on link ", std::to_string(link), ": ", api.why(r)});
+    return out;
+  };
+  for (unsigned link = 0; link < nvml::kNvLinkMaxLinks; ++link) {
+    nvml::EnableState state = 0;
+    auto r = api.nvlink_state(dev, link, &state);
+    if (r == nvml::kErrorNotSupported || r == nvml::kErrorInvalidArgument) continue;
+    if (r != nvml::kSuccess) return fail("nvmlDeviceGetNvLinkState", link, r);
+    if (state != nvml::kFeatureEnabled) continue;
+    nvml::PciInfo pci{};
+    if (r = api.nvlink_remote_pci(dev, link, &pci); r != nvml::kSuccess)
+      return fail("nvmlDeviceGetNvLinkRemotePciInfo_v2", link, r);
+    NvLinkEnd end{link, pci.domain, pci.bus, pci.device, NvLinkPeer::unknown};
+    if (nvml::NvLinkDeviceType t = 0xff;
+        api.nvlink_remote_type && api.nvlink_remote_type(dev, link, &t) == nvml::kSuccess)
+      end.peer = peer_of(t);
+    out.active.push_back(end);
   }
   return out;
 }
@@ -139,6 +194,7 @@ void nvml::probe(const DynamicLibrary& lib, LibraryResult& result) {
                                   major > 0 && major < 100 && minor >= 0 && minor < 10)
       f.arch = "sm_" + std::to_string(major) + std::to_string(minor);
     f.mig = mig_devices(api, dev);
+    f.nvlink = nvlinks_of(api, dev);
     result.devices.push_back(std::move(f));
   }
   if (api.shutdown) api.shutdown();
