@@ -82,6 +82,35 @@ def shared_library(path, work, fatbins=(), bundles=()):
     subprocess.run(["cc", "-shared", "-fPIC", "-O0", "-o", str(path), str(c)], check=True)
 
 
+def compat_note(cuda="12.9", drivers=(535, 550, 560, 565, 570, 575),
+                devices=(1, 2, 7, 8, 9, 10, 11, 12, 13, 14), desc=None):
+    """The `.note.cuda.fwd_compatibility` note of a cuda-compat libcuda.so, as
+    nvidia-container-toolkit's cudacompat/cuda-elf-header.go reads it: an ELF note header (u32
+    name size, u32 description size, u32 type), the name "NVIDIA Corporation" NUL-terminated
+    and padded to 4, the JSON description padded to 4. The defaults are what that project's
+    test records for libcuda.so.575.57.08."""
+    if desc is None:
+        desc = json.dumps({"Format": 1, "CUDA Version": cuda, "Driver": list(drivers),
+                           "Device": list(devices)}).encode()
+    name = b"NVIDIA Corporation\0"
+    pad = lambda b: b + b"\0" * ((4 - len(b) % 4) % 4)
+    return struct.pack("<III", len(name), len(desc), 1) + pad(name) + pad(desc)
+
+
+def compat_library(path, work, note=None):
+    """A real shared object standing in for cuda-compat's libcuda.so: a `.note.cuda.
+    fwd_compatibility` section (SHT_NOTE, as the assembler types every `.note*` section)
+    holding `note`, or no such section when note is None."""
+    src = "int cuInit(unsigned int flags) { return (int)flags; }\n"
+    if note is not None:
+        body = ",".join(str(b) for b in note)
+        src += (f'__attribute__((section(".note.cuda.fwd_compatibility"), aligned(4), used))\n'
+                f"const unsigned char fwd_compat[{len(note)}] = {{{body}}};\n")
+    c = Path(work) / (Path(path).name + ".c")
+    c.write_text(src)
+    subprocess.run(["cc", "-shared", "-fPIC", "-O0", "-o", str(path), str(c)], check=True)
+
+
 def layer_tar(files, whiteouts=(), opaque=(), links=()):
     """files: {path: bytes}; whiteouts: paths deleted from lower layers; opaque: directories
     whose lower contents are hidden; links: (path, target) symlinks. Returns tar bytes."""
