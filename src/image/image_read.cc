@@ -189,14 +189,13 @@ std::optional<Error> read_layer(const ImageStore& store, const LayerPlan& plan, 
   }
   head.resize(got);
   auto kind = sniff_compression(reinterpret_cast<const uint8_t*>(head.data()), head.size());
-  if (kind == Compression::zstd)
-    return bad_input(cat({what,
-                          ": zstd-compressed; anygpu reads tar and tar+gzip layers "
-                          "(podman save writes them uncompressed)"}));
   PrefixedSource stream(head, blob);
-  std::unique_ptr<GzipSource> gz;
-  if (kind == Compression::gzip) gz = std::make_unique<GzipSource>(stream, kMaxLayerBytes, what);
-  ByteSource& plain = gz ? static_cast<ByteSource&>(*gz) : stream;
+  std::unique_ptr<ByteSource> inflated;
+  if (kind == Compression::gzip)
+    inflated = std::make_unique<GzipSource>(stream, kMaxLayerBytes, what);
+  else if (kind == Compression::zstd)
+    inflated = std::make_unique<ZstdSource>(stream, kMaxLayerBytes, what);
+  ByteSource& plain = inflated ? *inflated : stream;
   HashingSource diff(plain);
   TarReader tar(diff, what);
   if (auto e = walk_layer(tar, index, changes, budget)) return *e;
@@ -207,13 +206,13 @@ std::optional<Error> read_layer(const ImageStore& store, const LayerPlan& plan, 
     if (!r) return r.error();
     if (*r == 0) break;
   }
-  for (;;) {  // a gzip stream may end before its blob does (trailing bytes)
+  for (;;) {  // a compressed stream may end before its blob does (trailing bytes)
     auto r = blob.read(sink, sizeof sink);
     if (!r) return r.error();
     if (*r == 0) break;
   }
   auto diff_hex = diff.hex();
-  auto blob_hex = gz ? blob.hex() : diff_hex;
+  auto blob_hex = inflated ? blob.hex() : diff_hex;
   if (plan.blob_sha && blob_hex != *plan.blob_sha)
     return bad_input(cat({what, ": blob ", plan.member, " has digest sha256:", blob_hex,
                           ", not the sha256:", *plan.blob_sha, " it is named by"}));

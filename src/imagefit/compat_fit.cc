@@ -58,7 +58,10 @@ void judge_one(const Device& d, const ImageCompat& lib, const WheelData& data,
   }
   // The runtime leaves a compat library of the host's branch or older out of the library path.
   if (*host_major >= *compat_major) return;
-  auto cuda = c.note ? c.note->cuda_version : std::string("newer");
+  // The note names the CUDA the compat driver provides; without one, the newest CUDA whose
+  // driver floor the compat driver's version meets.
+  auto cuda =
+      c.note ? c.note->cuda_version : data.cuda_for_driver(c.driver_version).value_or("newer");
   auto host_cuda = data.cuda_for_driver(*host).value_or("unknown");
   auto used = cat({where, " is the libcuda of driver ", c.driver_version, " (CUDA ", cuda,
                    "); the host's driver ", *host, " (CUDA ", host_cuda,

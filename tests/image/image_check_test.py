@@ -330,6 +330,63 @@ def partitions(r, work):
           text.stdout[:2000])
 
 
+def reserved_block(b):
+    """The zstd frame `b` with its first block's type set to 3 (reserved, RFC 8878 3.1.1.2):
+    damage the decoder itself finds, not only the tar reader after it."""
+    fhd = b[4]
+    single = fhd & 0x20
+    header = 5 + (0 if single else 1) + (0, 1, 2, 4)[fhd & 3] + \
+        ((1 if single else 0), 2, 4, 8)[fhd >> 6]
+    return b[:header] + bytes([b[header] | 0x06]) + b[header + 1:]
+
+
+def zstd_images(r, work):
+    """Layers compressed by the `zstd` command (OCI tar+zstd, one frame and several, as
+    zstd:chunked writes them) and zstd CCOB offload bundles (versions 2 and 3)."""
+    layers, env = build_cuda(work)
+    docs = []
+    for frames in (1, 3):
+        oci = Path(work) / f"zstd-{frames}"
+        mk.oci_layout(oci, layers, env, ref="zstd", zstd_frames=frames)
+        rc, d = r.doc("h100-8x", oci)
+        docs.append(d)
+        libs = {c["file"].rsplit("/", 1)[1]: c["archs"] for c in (d or {}).get("code_objects", [])}
+        check(f"tar+zstd layers ({frames} frame(s)) read: ok on h100, archs", rc == 0 and d and
+              set(verdicts(d).values()) == {"ok"} and
+              libs.get("libtorch_cuda.so") == ["sm_80", "sm_90", "compute_90"], (rc, d))
+    for version in (2, 3):
+        hip = lib(work, f"libzccob{version}.so",
+                  bundles=[mk.compressed_bundle(["gfx1100", "gfx942"], "zstd", version)])
+        docker, _, _ = three_forms(work, f"zccob{version}",
+                                   [mk.layer_tar({"opt/k/libk.so": hip})], [])
+        rc, d = r.doc("workstation-mixed", docker)
+        check(f"zstd CCOB v{version} bundle targets read", d and d["code_objects"] and
+              d["code_objects"][0]["archs"] == ["gfx1100", "gfx942"] and
+              "unread_bundles" not in d["code_objects"][0], d and d["code_objects"])
+    # Damage: a zstd layer cut short, and one with bytes changed (blob renamed to match).
+    for name, damage, needle in [("truncated zstd", lambda b: b[:len(b) // 2],
+                                  "truncated zstd stream"),
+                                 ("corrupt zstd", reserved_block, "corrupt zstd stream (")]:
+        big = mk.layer_tar({"usr/lib/data.bin": os.urandom(100000) + bytes(200000)})
+        oci = Path(work) / f"bad-{name.replace(' ', '-')}"
+        mk.oci_layout(oci, [big], [], zstd_frames=1)
+        blobs = oci / "blobs" / "sha256"
+        blob = next(p for p in blobs.iterdir() if p.read_bytes()[:4] == b"\x28\xb5\x2f\xfd")
+        bad = damage(blob.read_bytes())
+        blob.unlink()
+        (blobs / mk.sha(bad)).write_bytes(bad)
+        index = json.loads((oci / "index.json").read_text())
+        mpath = blobs / index["manifests"][0]["digest"][7:]
+        manifest = json.loads(mpath.read_text())
+        manifest["layers"][0]["digest"] = "sha256:" + mk.sha(bad)
+        mtext = json.dumps(manifest).encode()
+        mpath.unlink()
+        (blobs / mk.sha(mtext)).write_bytes(mtext)
+        index["manifests"][0]["digest"] = "sha256:" + mk.sha(mtext)
+        (oci / "index.json").write_text(json.dumps(index))
+        expect_bad(r, name, oci, f"layer 1 (sha256:{mk.sha(bad)})", needle)
+
+
 def whiteouts(r, work):
     sm50 = lib(work, "old.so", fatbins=[mk.fatbin_container([(2, 50)])])
     sm90 = lib(work, "new.so", fatbins=[mk.fatbin_container([(2, 90)])])
@@ -547,6 +604,7 @@ def main(binary, tests):
         good_images(r, work)
         cuda_compat(r, work)
         partitions(r, work)
+        zstd_images(r, work)
         whiteouts(r, work)
         docker_store(r, work)
         bad_inputs(r, work)
