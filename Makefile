@@ -23,7 +23,7 @@ WERROR     ?= $(if $(DEV_GOALS),ON,OFF)
 TESTS      ?= $(if $(DEV_GOALS),ON,OFF)
 
 BUILD_DEPS := cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev zlib1g-dev \
-              python3 git
+              libzstd-dev python3 git
 RUN_DEPS   := pci.ids python3-torch
 TEST_DEPS  := libgtest-dev libgmock-dev clang libclang-rt-14-dev \
               pciutils python3-yaml python3-pytest time hyperfine librocm-smi-dev libze-dev \
@@ -31,7 +31,7 @@ TEST_DEPS  := libgtest-dev libgmock-dev clang libclang-rt-14-dev \
               prometheus-node-exporter tmux curl shellcheck \
               debootstrap lintian python3-venv python3-pip python3-setuptools python3-wheel \
               man-db zsh fish bash-completion patchelf dpkg-dev file python3-packaging \
-              python3-jsonschema python3-grpcio protobuf-compiler ccache
+              python3-jsonschema python3-grpcio protobuf-compiler ccache zstd
 # What the packaging goals need beyond building.
 PACKAGE_DEPS := $(if $(filter deb,$(MAKECMDGOALS)),dpkg-dev file) \
                 $(if $(filter wheel,$(MAKECMDGOALS)),patchelf binutils) \

@@ -26,11 +26,20 @@ ImageGate judge_run_image(const std::string& image, const Inventory& inventory,
     gate.unchecked = cat({"not in ", image::stores_searched(), " (the engine pulls it at start)"});
     return gate;
   }
-  // Judged for the selected units' devices: a partition is judged as its whole device is.
-  std::set<std::string> chosen;
-  for (const auto& d : selection.devices) chosen.insert(d.pci.address.str());
+  // Judged for the selected units' devices, and of a partitioned device for the partitions
+  // the run was given only (the judge takes each as the device the run gets).
+  std::set<std::string> chosen, chosen_partitions;
+  for (size_t i = 0; i < selection.devices.size(); ++i) {
+    chosen.insert(selection.devices[i].pci.address.str());
+    if (const auto* p = selection.partition_of(i)) chosen_partitions.insert(p->id);
+  }
   Inventory used = inventory;
   std::erase_if(used.devices, [&](const Device& d) { return !chosen.count(d.pci.address.str()); });
+  for (auto& d : used.devices)
+    if (std::any_of(d.partitions.begin(), d.partitions.end(),
+                    [&](const Partition& p) { return chosen_partitions.count(p.id) > 0; }))
+      std::erase_if(d.partitions,
+                    [&](const Partition& p) { return !chosen_partitions.count(p.id); });
   gate.fit = judge_image(**stored, used, wheel_data());
   return gate;
 }

@@ -1,5 +1,6 @@
 // `anygpu run`: check, select, plan, execute. Every failure of anygpu itself exits 125, so a
 // caller can tell it from the command's own status (126/127: not executable / not found).
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -193,13 +194,20 @@ std::optional<int> check_image(const GlobalOptions& g, const std::string& image,
                            "(--no-check starts it anyway)"}));
   }
   size_t warned = 0;
-  for (const auto& d : gate.fit->devices)
-    for (const auto& finding : d.findings)
-      if (finding.severity == Severity::warning) {
-        ++warned;
-        report(g, Diagnostic::warning({}, cat({"image ", image, " on ", d.pci_bus_id, ": ",
-                                               finding.code, ": ", finding.message})));
-      }
+  auto warn = [&](const std::string& where, const Finding& finding) {
+    if (finding.severity != Severity::warning) return;
+    ++warned;
+    report(g, Diagnostic::warning({}, cat({"image ", image, " on ", where, ": ", finding.code, ": ",
+                                           finding.message})));
+  };
+  for (const auto& d : gate.fit->devices) {
+    for (const auto& finding : d.findings) warn(d.pci_bus_id, finding);
+    for (const auto& p : d.partitions)  // what a partition adds to its device's findings
+      for (const auto& finding : p.findings)
+        if (std::none_of(d.findings.begin(), d.findings.end(),
+                         [&](const Finding& f) { return f.code == finding.code; }))
+          warn(p.id, finding);
+  }
   report(g, Diagnostic::note(cat({"image ", gate.fit->id, " (", image, ") checked for ",
                                   std::to_string(gate.fit->devices.size()),
                                   " device(s): ", warned ? "warnings" : "ok"})));

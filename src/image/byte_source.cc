@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
+#include <zstd_errors.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -167,6 +169,97 @@ Result<size_t> PrefixedSource::read(void* out, size_t n) {
     return take;
   }
   return inner_.read(out, n);
+}
+
+namespace {
+
+// Frames may not ask for more than 2^27 bytes of window (zstd's own default limit; `zstd
+// --long` archives above it are refused rather than allocated).
+constexpr int kZstdWindowLogMax = 27;
+
+// A decoder error in words; a window over the limit is said as such, not as corruption.
+std::string zstd_error_text(const std::string& what, size_t rc) {
+  if (ZSTD_getErrorCode(rc) == ZSTD_error_frameParameter_windowTooLarge)
+    return cat({what, ": a zstd frame asks for a window over ",
+                std::to_string((uint64_t{1} << kZstdWindowLogMax) >> 20),
+                " MiB (the limit anygpu decompresses with; `zstd --long` output)"});
+  return cat({what, ": corrupt zstd stream (", ZSTD_getErrorName(rc), ")"});
+}
+
+}  // namespace
+
+struct ZstdSource::State {
+  ByteSource& inner;
+  uint64_t max_out;
+  std::string what;
+  ZSTD_DStream* z = ZSTD_createDStream();
+  std::vector<char> in = std::vector<char>(ZSTD_DStreamInSize());
+  ZSTD_inBuffer input{nullptr, 0, 0};
+  uint64_t produced = 0;
+  bool inner_done = false;
+  bool frame_done = true;  // between frames: the end of input there is a clean end
+  bool setup_failed = false;
+  State(ByteSource& i, uint64_t m, std::string w) : inner(i), max_out(m), what(std::move(w)) {
+    input.src = in.data();
+    setup_failed =
+        !z || ZSTD_isError(ZSTD_DCtx_setParameter(z, ZSTD_d_windowLogMax, kZstdWindowLogMax));
+  }
+  ~State() { ZSTD_freeDStream(z); }
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+};
+
+ZstdSource::ZstdSource(ByteSource& inner, uint64_t max_out, std::string what)
+    : s_(std::make_unique<State>(inner, max_out, std::move(what))) {}
+
+ZstdSource::~ZstdSource() = default;
+
+Result<size_t> ZstdSource::read(void* out, size_t n) {
+  auto& s = *s_;
+  if (s.setup_failed) return bad_input(cat({s.what, ": the zstd decoder could not be set up"}));
+  if (n == 0) return size_t{0};
+  ZSTD_outBuffer output{out, n, 0};
+  while (output.pos == 0) {
+    if (s.input.pos == s.input.size && !s.inner_done) {
+      auto r = s.inner.read(s.in.data(), s.in.size());
+      if (!r) return r.error();
+      s.input = {s.in.data(), *r, 0};
+      s.inner_done = *r == 0;
+    }
+    bool drained = s.input.pos == s.input.size && s.inner_done;
+    if (drained && s.frame_done) break;
+    // With no input left this still flushes what the decoder holds.
+    size_t rc = ZSTD_decompressStream(s.z, &output, &s.input);
+    if (ZSTD_isError(rc)) return bad_input(zstd_error_text(s.what, rc));
+    s.frame_done = rc == 0;  // a frame ended; further bytes, if any, start another
+    if (drained && output.pos == 0 && !s.frame_done)
+      return bad_input(cat({s.what, ": truncated zstd stream"}));
+  }
+  s.produced += output.pos;
+  if (s.produced > s.max_out)
+    return bad_input(cat({s.what, ": inflates beyond ", std::to_string(s.max_out >> 20),
+                          " MiB (a decompression bomb, or an image larger than anygpu reads)"}));
+  return output.pos;
+}
+
+std::string zstd_start(std::string_view in, size_t max_out) {
+  std::string out(max_out, '\0');
+  ZSTD_DCtx* z = ZSTD_createDCtx();
+  if (!z) return "";
+  ZSTD_DCtx_setParameter(z, ZSTD_d_windowLogMax, kZstdWindowLogMax);
+  ZSTD_inBuffer input{in.data(), in.size(), 0};
+  ZSTD_outBuffer output{out.data(), out.size(), 0};
+  while (output.pos < output.size && input.pos < input.size) {
+    size_t rc = ZSTD_decompressStream(z, &output, &input);
+    if (ZSTD_isError(rc)) {
+      if (output.pos == 0) out.clear();
+      break;
+    }
+    if (rc == 0 && input.pos == input.size) break;
+  }
+  ZSTD_freeDCtx(z);
+  out.resize(std::min(out.size(), output.pos));
+  return out;
 }
 
 }  // namespace anygpu::image

@@ -1,6 +1,7 @@
 // Forward-only byte streams an image is read through: a byte range of a file (a blob, or a
 // member of an archive), a SHA-256 taken on the way (blobs are named by their digest), and gzip
-// inflation (layers are tar or tar+gzip). Nothing is written anywhere; memory is a few buffers.
+// inflation and zstd decompression (layers are tar, tar+gzip or tar+zstd). Nothing is written
+// anywhere; memory is a few buffers.
 #pragma once
 
 #include <cstddef>
@@ -8,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "util/result.h"
 #include "util/sha256.h"
@@ -85,6 +87,24 @@ class GzipSource : public ByteSource {
   struct State;
   std::unique_ptr<State> s_;
 };
+
+// Decompresses zstd (one or more frames, as `zstd:chunked` layers are) from `inner`; at most
+// `max_out` bytes come out, and a frame asking for a window over 128 MiB is refused, so memory
+// stays bounded. `what` names the stream in errors.
+class ZstdSource : public ByteSource {
+ public:
+  ZstdSource(ByteSource& inner, uint64_t max_out, std::string what);
+  ~ZstdSource() override;
+  Result<size_t> read(void* out, size_t n) override;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+// The start of a zstd stream in memory, decompressed into at most `max_out` bytes (a CCOB
+// bundle's inner header); empty when it is not zstd or is damaged before any output.
+std::string zstd_start(std::string_view in, size_t max_out);
 
 // The compression a blob's first bytes show: gzip (1f 8b), zstd (28 b5 2f fd), else none.
 enum class Compression { none, gzip, zstd };

@@ -142,14 +142,12 @@ std::optional<uint64_t> parse_compressed(std::string_view b, Found& out) {
   uint64_t total = version == 1 ? 0 : le(b, 8, version == 2 ? 4 : 8);
   if (b.size() < header || (version > 1 && (total < header || total > (uint64_t{1} << 36))))
     return std::nullopt;
-  if (method == 1) {  // zstd: this build does not inflate it
-    ++out.unread;
-    return version > 1 ? total : header;
-  }
   auto data = b.substr(header, version > 1 ? static_cast<size_t>(std::min<uint64_t>(
                                                  total - header, b.size() - header))
                                            : std::string_view::npos);
-  auto inner = inflate_start(data);
+  // Method 0 is zlib, 1 zstd (llvm::compression::Format); only the inner bundle's header is
+  // decompressed, never the code objects after it.
+  auto inner = method == 1 ? zstd_start(data, 65536) : inflate_start(data);
   if (!parse_bundle(inner, out)) ++out.unread;
   return version > 1 ? total : header;
 }

@@ -2,9 +2,10 @@
 // never held whole). NVIDIA: the fat binaries of `.nv_fatbin` (container magic 0xBA55ED50, then
 // entries whose header holds kind and sm_version in the clear; payloads are skipped, never
 // decompressed). AMD: clang offload bundles (`__CLANG_OFFLOAD_BUNDLE__`, entry ids such as
-// `hipv4-amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-`) and compressed `CCOB` bundles (V1–V3;
-// zlib ones are inflated as far as the inner bundle's header, zstd ones are counted as
-// unread). Layouts: docs/image.md, with the public readers they were checked against.
+// `hipv4-amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-`) and compressed `CCOB` bundles (V1–V3,
+// zlib or zstd, decompressed as far as the inner bundle's header; one that does not decompress
+// to a bundle is counted as unread). Layouts: docs/image.md, with the public readers they were
+// checked against.
 #pragma once
 
 #include <cstdint>

@@ -90,6 +90,33 @@ class MemberSource : public ByteSource {
   LayerMembers& tar_;
 };
 
+// A cuda-compat library, read whole (bounded) for its note. A note that cannot be read is
+// recorded as such: the judge says it cannot tell, the rest of the image is still read.
+Result<CudaCompat> read_compat(LayerMembers& tar, const TarMember& m) {
+  CudaCompat out;
+  out.driver_version = compat_driver_version(m.path).value_or("");
+  if (m.size > kMaxCompatLibraryBytes) {
+    out.unread = cat({"it is ", std::to_string(m.size >> 20), " MiB, more than the ",
+                      std::to_string(kMaxCompatLibraryBytes >> 20), " MiB anygpu reads"});
+    return out;
+  }
+  std::string bytes(static_cast<size_t>(m.size), '\0');
+  size_t got = 0;
+  while (got < bytes.size()) {
+    auto r = tar.read(bytes.data() + got, bytes.size() - got);
+    if (!r) return r.error();
+    if (*r == 0) break;
+    got += *r;
+  }
+  bytes.resize(got);
+  auto note = read_compat_note(bytes);
+  if (note)
+    out.note = std::move(*note);
+  else
+    out.unread = note.error().message;
+  return out;
+}
+
 std::optional<Error> walk_layer(LayerMembers& tar, size_t layer, LayerChanges& c, Budget& budget) {
   for (;;) {
     auto next = tar.next();
@@ -120,7 +147,11 @@ std::optional<Error> walk_layer(LayerMembers& tar, size_t layer, LayerChanges& c
     if (keep == Keep::text) {
       auto text = read_head(tar, m.size, budget);
       if (!text) return text.error();
-      c.added[m.path] = ImageFile{layer, std::move(*text), false, {}};
+      c.added[m.path] = ImageFile{layer, std::move(*text), false, {}, std::nullopt};
+    } else if (keep == Keep::compat) {
+      auto compat = read_compat(tar, m);
+      if (!compat) return compat.error();
+      c.added[m.path] = ImageFile{layer, "", false, {}, std::move(*compat)};
     } else if (keep == Keep::library && m.size >= 4) {
       MemberSource src(tar);
       char magic[4];
@@ -134,7 +165,8 @@ std::optional<Error> walk_layer(LayerMembers& tar, size_t layer, LayerChanges& c
       PrefixedSource whole(std::string(magic, 4), src);
       auto objects = scan_code_objects(whole);
       if (!objects) return objects.error();
-      if (!objects->empty()) c.added[m.path] = ImageFile{layer, "", true, std::move(*objects)};
+      if (!objects->empty())
+        c.added[m.path] = ImageFile{layer, "", true, std::move(*objects), std::nullopt};
     }
   }
 }
@@ -157,14 +189,13 @@ std::optional<Error> read_layer(const ImageStore& store, const LayerPlan& plan, 
   }
   head.resize(got);
   auto kind = sniff_compression(reinterpret_cast<const uint8_t*>(head.data()), head.size());
-  if (kind == Compression::zstd)
-    return bad_input(cat({what,
-                          ": zstd-compressed; anygpu reads tar and tar+gzip layers "
-                          "(podman save writes them uncompressed)"}));
   PrefixedSource stream(head, blob);
-  std::unique_ptr<GzipSource> gz;
-  if (kind == Compression::gzip) gz = std::make_unique<GzipSource>(stream, kMaxLayerBytes, what);
-  ByteSource& plain = gz ? static_cast<ByteSource&>(*gz) : stream;
+  std::unique_ptr<ByteSource> inflated;
+  if (kind == Compression::gzip)
+    inflated = std::make_unique<GzipSource>(stream, kMaxLayerBytes, what);
+  else if (kind == Compression::zstd)
+    inflated = std::make_unique<ZstdSource>(stream, kMaxLayerBytes, what);
+  ByteSource& plain = inflated ? *inflated : stream;
   HashingSource diff(plain);
   TarReader tar(diff, what);
   if (auto e = walk_layer(tar, index, changes, budget)) return *e;
@@ -175,13 +206,13 @@ std::optional<Error> read_layer(const ImageStore& store, const LayerPlan& plan, 
     if (!r) return r.error();
     if (*r == 0) break;
   }
-  for (;;) {  // a gzip stream may end before its blob does (trailing bytes)
+  for (;;) {  // a compressed stream may end before its blob does (trailing bytes)
     auto r = blob.read(sink, sizeof sink);
     if (!r) return r.error();
     if (*r == 0) break;
   }
   auto diff_hex = diff.hex();
-  auto blob_hex = gz ? blob.hex() : diff_hex;
+  auto blob_hex = inflated ? blob.hex() : diff_hex;
   if (plan.blob_sha && blob_hex != *plan.blob_sha)
     return bad_input(cat({what, ": blob ", plan.member, " has digest sha256:", blob_hex,
                           ", not the sha256:", *plan.blob_sha, " it is named by"}));
@@ -217,6 +248,7 @@ Keep member_interest(std::string_view path) {
       (ends_with(base, ".json") && basename_of(parent_of(path)) == "conda-meta") ||
       base == "ascend_toolkit_install.info" || path == "opt/rocm/.info/version")
     return Keep::text;
+  if (is_compat_library(path)) return Keep::compat;
   if (is_shared_library(base)) return Keep::library;
   return Keep::nothing;
 }

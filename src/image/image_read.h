@@ -2,7 +2,8 @@
 // with whiteouts applied (`.wh.NAME` deletes, `.wh..wh..opq` hides what lower layers hold in
 // its directory), keeping only the members that say which frameworks and GPU code the image
 // carries: torch/version.py, torch_npu/version.py, dist-info METADATA heads, conda-meta record
-// names, ROCm and CANN version files, and the code objects of every shared library. Each layer's
+// names, ROCm and CANN version files, the code objects of every shared library and the
+// forward-compatibility note of cuda-compat libraries (compat_note.h). Each layer's
 // blob and uncompressed tar are checked against their digests. Nothing is extracted or written.
 #pragma once
 
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "image/code_objects.h"
+#include "image/compat_note.h"
 #include "image/image_store.h"
 
 namespace anygpu::image {
@@ -26,7 +28,8 @@ struct ImageFile {
   size_t layer = 0;  // index into ImageContents::layers
   std::string text;  // the kept head of a small file; empty for a library
   bool library = false;
-  CodeObjects objects;  // a shared library's GPU code
+  CodeObjects objects;               // a shared library's GPU code
+  std::optional<CudaCompat> compat;  // a cuda-compat libcuda.so and its note
 };
 
 struct ImageContents {
@@ -50,8 +53,9 @@ Result<std::optional<ImageContents>> read_stored_image(const std::string& ref);
 // "containers-storage (GRAPHROOT) and the Docker store (DATA-ROOT)", for messages.
 std::string stores_searched();
 
-// Which members are kept: a small file's head, a library's code objects, or nothing.
-enum class Keep { nothing, text, library };
+// Which members are kept: a small file's head, a library's code objects, a cuda-compat
+// library's note, or nothing.
+enum class Keep { nothing, text, library, compat };
 Keep member_interest(std::string_view path);
 
 }  // namespace anygpu::image

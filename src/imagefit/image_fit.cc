@@ -221,6 +221,29 @@ bool ImageFit::failed() const {
                      [](const DeviceFit& d) { return d.verdict == FitVerdict::fail; });
 }
 
+namespace {
+
+std::vector<Finding> judge_device(const Device& d, const image::ImageContents& image,
+                                  const Inventory& inventory, const WheelData& data,
+                                  const ImageFit& fit, const std::vector<ImagePythonEnv>& envs) {
+  std::vector<Finding> f;
+  if (d.vendor == "nvidia") judge_requirements(d, image, data, f);
+  judge_torch(d, inventory, data, envs, torch_code_read(envs, fit.code_objects, d.vendor), f);
+  if (d.vendor == "nvidia") judge_nvidia_code(d, fit.code_objects, f);
+  if (d.vendor == "amd") judge_amd_code(d, fit.code_objects, f);
+  judge_cuda_compat(d, fit.compat, data, f);
+  judge_vendor(d, fit.code_objects, f);
+  if (envs.empty() && fit.code_objects.empty() && fit.frameworks.empty())
+    f.push_back({"image.no-gpu-code", Severity::warning,
+                 "the image carries no framework build or GPU code anygpu reads",
+                 "No torch/version.py, torch_npu, conda framework record or library with "
+                 "GPU code objects was found in its final filesystem.",
+                 ""});
+  return f;
+}
+
+}  // namespace
+
 ImageFit judge_image(const image::ImageContents& image, const Inventory& inventory,
                      const WheelData& data) {
   ImageFit fit;
@@ -228,24 +251,25 @@ ImageFit judge_image(const image::ImageContents& image, const Inventory& invento
   fit.ref = image.ref;
   fit.frameworks = image_frameworks(image);
   fit.code_objects = image_code_objects(image);
+  fit.compat = image_compat_libraries(image);
   auto envs = image_python_envs(image);
   for (const auto& d : inventory.devices) {
     DeviceFit df;
     df.pci_bus_id = d.pci.address.str();
     df.label = cat({d.vendor, " ", std::to_string(d.index), " (", device_words(d), ")"});
-    auto& f = df.findings;
-    if (d.vendor == "nvidia") judge_requirements(d, image, data, f);
-    judge_torch(d, inventory, data, envs, torch_code_read(envs, fit.code_objects, d.vendor), f);
-    if (d.vendor == "nvidia") judge_nvidia_code(d, fit.code_objects, f);
-    if (d.vendor == "amd") judge_amd_code(d, fit.code_objects, f);
-    judge_vendor(d, fit.code_objects, f);
-    if (envs.empty() && fit.code_objects.empty() && fit.frameworks.empty())
-      f.push_back({"image.no-gpu-code", Severity::warning,
-                   "the image carries no framework build or GPU code anygpu reads",
-                   "No torch/version.py, torch_npu, conda framework record or library with "
-                   "GPU code objects was found in its final filesystem.",
-                   ""});
-    df.verdict = verdict_of(f);
+    df.findings = judge_device(d, image, inventory, data, fit, envs);
+    df.verdict = verdict_of(df.findings);
+    // A partitioned device is handed out by partition: each is judged as the device a run
+    // would get (partition_device: the parent's arch, driver and model).
+    for (const auto& p : d.partitions) {
+      PartitionFit pf;
+      pf.id = p.id;
+      pf.profile = p.profile;
+      pf.findings = judge_device(partition_device(d, p), image, inventory, data, fit, envs);
+      pf.verdict = verdict_of(pf.findings);
+      df.verdict = std::max(df.verdict, pf.verdict);
+      df.partitions.push_back(std::move(pf));
+    }
     fit.devices.push_back(std::move(df));
   }
   return fit;

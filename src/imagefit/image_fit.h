@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "image/image_read.h"
+#include "imagefit/compat_fit.h"
 #include "model/finding.h"
 #include "model/inventory.h"
 #include "registry/wheel_data.h"
@@ -32,17 +33,29 @@ struct ImageCodeObject {
 
 enum class FitVerdict { ok, warning, fail };
 
+// One partition a run could be given (a MIG instance, an AMD compute partition), judged as a
+// device of its own: the parent's compute capability or gfx target, its driver, its brand.
+struct PartitionFit {
+  std::string id;  // "MIG-<uuid>", "<bus id>/<index>"
+  std::optional<std::string> profile;
+  FitVerdict verdict = FitVerdict::ok;
+  std::vector<Finding> findings;
+};
+
 struct DeviceFit {
   std::string pci_bus_id;
   std::string label;  // "GPU 0 (NVIDIA H100 80GB HBM3, sm_90)"
+  // The worst of the device's own and its partitions' verdicts.
   FitVerdict verdict = FitVerdict::ok;
   std::vector<Finding> findings;
+  std::vector<PartitionFit> partitions;  // empty unless the device is partitioned
 };
 
 struct ImageFit {
   std::string id, ref;
   std::vector<ImageFramework> frameworks;
   std::vector<ImageCodeObject> code_objects;
+  std::vector<ImageCompat> compat;  // cuda-compat libraries and their notes
   std::vector<DeviceFit> devices;
   bool failed() const;
 };

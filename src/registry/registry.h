@@ -173,6 +173,9 @@ struct DeviceSpec {
   std::optional<double> matmul_tflops;
   std::string_view matmul_source;
   bool integrated = false;  // graphics in the CPU package, on system memory (iGPU, APU)
+  // The product line: "datacenter", "workstation" or "consumer" (NVIDIA's CUDA GPU list groups
+  // them so; CUDA forward compatibility works on data-center GPUs only). Empty: not recorded.
+  std::string_view segment;
   std::string_view source;
   Strings unverified;
 };

@@ -197,6 +197,8 @@ class Emitter {
                 quote(d.matmul_source),
                 ", .integrated = ",
                 d.integrated ? "true" : "false",
+                ", .segment = ",
+                quote(d.segment),
                 ", .source = ",
                 quote(d.source),
                 ", .unverified = ",

@@ -567,7 +567,7 @@ class RegistryParser {
         "vendor",        "device_id",     "name",
         "arch",          "memory_gib",    "memory_bandwidth_gbps",
         "matmul_tflops", "matmul_source", "integrated",
-        "source",        "unverified"};
+        "segment",       "source",        "unverified"};
     static constexpr std::string_view required[] = {"vendor", "device_id", "name", "arch",
                                                     "source"};
     r.expect_map(n, "device");
@@ -597,6 +597,12 @@ class RegistryParser {
     if (n["integrated"]) d.integrated = r.boolean(n["integrated"], "integrated");
     if (d.integrated && (d.memory_gib || d.memory_bandwidth_gbps))
       r.fail(n["integrated"], "an integrated GPU uses system memory: no memory_gib or bandwidth");
+    if (n["segment"]) {
+      d.segment = str(r, n, "segment");
+      if (d.segment != "datacenter" && d.segment != "workstation" && d.segment != "consumer")
+        r.fail(n["segment"],
+               cat({"segment '", d.segment, "' (use datacenter, workstation or consumer)"}));
+    }
     d.source = str(r, n, "source");
     if (d.source.rfind("https://", 0) != 0) r.fail(n["source"], "source must be an https URL");
     d.unverified = n["unverified"] ? list(r, n["unverified"], "unverified") : Strings();

@@ -1,7 +1,7 @@
-// The tar reader behind image layers and save archives, with gzip sniffed as for a layer: any
-// bytes end in members or a bad_input error naming the layer; every member path is normalised
-// (relative, no empty, "." or ".." parts), every size within the bound, and a read is
-// deterministic. Inflation is capped, so a bomb ends in an error, not in memory.
+// The tar reader behind image layers and save archives, with gzip or zstd sniffed as for a
+// layer: any bytes end in members or a bad_input error naming the layer; every member path is
+// normalised (relative, no empty, "." or ".." parts), every size within the bound, and a read
+// is deterministic. Decompression is capped, so a bomb ends in an error, not in memory.
 #include "fuzz_check.h"
 #include "image/byte_source.h"
 #include "image/code_objects.h"
@@ -16,7 +16,10 @@ std::string read_all(std::string_view bytes) {
   MemorySource raw(bytes);
   auto kind = sniff_compression(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   GzipSource gz(raw, uint64_t{16} << 20, "fuzz layer");
-  ByteSource& in = kind == Compression::gzip ? static_cast<ByteSource&>(gz) : raw;
+  ZstdSource zs(raw, uint64_t{16} << 20, "fuzz layer");
+  ByteSource& in = kind == Compression::gzip   ? static_cast<ByteSource&>(gz)
+                   : kind == Compression::zstd ? static_cast<ByteSource&>(zs)
+                                               : raw;
   TarReader tar(in, "fuzz layer");
   std::string out;
   for (int i = 0; i < 10000; ++i) {

@@ -204,6 +204,189 @@ def good_images(r, work):
           set(verdicts(d).values()) == {"warning"} and codes(d) == ["image.no-gpu-code"], d)
 
 
+def compat_layer(work, name, note, lib_dir="usr/local/cuda-12.9/compat"):
+    path = Path(work) / name
+    mk.compat_library(path, work, note)
+    return mk.layer_tar({f"{lib_dir}/{name}": path.read_bytes()})
+
+
+def finding(d, code, bus=None):
+    return [f for x in (d or {}).get("devices", []) if bus in (None, x["pci_bus_id"])
+            for f in x["findings"] if f["code"] == code]
+
+
+def cuda_compat(r, work):
+    """cuda-compat (a newer driver's libcuda.so in /usr/local/cuda-X.Y/compat) judged per GPU:
+    used only where the host driver's major is older; then it works only on data-center GPUs
+    and on the branches its .note.cuda.fwd_compatibility admits, else error 804."""
+    layers, env = build_cuda(work)
+    note575 = mk.compat_note()  # CUDA 12.9, branches 535 550 560 565 570 575
+    forms = three_forms(work, "compat", layers + [compat_layer(work, "libcuda.so.575.57.08",
+                                                               note575)], env)
+    for form in forms:
+        rc, d = r.doc("h100-8x", form)
+        info = finding(d, "image.cuda-compat")
+        check(f"compat 575 on the H100 with driver 550: forward compatibility works ({form.name})",
+              rc == 0 and d and set(verdicts(d).values()) == {"ok"} and len(info) == 8 and
+              "CUDA 12.9 on driver 550.90.07" in info[0]["message"], d and codes(d))
+    rc, d = r.doc("h100-8x", forms[0])
+    check("compat library listed with its note", d and d.get("cuda_compat") == [{
+        "file": "/usr/local/cuda-12.9/compat/libcuda.so.575.57.08",
+        "layer": d["cuda_compat"][0]["layer"], "driver_version": "575.57.08",
+        "cuda_version": "12.9", "drivers": [535, 550, 560, 565, 570, 575]}],
+        d and d.get("cuda_compat"))
+    check("compat library is no code object", d and all(
+        "compat" not in c["file"] for c in d["code_objects"]), d and d["code_objects"])
+    rc, d = r.doc("workstation-mixed", forms[1])
+    err = finding(d, "image.cuda-compat-unsupported", "0000:01:00.0")
+    check("compat on the GeForce RTX 4090: error 804, with the fix", rc == 1 and len(err) == 1 and
+          "error 804" in err[0]["message"] and "consumer card" in err[0]["evidence"] and
+          "branch 575 or newer" in err[0]["action"] and
+          "libcuda.so.575.57.08" in err[0]["evidence"], d)
+    text = r.run("workstation-mixed", forms[0])
+    check("text: the compat library and the 804 finding", text.returncode == 1 and
+          "compat    /usr/local/cuda-12.9/compat/libcuda.so.575.57.08: driver 575.57.08, CUDA "
+          "12.9, admits driver branches 535 550 560 565 570 575" in text.stdout and
+          "image.cuda-compat-unsupported" in text.stdout, text.stdout + text.stderr)
+
+    # A note that does not admit the host's branch (550): error 804 on the data-center GPU too.
+    narrow = mk.compat_note(cuda="13.0", drivers=(535, 570, 580))
+    docker, _, _ = three_forms(work, "compat-narrow", layers + [compat_layer(
+        work, "libcuda.so.580.65.06", narrow, "usr/local/cuda-13.0/compat")], env)
+    rc, d = r.doc("h100-8x", docker)
+    err = finding(d, "image.cuda-compat-branch")
+    check("compat note without branch 550: error on the H100", rc == 1 and len(err) == 8 and
+          "driver branch 550" in err[0]["message"] and "535 570 580" in err[0]["evidence"], d)
+
+    # Older than the host's driver: the runtime leaves it out; nothing to say.
+    docker, _, _ = three_forms(work, "compat-old", layers + [compat_layer(
+        work, "libcuda.so.535.183.06", mk.compat_note(cuda="12.2", drivers=(470, 525, 535)),
+        "usr/local/cuda-12.2/compat")], env)
+    rc, d = r.doc("workstation-mixed", docker)
+    check("a compat library older than the host driver is not used (even on the 4090)",
+          rc == 1 and d and not [c for c in codes(d) if c.startswith("image.cuda-compat")] and
+          verdicts(d)["0000:01:00.0"] == "ok", d and codes(d))
+
+    # No note (older packages) and a note that is not JSON: a warning on the H100, not ok.
+    for name, note, needle in [("compat-nonote", None, "is absent"),
+                               ("compat-badjson", mk.compat_note(desc=b"{not json"),
+                                "could not be read: .note.cuda.fwd_compatibility: note "
+                                "description is not a JSON object")]:
+        docker, _, _ = three_forms(work, name, layers + [compat_layer(
+            work, "libcuda.so.575.57.08", note)], env)
+        rc, d = r.doc("h100-8x", docker)
+        warn = finding(d, "image.cuda-compat-unknown")
+        check(f"compat {name}: cannot tell, a warning", rc == 0 and d and
+              set(verdicts(d).values()) == {"warning"} and len(warn) == 8 and
+              needle in warn[0]["evidence"], d)
+    # The compat library deleted by an upper layer is gone.
+    gone = mk.layer_tar({}, whiteouts=["usr/local/cuda-12.9/compat/libcuda.so.575.57.08"])
+    docker, _, _ = three_forms(work, "compat-gone", layers + [compat_layer(
+        work, "libcuda.so.575.57.08", note575), gone], env)
+    rc, d = r.doc("workstation-mixed", docker)
+    check("a whited-out compat library is not judged", d and "cuda_compat" not in d and
+          verdicts(d)["0000:01:00.0"] == "ok", d)
+
+
+def partitions(r, work):
+    """Partitioned devices judged per partition a run could get: MIG instances with the parent's
+    compute capability, MI300X CPX partitions with the parent's gfx target."""
+    layers, env = build_cuda(work)
+    docker, _, _ = three_forms(work, "mig", layers, env)
+    rc, d = r.doc("h100-8x-mig", docker)
+    parted = [x for x in (d or {}).get("devices", []) if x.get("partitions")]
+    check("MIG: the 7, 3 and 1 instances of three H100s each judged ok (sm_90 of the parent)",
+          rc == 0 and [len(x["partitions"]) for x in parted] == [7, 3, 1] and all(
+              p["verdict"] == "ok" and p["id"].startswith(x["pci_bus_id"] + "/")
+              for x in parted for p in x["partitions"]),
+          d and [(x["pci_bus_id"], x.get("partitions")) for x in d["devices"]])
+    # An extension with sm_80 cubins only: every instance fails as its parent does.
+    layers, env = build_cuda(work, flash_archs=((2, 80),))
+    docker, _, _ = three_forms(work, "mig80", layers, env)
+    rc, d = r.doc("h100-8x-mig", docker)
+    parted = [x for x in (d or {}).get("devices", []) if x.get("partitions")]
+    check("MIG: an sm_80-only extension fails on every instance", rc == 1 and parted and all(
+        x["verdict"] == "fail" and all(
+            [f["code"] for f in p["findings"]] == ["image.no-kernel-image"]
+            for p in x["partitions"]) for x in parted), d and codes(d))
+    rocm_layers, _ = build_rocm(work, targets=("gfx90a",))
+    docker, _, _ = three_forms(work, "cpx", rocm_layers, [])
+    rc, d = r.doc("mi300x-8x-cpx", docker)
+    parted = [x for x in (d or {}).get("devices", []) if x.get("partitions")]
+    check("CPX: each partition of every MI300X (8 of them, 63 partitions) fails with the "
+          "parent's gfx942", rc == 1 and len(parted) == 8 and
+          sum(len(x["partitions"]) for x in parted) == 63 and all(
+              x["verdict"] == "fail" and
+              all(p["verdict"] == "fail" and [f["code"] for f in p["findings"]] ==
+                  ["image.no-gfx-target"] and "gfx942" in p["findings"][0]["message"]
+                  for p in x["partitions"]) for x in parted), d)
+    rocm_layers, _ = build_rocm(work)
+    docker, _, _ = three_forms(work, "cpx-ok", rocm_layers, [])
+    rc, d = r.doc("mi300x-8x-cpx", docker)
+    check("CPX: a gfx942 image is ok on every partition", rc == 0 and d and all(
+        p["verdict"] == "ok" for x in d["devices"] for p in x.get("partitions", [])), d)
+    text = r.run("mi300x-8x-cpx", docker)
+    check("text lists the partitions", "    partition 0000:05:00.0/0" in text.stdout,
+          text.stdout[:2000])
+
+
+def reserved_block(b):
+    """The zstd frame `b` with its first block's type set to 3 (reserved, RFC 8878 3.1.1.2):
+    damage the decoder itself finds, not only the tar reader after it."""
+    fhd = b[4]
+    single = fhd & 0x20
+    header = 5 + (0 if single else 1) + (0, 1, 2, 4)[fhd & 3] + \
+        ((1 if single else 0), 2, 4, 8)[fhd >> 6]
+    return b[:header] + bytes([b[header] | 0x06]) + b[header + 1:]
+
+
+def zstd_images(r, work):
+    """Layers compressed by the `zstd` command (OCI tar+zstd, one frame and several, as
+    zstd:chunked writes them) and zstd CCOB offload bundles (versions 2 and 3)."""
+    layers, env = build_cuda(work)
+    docs = []
+    for frames in (1, 3):
+        oci = Path(work) / f"zstd-{frames}"
+        mk.oci_layout(oci, layers, env, ref="zstd", zstd_frames=frames)
+        rc, d = r.doc("h100-8x", oci)
+        docs.append(d)
+        libs = {c["file"].rsplit("/", 1)[1]: c["archs"] for c in (d or {}).get("code_objects", [])}
+        check(f"tar+zstd layers ({frames} frame(s)) read: ok on h100, archs", rc == 0 and d and
+              set(verdicts(d).values()) == {"ok"} and
+              libs.get("libtorch_cuda.so") == ["sm_80", "sm_90", "compute_90"], (rc, d))
+    for version in (2, 3):
+        hip = lib(work, f"libzccob{version}.so",
+                  bundles=[mk.compressed_bundle(["gfx1100", "gfx942"], "zstd", version)])
+        docker, _, _ = three_forms(work, f"zccob{version}",
+                                   [mk.layer_tar({"opt/k/libk.so": hip})], [])
+        rc, d = r.doc("workstation-mixed", docker)
+        check(f"zstd CCOB v{version} bundle targets read", d and d["code_objects"] and
+              d["code_objects"][0]["archs"] == ["gfx1100", "gfx942"] and
+              "unread_bundles" not in d["code_objects"][0], d and d["code_objects"])
+    # Damage: a zstd layer cut short, and one with bytes changed (blob renamed to match).
+    for name, damage, needle in [("truncated zstd", lambda b: b[:len(b) // 2],
+                                  "truncated zstd stream"),
+                                 ("corrupt zstd", reserved_block, "corrupt zstd stream (")]:
+        big = mk.layer_tar({"usr/lib/data.bin": os.urandom(100000) + bytes(200000)})
+        oci = Path(work) / f"bad-{name.replace(' ', '-')}"
+        mk.oci_layout(oci, [big], [], zstd_frames=1)
+        blobs = oci / "blobs" / "sha256"
+        blob = next(p for p in blobs.iterdir() if p.read_bytes()[:4] == b"\x28\xb5\x2f\xfd")
+        bad = damage(blob.read_bytes())
+        blob.unlink()
+        (blobs / mk.sha(bad)).write_bytes(bad)
+        index = json.loads((oci / "index.json").read_text())
+        mpath = blobs / index["manifests"][0]["digest"][7:]
+        manifest = json.loads(mpath.read_text())
+        manifest["layers"][0]["digest"] = "sha256:" + mk.sha(bad)
+        mtext = json.dumps(manifest).encode()
+        mpath.unlink()
+        (blobs / mk.sha(mtext)).write_bytes(mtext)
+        index["manifests"][0]["digest"] = "sha256:" + mk.sha(mtext)
+        (oci / "index.json").write_text(json.dumps(index))
+        expect_bad(r, name, oci, f"layer 1 (sha256:{mk.sha(bad)})", needle)
+
+
 def whiteouts(r, work):
     sm50 = lib(work, "old.so", fatbins=[mk.fatbin_container([(2, 50)])])
     sm90 = lib(work, "new.so", fatbins=[mk.fatbin_container([(2, 90)])])
@@ -419,6 +602,9 @@ def main(binary, tests):
     with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as scratch:
         r = Runner(binary, tests, Path(scratch))
         good_images(r, work)
+        cuda_compat(r, work)
+        partitions(r, work)
+        zstd_images(r, work)
         whiteouts(r, work)
         docker_store(r, work)
         bad_inputs(r, work)

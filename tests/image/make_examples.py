@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """Writes the example images docs/image.md runs `anygpu image check` on (tests/image/examples/):
 torch-cu124.tar, a CUDA torch with a flash-attention extension built for sm_90 only, and
-torch-rocm62.tar, a ROCm torch whose kernels target gfx90a and gfx942. Both are docker-archive
-files built by make_images.py; regenerate them with this script after changing it.
+torch-rocm62.tar, a ROCm torch whose kernels target gfx90a and gfx942, and torch-cu129-compat.tar,
+a CUDA 12.9 torch with cuda-compat's libcuda.so.575.57.08 (its .note.cuda.fwd_compatibility
+admits driver branches 535 550 560 565 570 575). All are docker-archive files built by
+make_images.py; regenerate them with this script after changing it.
 """
 
 import sys
@@ -36,6 +38,18 @@ def main(out):
         files[mk.SITE + "/torch/lib/libtorch_hip.so"] = (w / "libtorch_hip.so").read_bytes()
         mk.docker_archive(out / "torch-rocm62.tar", [mk.layer_tar(files)], [],
                           tag="localhost/train:rocm6.2")
+        mk.shared_library(w / "libtorch_cuda129.so", work,
+                          fatbins=[mk.fatbin_container([(2, 80), (2, 86), (2, 89), (2, 90),
+                                                        (1, 90)])])
+        mk.compat_library(w / "libcuda.so.575.57.08", work, mk.compat_note())
+        files = mk.torch_files("2.8.0+cu129", cuda="12.9")
+        files[mk.SITE + "/torch/lib/libtorch_cuda.so"] = (
+            w / "libtorch_cuda129.so").read_bytes()
+        compat = {"usr/local/cuda-12.9/compat/libcuda.so.575.57.08":
+                  (w / "libcuda.so.575.57.08").read_bytes()}
+        mk.docker_archive(out / "torch-cu129-compat.tar",
+                          [mk.layer_tar(compat), mk.layer_tar(files)], [],
+                          tag="localhost/train:cu129")
 
 
 if __name__ == "__main__":

@@ -55,13 +55,27 @@ def offload_bundle(targets):
     return b"__CLANG_OFFLOAD_BUNDLE__" + struct.pack("<Q", len(ids)) + entries + objects
 
 
-def compressed_bundle(targets):
-    """CCOB version 2, zlib (method 0): magic, u16 version, u16 method, u32 total size,
-    u32 uncompressed size, u64 truncated MD5, data."""
+def zstd_compress(data, frames=1):
+    """Real zstd output from the `zstd` command; frames > 1 compresses that many pieces apart
+    and concatenates them (as zstd:chunked layers are several frames)."""
+    step = -(-len(data) // frames) or 1
+    out = b""
+    for i in range(0, max(len(data), 1), step):
+        out += subprocess.run(["zstd", "-q", "-c", "-3"], input=data[i:i + step],
+                              capture_output=True, check=True).stdout
+    return out
+
+
+def compressed_bundle(targets, method="zlib", version=2):
+    """CCOB (clang's ClangOffloadBundler.rst): magic, u16 version, u16 method (0 zlib, 1 zstd),
+    total size and uncompressed size (u32 each in version 2, u64 in version 3), u64 truncated
+    MD5, data."""
     inner = offload_bundle(targets)
-    data = zlib.compress(inner)
-    total = 24 + len(data)
-    return b"CCOB" + struct.pack("<HHIIQ", 2, 0, total, len(inner), 0) + data
+    data = zstd_compress(inner) if method == "zstd" else zlib.compress(inner)
+    code = 1 if method == "zstd" else 0
+    if version == 3:
+        return b"CCOB" + struct.pack("<HHQQQ", 3, code, 32 + len(data), len(inner), 0) + data
+    return b"CCOB" + struct.pack("<HHIIQ", 2, code, 24 + len(data), len(inner), 0) + data
 
 
 def c_array(name, section, data):
@@ -77,6 +91,35 @@ def shared_library(path, work, fatbins=(), bundles=()):
         src += c_array(f"fatbin_{i}", ".nv_fatbin", data)
     for i, data in enumerate(bundles):
         src += c_array(f"bundle_{i}", ".hip_fatbin", data)
+    c = Path(work) / (Path(path).name + ".c")
+    c.write_text(src)
+    subprocess.run(["cc", "-shared", "-fPIC", "-O0", "-o", str(path), str(c)], check=True)
+
+
+def compat_note(cuda="12.9", drivers=(535, 550, 560, 565, 570, 575),
+                devices=(1, 2, 7, 8, 9, 10, 11, 12, 13, 14), desc=None):
+    """The `.note.cuda.fwd_compatibility` note of a cuda-compat libcuda.so, as
+    nvidia-container-toolkit's cudacompat/cuda-elf-header.go reads it: an ELF note header (u32
+    name size, u32 description size, u32 type), the name "NVIDIA Corporation" NUL-terminated
+    and padded to 4, the JSON description padded to 4. The defaults are what that project's
+    test records for libcuda.so.575.57.08."""
+    if desc is None:
+        desc = json.dumps({"Format": 1, "CUDA Version": cuda, "Driver": list(drivers),
+                           "Device": list(devices)}).encode()
+    name = b"NVIDIA Corporation\0"
+    pad = lambda b: b + b"\0" * ((4 - len(b) % 4) % 4)
+    return struct.pack("<III", len(name), len(desc), 1) + pad(name) + pad(desc)
+
+
+def compat_library(path, work, note=None):
+    """A real shared object standing in for cuda-compat's libcuda.so: a `.note.cuda.
+    fwd_compatibility` section (SHT_NOTE, as the assembler types every `.note*` section)
+    holding `note`, or no such section when note is None."""
+    src = "int cuInit(unsigned int flags) { return (int)flags; }\n"
+    if note is not None:
+        body = ",".join(str(b) for b in note)
+        src += (f'__attribute__((section(".note.cuda.fwd_compatibility"), aligned(4), used))\n'
+                f"const unsigned char fwd_compat[{len(note)}] = {{{body}}};\n")
     c = Path(work) / (Path(path).name + ".c")
     c.write_text(src)
     subprocess.run(["cc", "-shared", "-fPIC", "-O0", "-o", str(path), str(c)], check=True)
@@ -147,8 +190,9 @@ def docker_archive(out, layers, env=(), tag="localhost/test:latest"):
     return "sha256:" + sha(cfg)
 
 
-def oci_layout(out_dir, layers, env=(), ref="test", gzip_layers=True):
-    """An OCI image layout directory with tar+gzip layers."""
+def oci_layout(out_dir, layers, env=(), ref="test", gzip_layers=True, zstd_frames=0):
+    """An OCI image layout directory with tar+gzip layers (tar+zstd ones, of that many frames,
+    when zstd_frames > 0)."""
     out = Path(out_dir)
     blobs = out / "blobs" / "sha256"
     blobs.mkdir(parents=True, exist_ok=True)
@@ -158,10 +202,13 @@ def oci_layout(out_dir, layers, env=(), ref="test", gzip_layers=True):
         return sha(data)
     descs = []
     for l in layers:
-        blob = gzip.compress(l, mtime=0) if gzip_layers else l
-        descs.append({"mediaType": "application/vnd.oci.image.layer.v1.tar" +
-                      ("+gzip" if gzip_layers else ""), "digest": "sha256:" + put(blob),
-                      "size": len(blob)})
+        if zstd_frames:
+            blob, suffix = zstd_compress(l, zstd_frames), "+zstd"
+        else:
+            blob = gzip.compress(l, mtime=0) if gzip_layers else l
+            suffix = "+gzip" if gzip_layers else ""
+        descs.append({"mediaType": "application/vnd.oci.image.layer.v1.tar" + suffix,
+                      "digest": "sha256:" + put(blob), "size": len(blob)})
     cfg = config_json(layers, list(env))
     manifest = json.dumps({
         "schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",

@@ -2,8 +2,10 @@
 // (truncated, corrupt, a bomb), and GPU code objects in fat binaries and offload bundles.
 #include <gtest/gtest.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include <cstring>
+#include <optional>
 
 #include "image/byte_source.h"
 #include "image/code_objects.h"
@@ -214,14 +216,31 @@ std::string bundle(const std::vector<std::string>& ids) {
   return "__CLANG_OFFLOAD_BUNDLE__" + le(ids.size(), 8) + entries + objects;
 }
 
-std::string ccob(const std::string& inner, int method) {
-  uLongf n = compressBound(inner.size());
+std::string zlib_bytes(const std::string& in) {
+  uLongf n = compressBound(in.size());
   std::string data(n, '\0');
-  compress(reinterpret_cast<Bytef*>(data.data()), &n, reinterpret_cast<const Bytef*>(inner.data()),
-           inner.size());
+  compress(reinterpret_cast<Bytef*>(data.data()), &n, reinterpret_cast<const Bytef*>(in.data()),
+           in.size());
   data.resize(n);
-  return "CCOB" + le(2, 2) + le(method, 2) + le(24 + data.size(), 4) + le(inner.size(), 4) +
-         le(0, 8) + data;
+  return data;
+}
+
+// One zstd frame made by libzstd's own compressor.
+std::string zstd_bytes(const std::string& in, int level = 3) {
+  std::string out(ZSTD_compressBound(in.size()), '\0');
+  out.resize(ZSTD_compress(out.data(), out.size(), in.data(), in.size(), level));
+  return out;
+}
+
+// A CCOB bundle (clang's ClangOffloadBundler.rst): version 2 has u32 sizes, 3 u64 ones.
+std::string ccob(const std::string& inner, int method, int version = 2,
+                 std::optional<std::string> data = std::nullopt) {
+  if (!data) data = method == 1 ? zstd_bytes(inner) : zlib_bytes(inner);
+  if (version == 3)
+    return "CCOB" + le(3, 2) + le(method, 2) + le(32 + data->size(), 8) + le(inner.size(), 8) +
+           le(0, 8) + *data;
+  return "CCOB" + le(2, 2) + le(method, 2) + le(24 + data->size(), 4) + le(inner.size(), 4) +
+         le(0, 8) + *data;
 }
 
 std::string padded(std::string s, size_t to) {
@@ -289,16 +308,134 @@ TEST(ImageCodeObjects, CompressedBundles) {
                                 ccob(inner, 0));
   EXPECT_EQ(z.gfx, (std::vector<std::string>{"gfx1100"}));
   EXPECT_EQ(z.unread_bundles, 0);
-  // zstd (method 1): the targets are inside compressed data this build does not inflate.
-  auto zs = scan_code_objects_in(padded("\x7f"
-                                        "ELF",
-                                        4096) +
-                                 ccob(inner, 1));
-  EXPECT_TRUE(zs.gfx.empty());
-  EXPECT_EQ(zs.unread_bundles, 1);
-  EXPECT_FALSE(zs.empty());
+  // zstd (method 1), versions 2 and 3: decompressed as far as the inner bundle's header.
+  for (int version : {2, 3}) {
+    auto zs = scan_code_objects_in(padded("\x7f"
+                                          "ELF",
+                                          4096) +
+                                   ccob(inner, 1, version));
+    EXPECT_EQ(zs.gfx, (std::vector<std::string>{"gfx1100"})) << version;
+    EXPECT_EQ(zs.unread_bundles, 0);
+  }
+  // zlib bytes labelled zstd, and zstd cut short before the bundle header: counted unread.
+  auto wrong = scan_code_objects_in(padded("\x7f"
+                                           "ELF",
+                                           4096) +
+                                    ccob(inner, 1, 2, zlib_bytes(inner)));
+  EXPECT_TRUE(wrong.gfx.empty());
+  EXPECT_EQ(wrong.unread_bundles, 1);
+  auto cut = scan_code_objects_in(padded("\x7f"
+                                         "ELF",
+                                         4096) +
+                                  ccob(inner, 1, 3, zstd_bytes(inner).substr(0, 6)));
+  EXPECT_TRUE(cut.gfx.empty());
+  EXPECT_EQ(cut.unread_bundles, 1);
 }
 
+Result<std::string> unzstd(const std::string& in, uint64_t max_out = uint64_t{1} << 30) {
+  MemorySource src(in);
+  ZstdSource z(src, max_out, "layer 1 (sha256:ab)");
+  std::string out;
+  char buf[1000];  // small reads: the decoder's buffered output is handed out over several
+  for (;;) {
+    auto r = z.read(buf, sizeof buf);
+    if (!r) return r.error();
+    if (*r == 0) return out;
+    out.append(buf, *r);
+  }
+}
+
+TEST(ImageZstd, FramesTruncationCorruptionAndBombs) {
+  std::string a(300000, 'a'), b;
+  for (int i = 0; i < 100000; ++i) b += std::to_string(i * 7919 % 100003);
+  auto one = unzstd(zstd_bytes(a + b));
+  ASSERT_TRUE(one.ok()) << one.error().message;
+  EXPECT_EQ(*one, a + b);
+  // Several frames, as zstd:chunked layers are: one stream.
+  auto two = unzstd(zstd_bytes(a) + zstd_bytes(b, 19));
+  ASSERT_TRUE(two.ok()) << two.error().message;
+  EXPECT_EQ(*two, a + b);
+  auto whole = zstd_bytes(b);
+  auto cut = unzstd(whole.substr(0, whole.size() / 2));
+  ASSERT_FALSE(cut.ok());
+  EXPECT_EQ(cut.error().message, "layer 1 (sha256:ab): truncated zstd stream");
+  auto corrupt = whole;
+  for (size_t i = 20; i < 60; ++i) corrupt[i] = static_cast<char>(corrupt[i] ^ 0x5a);
+  auto bad = unzstd(corrupt);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("layer 1 (sha256:ab): corrupt zstd stream ("),
+            std::string::npos)
+      << bad.error().message;
+  // 8 MiB of zeros from a few hundred bytes, read with a 1 MiB limit.
+  auto bomb = unzstd(zstd_bytes(std::string(8 << 20, '\0'), 19), 1 << 20);
+  ASSERT_FALSE(bomb.ok());
+  EXPECT_NE(bomb.error().message.find("inflates beyond 1 MiB"), std::string::npos);
+  // zstd:chunked ends in a skippable frame (its table of contents): passed over, not output.
+  auto skippable = std::string("\x50\x2a\x4d\x18", 4) + le(5, 4) + "table";
+  auto chunked = unzstd(zstd_bytes(a) + skippable + zstd_bytes(b) + skippable);
+  ASSERT_TRUE(chunked.ok()) << chunked.error().message;
+  EXPECT_EQ(*chunked, a + b);
+}
+
+TEST(ImageZstd, MalformedInput) {
+  auto error_of = [](const std::string& in) {
+    auto r = unzstd(in);
+    return r.ok() ? std::string("decompressed ") + std::to_string(r->size()) + " bytes"
+                  : r.error().message;
+  };
+  std::string text;
+  for (int i = 0; i < 100000; ++i) text += std::to_string(i * 7919 % 100003) + " ";
+  auto frame = zstd_bytes(text);  // several blocks
+  // The frame header's size from its descriptor byte (RFC 8878 3.1.1.1): magic, descriptor,
+  // window descriptor unless single-segment, dictionary id, content size.
+  auto fhd = static_cast<uint8_t>(frame[4]);
+  bool single = fhd & 0x20;
+  size_t fcs[] = {single ? 1u : 0u, 2, 4, 8}, dict[] = {0, 1, 2, 4};
+  size_t header = 5 + (single ? 0 : 1) + dict[fhd & 3] + fcs[fhd >> 6];
+  // Not zstd at all (the magic wrong): the first read says so.
+  EXPECT_EQ(error_of("PK\x03\x04 not a zstd frame"),
+            "layer 1 (sha256:ab): corrupt zstd stream (Unknown frame descriptor)");
+  EXPECT_EQ(error_of("\x28\xb5\x2f\xfc" + frame.substr(4)),
+            "layer 1 (sha256:ab): corrupt zstd stream (Unknown frame descriptor)");
+  // Cut inside the frame header, after the magic, and one byte short of the end.
+  EXPECT_EQ(error_of(frame.substr(0, 4)), "layer 1 (sha256:ab): truncated zstd stream");
+  EXPECT_EQ(error_of(frame.substr(0, 5)), "layer 1 (sha256:ab): truncated zstd stream");
+  EXPECT_EQ(error_of(frame.substr(0, frame.size() - 1)),
+            "layer 1 (sha256:ab): truncated zstd stream");
+  // A complete frame, then a second one cut short, and then bytes that are no frame.
+  EXPECT_EQ(error_of(frame + frame.substr(0, 10)), "layer 1 (sha256:ab): truncated zstd stream");
+  EXPECT_EQ(error_of(frame + std::string(512, '\0')),
+            "layer 1 (sha256:ab): corrupt zstd stream (Unknown frame descriptor)");
+  // A block header claiming more than a block may hold.
+  auto huge_block = frame.substr(0, header) + "\xfc\xff\xff" + frame.substr(header + 3);
+  EXPECT_NE(error_of(huge_block).find("layer 1 (sha256:ab): corrupt zstd stream ("),
+            std::string::npos)
+      << error_of(huge_block);
+  // A frame asking for a 256 MiB window (no single segment, window descriptor exponent 18),
+  // then an empty last raw block: refused before any window is allocated.
+  EXPECT_EQ(error_of(std::string("\x28\xb5\x2f\xfd\x00\x90\x01\x00\x00", 9)),
+            "layer 1 (sha256:ab): a zstd frame asks for a window over 128 MiB (the limit anygpu "
+            "decompresses with; `zstd --long` output)");
+  // The same frame with a 128 MiB window is within the limit and holds nothing.
+  EXPECT_EQ(error_of(std::string("\x28\xb5\x2f\xfd\x00\x88\x01\x00\x00", 9)),
+            "decompressed 0 bytes");
+  // A content checksum that does not match (frame made with one, last byte changed).
+  ZSTD_CCtx* c = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+  std::string sum(ZSTD_compressBound(text.size()), '\0');
+  sum.resize(ZSTD_compress2(c, sum.data(), sum.size(), text.data(), text.size()));
+  ZSTD_freeCCtx(c);
+  ASSERT_EQ(unzstd(sum).value_or(""), text);
+  sum.back() = static_cast<char>(sum.back() ^ 1);
+  EXPECT_EQ(error_of(sum),
+            "layer 1 (sha256:ab): corrupt zstd stream (Restored data doesn't match checksum)");
+  // In memory (a CCOB's inner header): damaged or foreign data gives nothing.
+  EXPECT_EQ(zstd_start(std::string("\x28\xb5\x2f\xfd\x00\x90\x01\x00\x00", 9), 100), "");
+  EXPECT_EQ(zstd_start(frame.substr(0, 5), 100), "");
+  EXPECT_EQ(zstd_start(frame.substr(0, frame.size() / 2), 10), text.substr(0, 10));
+  EXPECT_EQ(zstd_start("not zstd at all", 100), "");
+  EXPECT_EQ(zstd_start(zstd_bytes(std::string(300, 'a')), 100), std::string(100, 'a'));
+}
 
 // Docker keys its references by their familiar form (moby reference/store.go): the default
 // registry and library/ dropped, :latest added; a digest reference is stored by digest alone.
