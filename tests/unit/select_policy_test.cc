@@ -244,15 +244,16 @@ TEST(SelectPolicy, DeviceCountCriterionFallsThroughToTheNextRule) {
   - priority: 1
     criteria:
       - {type: gpu_compute_capability, equals: xe-hpc}
-      - {type: device_count, min: 4}
+      - {type: device_count, min: 5}
   - priority: 2
     criteria:
       - {type: gpu_vendor, equals: intel}
-      - {type: device_count, min: 3}
+      - {type: device_count, min: 5}
 )");
+  // The two Max 1550 are two tiles each (four xe-hpc units); with the Arc card, five.
   EXPECT_EQ(s.priority, 2);
-  EXPECT_EQ(s.devices.size(), 3u);
-  EXPECT_NE(reasons(s).find("policy priority 1, intel: needs 4 devices, 2 qualify"),
+  EXPECT_EQ(s.devices.size(), 5u);
+  EXPECT_NE(reasons(s).find("policy priority 1, intel: needs 5 units, 4 qualify"),
             std::string::npos)
       << reasons(s);
 }
