@@ -28,6 +28,8 @@ std::map<int, std::vector<VnpuId>> read_vnpu_nodes(const ProbeContext& ctx) {
       ctx.warn(cat({dev, "/", e}), cat({v.error().message, "; ignored"}));
       continue;
     }
+    // Asked by path as well as listed: what reads a host by its paths (`gather`) then has it.
+    if (!ctx.host.exists(cat({dev, "/", e}))) continue;
     out[v->npu].push_back(*v);
   }
   for (auto& [npu, list] : out)
