@@ -53,8 +53,15 @@ void emit_nodes(YAML::Emitter& out, const std::vector<NodeEdit>& nodes, bool hos
   out << YAML::Key << "deviceNodes" << YAML::Value << YAML::BeginSeq;
   for (const auto& n : nodes) {
     out << YAML::BeginMap << YAML::Key << "path" << YAML::Value << n.path;
+    // A node the container sees under another name (an Ascend vNPU's /dev/vdavinciN is its
+    // /dev/davinciN) names its host file even in a spec for this host's own /etc/cdi.
+    auto host_name = n.host_path.substr(n.host_path.rfind('/') + 1);
+    bool renamed = host_name != n.path.substr(n.path.rfind('/') + 1);
     if (!host_view && n.host_path != n.path)
       out << YAML::Key << "hostPath" << YAML::Value << n.host_path;
+    else if (renamed)
+      out << YAML::Key << "hostPath" << YAML::Value
+          << n.path.substr(0, n.path.rfind('/') + 1) + host_name;
     if (n.type) out << YAML::Key << "type" << YAML::Value << std::string(1, *n.type);
     if (n.major) out << YAML::Key << "major" << YAML::Value << *n.major;
     if (n.minor) out << YAML::Key << "minor" << YAML::Value << *n.minor;
@@ -101,8 +108,9 @@ Result<std::string> generate_cdi_spec(const HostRoot& host, const Inventory& inv
       add_partitions(host, *vendor, d, options, devices);
       continue;
     }
-    // Driver not bound: nothing a container could open.
-    if (de.edits.device_nodes.empty()) continue;
+    // Driver not bound: nothing a container could open. A PF lending to its virtual functions
+    // is not handed out: the VFs are the devices (docs/select.md).
+    if (de.edits.device_nodes.empty() || d.lends_to_vfs()) continue;
     GenDevice g{{std::to_string(d.index), d.pci.address.str()}, de.edits};
     if (d.uuid) add_name(g.names, *d.uuid);
     // A vendor that numbers its nodes by physical id (Ascend: ASCEND_VISIBLE_DEVICES=3 is

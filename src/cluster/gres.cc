@@ -142,8 +142,11 @@ std::vector<GresLine> gres_lines(const Inventory& inventory, const CoreMap* core
                                  const Registry& registry) {
   std::vector<GresLine> lines;
   for (const auto& d : inventory.devices) {
-    if (!d.bound()) continue;  // no node a job could open
-    if (d.partitioning && !d.partitions.empty()) {
+    if (!d.bound()) continue;        // no node a job could open
+    if (d.lends_to_vfs()) continue;  // its virtual functions are the devices (docs/select.md)
+    // Slurm confines a job by device file, and a tile has none of its own (its card's nodes
+    // reach both tiles): a tiled card stays one line, as Slurm's oneAPI detection writes it.
+    if (d.partitioning && !d.partitions.empty() && d.partitioning->mode != "tiles") {
       add_partition_lines(d, cores, lines);
       continue;
     }

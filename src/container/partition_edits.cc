@@ -28,6 +28,14 @@ const CharDeviceNumber* number_of(const Partition& p, std::string_view path) {
   return nullptr;
 }
 
+// Ascend's container runtime mounts a vNPU's /dev/vdavinci<N> as /dev/davinci<N>, the name
+// the NPU runtime opens (ascend-docker-runtime process.go, facts F-46).
+std::string path_inside_container(const std::string& host_path) {
+  constexpr std::string_view kVnpu = "/dev/vdavinci";
+  if (!host_path.starts_with(kVnpu)) return host_path;
+  return "/dev/davinci" + host_path.substr(kVnpu.size());
+}
+
 }  // namespace
 
 PartitionNodes partition_nodes(const HostRoot& host, const Vendor& vendor, const Partition& p) {
@@ -35,7 +43,7 @@ PartitionNodes partition_nodes(const HostRoot& host, const Vendor& vendor, const
   auto prefix = host_path_prefix(host);
   for (const auto& path : p.device_nodes) {
     if (!drm_rule_allows(vendor, path)) continue;
-    NodeEdit node{path, prefix + path, {}, {}, {}};
+    NodeEdit node{path_inside_container(path), prefix + path, {}, {}, {}};
     if (const auto* n = number_of(p, path)) {
       node.type = 'c';
       node.major = n->major;

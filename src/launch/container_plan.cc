@@ -1,6 +1,7 @@
 #include "launch/container_plan.h"
 
 #include <algorithm>
+#include <map>
 
 #include "container/driver_source.h"
 #include "launch/engine_args.h"
@@ -38,6 +39,33 @@ std::vector<std::string> env_anygpu_decides(const Registry& registry,
     for (const auto& e : v.container.env) names.emplace_back(e.name);
   }
   return names;
+}
+
+// The visible-devices numbers inside the container, where only the selected devices exist.
+// Whole devices and AMD partitions count from 0 (ROCr enumerates the render nodes it may open).
+// An Intel tile has no node of its own: the container gets its card, every tile of it, and
+// Level Zero's flat numbering (ZE_FLAT_DEVICE_HIERARCHY=FLAT, set by select) gives each card
+// passed in as many numbers as it has tiles, in PCI order; a tiled card has two
+// (probe/vendors/intel.cc), so a tile is its card's first number plus its index.
+std::vector<std::string> numbers_inside(const Selection& selection) {
+  std::vector<std::string> out;
+  bool tiles = false;
+  for (size_t i = 0; i < selection.devices.size(); ++i)
+    tiles = tiles || (selection.vendor == "intel" && selection.partition_of(i));
+  if (!tiles) {
+    for (size_t i = 0; i < selection.devices.size(); ++i) out.push_back(std::to_string(i));
+    return out;
+  }
+  std::map<PciAddress, int> width, first;
+  for (size_t i = 0; i < selection.devices.size(); ++i)
+    width[selection.devices[i].pci.address] = selection.partition_of(i) ? 2 : 1;
+  int next = 0;
+  for (const auto& [address, w] : width) first[address] = next, next += w;
+  for (size_t i = 0; i < selection.devices.size(); ++i) {
+    const auto* p = selection.partition_of(i);
+    out.push_back(std::to_string(first[selection.devices[i].pci.address] + (p ? p->index : 0)));
+  }
+  return out;
 }
 
 }  // namespace
@@ -149,13 +177,12 @@ Result<LaunchPlan> plan_container(const Selection& selection, const LaunchOption
 
   std::vector<EnvVar> env = inner_env;
   env.emplace_back("PYTHONUNBUFFERED", "1");
-  // Inside, only the selected devices exist, so the in-process variable counts from 0 (an AMD
-  // partition too: ROCr enumerates the render nodes it may open). MIG instances keep their
-  // MIG-<uuid>, the one name CUDA takes for them, valid inside as outside.
+  // Inside, only the selected devices exist, so the in-process variable is renumbered
+  // (numbers_inside). MIG instances keep their MIG-<uuid>, the one name CUDA takes for them,
+  // valid inside as outside.
   if (v && !v->visible_devices_env.empty() && !selection.devices.empty() &&
       !names_mig_instances(selection)) {
-    std::vector<std::string> renumbered;
-    for (size_t i = 0; i < selection.devices.size(); ++i) renumbered.push_back(std::to_string(i));
+    auto renumbered = numbers_inside(selection);
     auto name = std::string(v->visible_devices_env);
     auto it =
         std::find_if(env.begin(), env.end(), [&](const EnvVar& e) { return e.first == name; });

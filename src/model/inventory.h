@@ -102,6 +102,13 @@ struct NvLinkFacts {
   std::optional<std::string> unknown;
 };
 
+// A PCI physical function with SR-IOV virtual functions enabled (sriov_totalvfs, sriov_numvfs;
+// Linux Documentation/ABI/testing/sysfs-bus-pci). Present only while num_vfs > 0.
+struct Sriov {
+  int total_vfs = 0;
+  int num_vfs = 0;
+};
+
 struct Device {
   std::string vendor;       // registry id
   std::string vendor_name;  // PCI vendor name
@@ -125,6 +132,8 @@ struct Device {
   std::optional<Partitioning> partitioning;
   std::vector<Partition> partitions;
   std::optional<NvLinkFacts> nvlink;  // absent: no library was asked (not rendered by list)
+  std::optional<std::string> physfn;  // an SR-IOV virtual function: its physical function's bus id
+  std::optional<Sriov> sriov;         // a physical function whose virtual functions are enabled
 
   void add_source(std::string_view source);
   // Bound to the vendor's own driver: the vendor runtime enumerates it and its nodes exist
@@ -136,6 +145,9 @@ struct Device {
   // May be selected: usable, or runtime-suspended (its driver wakes it on first use; discovery
   // itself never does).
   bool selectable() const;
+  // A physical function whose virtual functions are enabled: its memory and engines are carved
+  // out for them (and on a hypervisor they belong to guests), so its VFs are the units, not it.
+  bool lends_to_vfs() const { return sriov && sriov->num_vfs > 0; }
 };
 
 // Partition `p` of `parent` as one device of its own, for what hands devices to a container:

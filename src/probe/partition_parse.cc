@@ -140,4 +140,44 @@ Result<int> parse_proc_devices_major(std::string_view text, std::string_view nam
   return bad_input(cat({"no character device '", name, "'"}));
 }
 
+Result<int> parse_sriov_count(std::string_view text) {
+  auto n = parse_uint(trim(text));
+  if (!n || *n > static_cast<uint64_t>(kMaxSriovVfs))
+    return bad_input(cat({"invalid virtual function count '", escape_control(trim(text)), "'"}));
+  return static_cast<int>(*n);
+}
+
+Result<VnpuId> parse_vnpu_node(std::string_view name) {
+  constexpr std::string_view kPrefix = "vdavinci";
+  auto digits = name.substr(std::min(name.size(), kPrefix.size()));
+  auto n = name.starts_with(kPrefix) && digits.size() <= 6 ? parse_uint(digits) : std::nullopt;
+  if (!n) return bad_input(cat({"'", escape_control(name), "' is not a vNPU node"}));
+  if (*n < uint64_t{kVnpuBase} ||
+      *n >= uint64_t{kVnpuBase} + uint64_t{kVnpuSlots} * (kMaxNpuId + 1))
+    return bad_input(cat({"vNPU id ", std::to_string(*n), " is outside 100 + 16 x NPU id + slot"}));
+  int id = static_cast<int>(*n);
+  return VnpuId{id, (id - kVnpuBase) / kVnpuSlots, (id - kVnpuBase) % kVnpuSlots};
+}
+
+Result<std::vector<int>> parse_tile_names(const std::vector<std::string>& names,
+                                          std::string_view prefix) {
+  std::vector<uint64_t> ids;
+  for (const auto& e : names)
+    if (e.size() > prefix.size() && std::string_view(e).starts_with(prefix))
+      if (auto n = parse_uint(std::string_view(e).substr(prefix.size()))) ids.push_back(*n);
+  std::sort(ids.begin(), ids.end());
+  if (ids.size() <= 1) return std::vector<int>{};
+  std::vector<std::string> listed;
+  for (auto n : ids) listed.push_back(cat({prefix, std::to_string(n)}));
+  if (ids.size() > static_cast<size_t>(kMaxIntelTiles))
+    return bad_input(
+        cat({"lists ", std::to_string(ids.size()), " tiles (", escape_control(join(listed, ", ")),
+             "), more than any Intel GPU has (", std::to_string(kMaxIntelTiles), ")"}));
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] != i)
+      return bad_input(cat({"lists tiles ", escape_control(join(listed, ", ")),
+                            ", not numbered from 0 without gaps"}));
+  return std::vector<int>(ids.begin(), ids.end());
+}
+
 }  // namespace anygpu

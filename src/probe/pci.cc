@@ -4,6 +4,7 @@
 #include <map>
 
 #include "host/paths.h"
+#include "probe/sriov.h"
 #include "probe/sysfs_parse.h"
 #include "util/cpulist.h"
 #include "util/strings.h"
@@ -180,6 +181,7 @@ std::vector<PciDevice> scan_pci(const ProbeContext& ctx) {
     return a.device.pci.address < b.device.pci.address;
   });
   for (auto& d : found) read_common_facts(ctx, d);
+  probe_sriov(ctx, found);
   // Indices are what the vendor runtime enumerates (CUDA_DEVICE_ORDER=PCI_BUS_ID order): the
   // devices bound to the vendor's driver first; those it cannot see (unbound, passthrough)
   // are numbered after them, so they never shift a visible device's index.

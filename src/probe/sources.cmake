@@ -7,6 +7,7 @@ set(ANYGPU_PROBE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/host_info.cc
   ${CMAKE_CURRENT_LIST_DIR}/pci.cc
   ${CMAKE_CURRENT_LIST_DIR}/pci_ids.cc
+  ${CMAKE_CURRENT_LIST_DIR}/sriov.cc
   ${CMAKE_CURRENT_LIST_DIR}/runtimes.cc
   ${CMAKE_CURRENT_LIST_DIR}/probe.cc
   ${CMAKE_CURRENT_LIST_DIR}/vendors/backend.cc
@@ -15,6 +16,7 @@ set(ANYGPU_PROBE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/vendors/amd.cc
   ${CMAKE_CURRENT_LIST_DIR}/vendors/amd_partitions.cc
   ${CMAKE_CURRENT_LIST_DIR}/vendors/ascend.cc
+  ${CMAKE_CURRENT_LIST_DIR}/vendors/intel.cc
   ${CMAKE_CURRENT_LIST_DIR}/libs/library_probe.cc
   ${CMAKE_CURRENT_LIST_DIR}/libs/probe_client.cc
   ${CMAKE_CURRENT_LIST_DIR}/libs/probe_protocol.cc

@@ -83,6 +83,8 @@ json device_json(const Device& d) {
   put(j, "card_node", d.card_node);
   j["status"] = std::string(to_string(d.status));
   j["sources"] = d.sources;
+  put(j, "physfn", d.physfn);
+  if (d.sriov) j["sriov"] = {{"total_vfs", d.sriov->total_vfs}, {"num_vfs", d.sriov->num_vfs}};
   put_partitions(j, d);
   return j;
 }

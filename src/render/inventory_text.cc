@@ -50,6 +50,16 @@ std::string partition_line(const Device& d, const Partition& p) {
   return line + "\n";
 }
 
+// "  sr-iov: 2 of 31 virtual functions enabled" under a PF, "  virtual function of 0000:4d:00.0"
+// under a VF.
+std::string sriov_line(const Device& d) {
+  if (d.physfn) return cat({"  virtual function of ", *d.physfn, "\n"});
+  if (d.sriov)
+    return cat({"  sr-iov: ", std::to_string(d.sriov->num_vfs), " of ",
+                std::to_string(d.sriov->total_vfs), " virtual functions enabled\n"});
+  return "";
+}
+
 // The device table, each partitioned device's row followed by one line per partition.
 std::string device_table(const std::vector<Device>& devices) {
   std::vector<std::vector<std::string>> rows = {
@@ -67,6 +77,7 @@ std::string device_table(const std::vector<Device>& devices) {
   std::string out = std::string(lines[0]) + "\n";
   for (size_t i = 0; i < devices.size(); ++i) {
     out += std::string(lines[i + 1]) + "\n";
+    out += sriov_line(devices[i]);
     if (devices[i].partitioning)
       for (const auto& p : devices[i].partitions) out += partition_line(devices[i], p);
   }

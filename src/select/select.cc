@@ -106,6 +106,13 @@ bool vendor_partitioned(const Inventory& inv, std::string_view vendor) {
   });
 }
 
+bool vendor_tiled(const Inventory& inv, std::string_view vendor) {
+  return std::any_of(inv.devices.begin(), inv.devices.end(), [&](const Device& d) {
+    return d.vendor == vendor && d.partitioning && d.partitioning->mode == "tiles" &&
+           !d.partitions.empty();
+  });
+}
+
 // What every rule's evaluation shares.
 struct Context {
   const Inventory& inv;
@@ -378,6 +385,10 @@ std::optional<std::string> why_ineligible(const Context& c, const Vendor& v, con
   by_criteria = false;
   const Device& d = *u.device;
   if (!d.selectable()) return std::string(to_string(d.status));
+  if (d.lends_to_vfs())
+    return cat({"a physical function with ", std::to_string(d.sriov->num_vfs),
+                " SR-IOV virtual functions enabled: its memory and engines are theirs; select a "
+                "virtual function"});
   if (auto h = c.visible.find(v.id); h != c.visible.end() && !h->second.count(unit_key(u)))
     return cat({"hidden by the caller's ", v.visible_devices_env});
   if (const auto* held = held_by(c.in, u)) return *held;
@@ -538,7 +549,12 @@ std::optional<Error> check_list(const Context& c, const std::vector<const Vendor
 // Each unit's visible-devices entry, or why it has none (then it is not eligible).
 void name_units(Context& c, const Registry& registry) {
   bool amd_partitioned = vendor_partitioned(c.inv, "amd");
+  auto flat = level_zero_flat_entries(c.units);
   for (const auto& u : c.units) {
+    if (auto it = flat.find(unit_key(u)); it != flat.end()) {
+      c.entries[unit_key(u)] = it->second;
+      continue;
+    }
     const auto* v = registry.vendor(u.device->vendor);
     auto entry =
         visible_entry(u, amd_partitioned, v ? v->partition_uuid_since : std::string_view());
@@ -781,6 +797,8 @@ Selection make_selection(const Context& c, const Vendor& v, const std::vector<Un
            {"ANYGPU_DEVICES", join(ids, ",")},
            {"ANYGPU_NUM_WORKERS", std::to_string(s.num_workers)}};
   for (const auto& e : v.extra_env) s.env.emplace_back(std::string(e.name), std::string(e.value));
+  if (vendor_tiled(c.inv, v.id))
+    s.env.emplace_back(std::string(kZeHierarchyEnv), std::string(kZeHierarchyFlat));
   // Exactly one in-process visible-devices variable: the registry's, in its runtime's names.
   if (!v.visible_devices_env.empty())
     s.env.emplace_back(std::string(v.visible_devices_env), join(visible_entries(c, chosen), ","));
@@ -805,7 +823,11 @@ Result<Selection> select_devices(const Inventory& inv, const AcceleratorConfig& 
   if (cfg.backend == "cpu") return cpu_selection(inv, in, {"backend: cpu was asked for"});
 
   for (const auto& d : inv.devices)
-    if (!d.selectable()) reasons.push_back(cat({"skipped ", label(d), ": ", to_string(d.status)}));
+    if (!d.selectable())
+      reasons.push_back(cat({"skipped ", label(d), ": ", to_string(d.status)}));
+    else if (d.lends_to_vfs())
+      reasons.push_back(cat({"skipped ", label(d), ": physical function of ",
+                             std::to_string(d.sriov->num_vfs), " SR-IOV virtual functions"}));
 
   std::vector<const PolicyRule*> rules;
   for (const auto& r : cfg.policy) rules.push_back(&r);

@@ -1,5 +1,7 @@
 #include "select/units.h"
 
+#include <algorithm>
+
 #include "util/strings.h"
 #include "util/version.h"
 
@@ -106,8 +108,33 @@ Result<std::string> visible_entry(const Unit& u, bool amd_partitioned_host,
   // HIP and ROCr number each partition as a GPU of its own, in the kernel's (KFD's) order:
   // ROCm "GPU partitioning" docs, "How logical GPUs are numbered" (F-33).
   if (d.vendor == "amd" && p.runtime_index) return std::to_string(*p.runtime_index);
+  // A vNPU is handed to a container by Ascend's runtime (ASCEND_VISIBLE_DEVICES=<vnpu id>, its
+  // node mounted as /dev/davinci<id>, F-45, F-46); what id the host's own runtime gives it is
+  // not documented.
+  if (d.partitioning->mode == "vnpu")
+    return host_error(
+        "a vNPU: Ascend's container runtime takes it by its id (ASCEND_VISIBLE_DEVICES=<vnpu "
+        "id>, `anygpu cdi generate`), and how the host's runtime numbers it is unknown");
   return host_error(
       cat({"a ", d.partitioning->mode, " partition: how its runtime numbers it is unknown"}));
+}
+
+std::map<std::string, std::string> level_zero_flat_entries(const std::vector<Unit>& units) {
+  // Tiles are Intel's alone (probe/vendors/intel.cc): their vendor's runtime is Level Zero.
+  std::string_view vendor;
+  for (const auto& u : units)
+    if (u.partition && u.device->partitioning->mode == "tiles") vendor = u.device->vendor;
+  std::map<std::string, std::string> out;
+  if (vendor.empty()) return out;
+  std::vector<const Unit*> seen;  // what the runtime enumerates: the units bound to its driver
+  for (const auto& u : units)
+    if (u.device->vendor == vendor && u.device->bound()) seen.push_back(&u);
+  std::stable_sort(seen.begin(), seen.end(), [](const Unit* a, const Unit* b) {
+    auto pa = a->partition ? a->partition->index : -1, pb = b->partition ? b->partition->index : -1;
+    return std::pair(a->device->index, pa) < std::pair(b->device->index, pb);
+  });
+  for (size_t i = 0; i < seen.size(); ++i) out[unit_key(*seen[i])] = std::to_string(i);
+  return out;
 }
 
 }  // namespace anygpu

@@ -3,6 +3,7 @@
 // partitions, and handing the whole device out would give one process every partition.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,5 +45,16 @@ bool names_partitioned_device(const Device& d, const DeviceRef& ref);
 // `partition_uuid_since`: the vendor's registry entry (Vendor::partition_uuid_since).
 Result<std::string> visible_entry(const Unit& u, bool amd_partitioned_host,
                                   std::string_view partition_uuid_since);
+
+// Level Zero on a host with a tiled Intel card: in FLAT mode (its driver's default, facts F-40)
+// every tile is a root device, numbered after the cards before it (PCI order, as
+// ZE_ENABLE_PCI_ID_DEVICE_ORDER=1 makes it), and ZE_AFFINITY_MASK takes those flat numbers
+// (F-39). Unit key -> its flat number for every Intel unit the runtime sees; empty on a host
+// without a tiled card (there each card is one device, as before).
+std::map<std::string, std::string> level_zero_flat_entries(const std::vector<Unit>& units);
+// Set beside ZE_AFFINITY_MASK whenever the flat numbers are used: the specification's default
+// is COMPOSITE, the driver's FLAT (F-40), so the hierarchy is never left to either.
+inline constexpr std::string_view kZeHierarchyEnv = "ZE_FLAT_DEVICE_HIERARCHY";
+inline constexpr std::string_view kZeHierarchyFlat = "FLAT";
 
 }  // namespace anygpu

@@ -1,6 +1,9 @@
 // The partition files' parsers on any bytes: AMD mode files, mig-minors, nvidia-caps access
-// files and /proc/devices. Whatever they accept obeys the kernel's rules.
+// files, /proc/devices, the SR-IOV counts, Ascend vNPU node names and Intel tile directories
+// (the input's lines as the names listed). Whatever they accept obeys the kernel's rules.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "fuzz_check.h"
 #include "probe/partition_parse.h"
@@ -33,5 +36,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (auto minor = parse_nv_cap_access_minor(text)) FUZZ_CHECK(*minor >= 0 && *minor <= 1 << 20);
   if (auto major = parse_proc_devices_major(text, "nvidia-caps"))
     FUZZ_CHECK(*major >= 0 && *major <= 4095);
+  if (auto vfs = parse_sriov_count(text)) FUZZ_CHECK(*vfs >= 0 && *vfs <= kMaxSriovVfs);
+  if (auto v = parse_vnpu_node(text))
+    FUZZ_CHECK(v->id == kVnpuBase + kVnpuSlots * v->npu + v->slot && v->npu >= 0 &&
+               v->npu <= kMaxNpuId && v->slot >= 0 && v->slot < kVnpuSlots);
+  std::vector<std::string> names;
+  for (size_t at = 0; at <= text.size();) {
+    auto end = std::min(text.find('\n', at), text.size());
+    names.emplace_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  for (const char* prefix : {"gt", "tile"})
+    if (auto tiles = parse_tile_names(names, prefix)) {
+      FUZZ_CHECK(tiles->empty() ||
+                 (tiles->size() >= 2 && tiles->size() <= static_cast<size_t>(kMaxIntelTiles)));
+      for (size_t i = 0; i < tiles->size(); ++i) FUZZ_CHECK((*tiles)[i] == static_cast<int>(i));
+    } else {
+      FUZZ_CHECK(tiles.error().message.rfind("lists ", 0) == 0);
+    }
   return 0;
 }

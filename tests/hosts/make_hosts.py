@@ -745,9 +745,9 @@ def make_intel():
 # 4. ascend-910b-8x
 # --------------------------------------------------------------------------
 
-def make_ascend():
+def make_ascend(name="ascend-910b-8x", hostname="npu-910b-01"):
     nodes = {0: "0-47", 1: "48-95", 2: "96-143", 3: "144-191"}
-    h = Host("ascend-910b-8x", "npu-910b-01", "5.10.0-60.18.0.50.oe2203.aarch64",
+    h = Host(name, hostname, "5.10.0-60.18.0.50.oe2203.aarch64",
              "aarch64", "openeuler2203", 192, nodes)
     # npu-smi order on Atlas 800T A2: NPU id (phy id) -> bus
     phy = {0xc1: 0, 0xc2: 1, 0x81: 2, 0x82: 3, 0x01: 4, 0x02: 5, 0x41: 6, 0x42: 7}
@@ -801,6 +801,7 @@ path=/usr/local/Ascend/ascend-toolkit/8.0.RC2/aarch64-linux""")
     h.ln(T + "/latest/aarch64-linux", "../8.0.RC2/aarch64-linux")
     h.w(T + "/latest/version.cfg", "runtime_running_version=[7.3.0.1.231:8.0.RC2]")
     h.w(T + "/set_env.sh", "export ASCEND_TOOLKIT_HOME=/usr/local/Ascend/ascend-toolkit/latest")
+    return h
 
 
 # --------------------------------------------------------------------------
@@ -1185,6 +1186,7 @@ HOSTS = {
     "nvidia-grid-guest": lambda: make_nvidia_variant("nvidia-grid-guest"),
 }
 HOSTS.update(__import__("make_topology_hosts").hosts(sys.modules[__name__]))
+HOSTS.update(__import__("make_partition_hosts").hosts(sys.modules[__name__]))
 
 
 def main(argv):

@@ -102,12 +102,22 @@ TEST(CdiGenerate, EveryVendorOfEveryFixture) {
                               "render") != vendor->container.drm.end();
       for (const auto* d : inv.of_vendor(v)) {
         if (!d->render_node || !render) continue;
-        const auto* entry = device(*spec, std::to_string(d->index));
-        ASSERT_NE(entry, nullptr) << fixture << " " << v << " " << d->index;
-        EXPECT_NE(
-            std::find(entry->device_paths.begin(), entry->device_paths.end(), *d->render_node),
-            entry->device_paths.end())
-            << fixture << " " << v << " device " << d->index;
+        // A partitioned device is one entry per partition ("1:0"), each with the render node
+        // it opens (an Intel tile: its card's).
+        std::vector<std::string> names;
+        if (d->partitioning)
+          for (const auto& p : d->partitions)
+            names.push_back(std::to_string(d->index) + ":" + std::to_string(p.index));
+        else
+          names.push_back(std::to_string(d->index));
+        for (const auto& name : names) {
+          const auto* entry = device(*spec, name);
+          ASSERT_NE(entry, nullptr) << fixture << " " << v << " " << name;
+          EXPECT_NE(
+              std::find(entry->device_paths.begin(), entry->device_paths.end(), *d->render_node),
+              entry->device_paths.end())
+              << fixture << " " << v << " device " << name;
+        }
       }
     }
   }

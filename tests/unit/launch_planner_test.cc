@@ -156,6 +156,26 @@ TEST(LaunchContainer, IntelRenderAndCardNodes) {
   EXPECT_NE(std::find(env.begin(), env.end(), "ZE_AFFINITY_MASK=0"), env.end());
 }
 
+// A tile reaches the container with its whole card (it has no node of its own): inside, Level
+// Zero's flat numbers count that card's two tiles from 0.
+TEST(LaunchContainer, IntelTileNumberedAmongItsCardsTiles) {
+  auto env_of = [](const std::string& config) {
+    auto sel = select_on("intel-max-arc", config);
+    auto facts = facts_for("intel-max-arc", sel);
+    auto plan = plan_launch(sel, container_options(), facts, {}, std::nullopt);
+    EXPECT_TRUE(plan.ok()) << plan.error().message;
+    return plan.ok() ? values_of(plan->argv, "-e") : std::vector<std::string>{};
+  };
+  auto has = [](const std::vector<std::string>& env, const std::string& v) {
+    return std::find(env.begin(), env.end(), v) != env.end();
+  };
+  auto one = env_of("devices: [\"0000:9a:00.0/1\"]\n");  // 4 on the host
+  EXPECT_TRUE(has(one, "ZE_AFFINITY_MASK=1"));
+  EXPECT_TRUE(has(one, "ZE_FLAT_DEVICE_HIERARCHY=FLAT"));
+  auto mixed = env_of("devices: [0, \"0000:29:00.0/1\", \"0000:9a:00.0/0\"]\n");
+  EXPECT_TRUE(has(mixed, "ZE_AFFINITY_MASK=0,2,3"));  // Arc 0, card 29 is 1-2, card 9a 3-4
+}
+
 TEST(LaunchContainer, AscendNodesAndReadOnlyDriverMounts) {
   auto sel = select_on("ascend-910b-8x", "devices: [0, 1]\n");
   auto facts = facts_for("ascend-910b-8x", sel);

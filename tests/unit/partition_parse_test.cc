@@ -98,5 +98,53 @@ TEST(MigParse, ProcDevicesMajorIsTheExactCharacterDevice) {
   EXPECT_FALSE(parse_proc_devices_major("Character devices:\nx nvidia-caps\n", "nvidia-caps").ok());
 }
 
+TEST(SriovParse, CountIsOneDecimalWithinTheRegister) {
+  EXPECT_EQ(*parse_sriov_count("31\n"), 31);
+  EXPECT_EQ(*parse_sriov_count("0"), 0);
+  EXPECT_EQ(*parse_sriov_count("65535\n"), 65535);
+  EXPECT_FALSE(parse_sriov_count("65536").ok());  // TotalVFs and NumVFs are 16 bits wide
+  EXPECT_FALSE(parse_sriov_count("").ok());
+  EXPECT_FALSE(parse_sriov_count("-1").ok());
+  EXPECT_FALSE(parse_sriov_count("0x1f").ok());
+  EXPECT_FALSE(parse_sriov_count("4 4").ok());
+}
+
+TEST(VnpuParse, NodeNameCarriesNpuAndSlot) {
+  auto v = parse_vnpu_node("vdavinci117");
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  EXPECT_EQ(*v, (VnpuId{117, 1, 1}));
+  EXPECT_EQ(*parse_vnpu_node("vdavinci100"), (VnpuId{100, 0, 0}));
+  EXPECT_EQ(*parse_vnpu_node("vdavinci131"), (VnpuId{131, 1, 15}));
+  EXPECT_FALSE(parse_vnpu_node("vdavinci99").ok());  // below 100: no NPU's
+  EXPECT_FALSE(parse_vnpu_node("vdavinci").ok());
+  EXPECT_FALSE(parse_vnpu_node("davinci117").ok());
+  EXPECT_FALSE(parse_vnpu_node("vdavinci-1").ok());
+  EXPECT_FALSE(parse_vnpu_node("vdavinci1x").ok());
+  EXPECT_FALSE(parse_vnpu_node("vdavinci9999999").ok());  // more digits than any id has
+  EXPECT_FALSE(parse_vnpu_node("vdavinci16484").ok());    // NPU 1024: past the last id
+  EXPECT_FALSE(parse_vnpu_node(std::string("vdavinci1\0"
+                                           "17",
+                                           12))
+                   .ok());
+}
+
+TEST(TileParse, NumbersFromZeroWithoutGaps) {
+  using V = std::vector<int>;
+  EXPECT_EQ(*parse_tile_names({"gt0", "gt1", "uevent"}, "gt"), (V{0, 1}));
+  EXPECT_EQ(*parse_tile_names({"tile1", "tile0"}, "tile"), (V{0, 1}));
+  EXPECT_EQ(*parse_tile_names({"gt0"}, "gt"), V{});  // one tile: the card is the device
+  EXPECT_EQ(*parse_tile_names({}, "gt"), V{});
+  EXPECT_EQ(*parse_tile_names({"gt", "gtx", "gt-1", "tile0", "tile1"}, "gt"), V{});
+  auto gap = parse_tile_names({"tile0", "tile2"}, "tile");
+  ASSERT_FALSE(gap.ok());
+  EXPECT_EQ(gap.error().message, "lists tiles tile0, tile2, not numbered from 0 without gaps");
+  auto three = parse_tile_names({"gt0", "gt1", "gt3"}, "gt");
+  ASSERT_FALSE(three.ok());
+  EXPECT_EQ(three.error().message,
+            "lists 3 tiles (gt0, gt1, gt3), more than any Intel GPU has (2)");
+  EXPECT_FALSE(parse_tile_names({"gt1", "gt2"}, "gt").ok());
+  EXPECT_FALSE(parse_tile_names({"gt0", "gt18446744073709551615"}, "gt").ok());
+}
+
 }  // namespace
 }  // namespace anygpu

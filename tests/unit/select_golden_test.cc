@@ -39,6 +39,10 @@ std::vector<Case> cases() {
   for (const char* n : {"2", "4", "5"})
     out.push_back({cat({"mi210-xgmi-8x.count", n}), "mi210-xgmi-8x", cat({"devices: ", n, "\n"})});
   out.push_back({"h100-8x-mig.mig-refused", "h100-8x-mig", "devices: [0:1, 3]\n"});
+  // Two tiles of one Max card (Level Zero's flat numbers); a PF lending to its VFs, named.
+  out.push_back({"intel-max-arc.count2", "intel-max-arc", "devices: 2\n"});
+  out.push_back({"intel-flex-sriov.pf-refused", "intel-flex-sriov", "devices: [0]\n"});
+  out.push_back({"mi308x-8x-cpx.count3", "mi308x-8x-cpx", "devices: 3\n"});
   return out;
 }
 

@@ -130,8 +130,12 @@ TEST(SelectPolicy, IntelUsesZeAffinityMask) {
 )");
   EXPECT_EQ(s.vendor, "intel");
   EXPECT_EQ(s.torch_device, "xpu");
-  EXPECT_EQ(bus_ids(s), (std::vector<std::string>{"0000:29:00.0", "0000:9a:00.0"}));
-  EXPECT_EQ(env_map(s)["ZE_AFFINITY_MASK"], "1,2");
+  // Each Max 1550 is two tiles, each a device of its own to Level Zero's default FLAT
+  // hierarchy, numbered after the Arc card (0).
+  EXPECT_EQ(bus_ids(s), (std::vector<std::string>{"0000:29:00.0", "0000:29:00.0", "0000:9a:00.0",
+                                                  "0000:9a:00.0"}));
+  EXPECT_EQ(env_map(s)["ZE_AFFINITY_MASK"], "1,2,3,4");
+  EXPECT_EQ(env_map(s)["ZE_FLAT_DEVICE_HIERARCHY"], "FLAT");
 }
 
 TEST(SelectPolicy, BusIdAndIndexLists) {
@@ -227,9 +231,10 @@ TEST(SelectPolicy, MemoryCriterion) {
   };
   EXPECT_EQ(pick("h100-8x", rule("80")).devices.size(), 8u);  // 80 GiB
   EXPECT_EQ(pick("h100-8x", rule("81")).vendor, "cpu");
-  // Only the two Max 1550 (128 GiB) qualify, not the 16 GiB Arc.
+  // Only the Max 1550 tiles (64 GiB each, half a 128 GiB card) qualify, not the 16 GiB Arc.
   auto intel = pick("intel-max-arc", rule("64"));
-  EXPECT_EQ(env_map(intel)["ZE_AFFINITY_MASK"], "1,2");
+  EXPECT_EQ(env_map(intel)["ZE_AFFINITY_MASK"], "1,2,3,4");
+  EXPECT_EQ(pick("intel-max-arc", rule("65")).vendor, "cpu");
   // Unknown memory (the laptop iGPU): does not hold.
   EXPECT_EQ(pick("laptop-hybrid", rule("1")).vendor, "cpu");
 }
@@ -239,15 +244,16 @@ TEST(SelectPolicy, DeviceCountCriterionFallsThroughToTheNextRule) {
   - priority: 1
     criteria:
       - {type: gpu_compute_capability, equals: xe-hpc}
-      - {type: device_count, min: 4}
+      - {type: device_count, min: 5}
   - priority: 2
     criteria:
       - {type: gpu_vendor, equals: intel}
-      - {type: device_count, min: 3}
+      - {type: device_count, min: 5}
 )");
+  // The two Max 1550 are two tiles each (four xe-hpc units); with the Arc card, five.
   EXPECT_EQ(s.priority, 2);
-  EXPECT_EQ(s.devices.size(), 3u);
-  EXPECT_NE(reasons(s).find("policy priority 1, intel: needs 4 devices, 2 qualify"),
+  EXPECT_EQ(s.devices.size(), 5u);
+  EXPECT_NE(reasons(s).find("policy priority 1, intel: needs 5 units, 4 qualify"),
             std::string::npos)
       << reasons(s);
 }

@@ -8,6 +8,7 @@ namespace anygpu {
 const VendorBackend& nvidia_backend();
 const VendorBackend& amd_backend();
 const VendorBackend& ascend_backend();
+const VendorBackend& intel_backend();
 
 const VendorBackend* backend_for(std::string_view vendor) {
   struct Entry {
@@ -19,6 +20,7 @@ const VendorBackend* backend_for(std::string_view vendor) {
       {"amd", amd_backend},
       {"hygon", amd_backend},
       {"ascend", ascend_backend},
+      {"intel", intel_backend},
   };
   for (const auto& e : kBackends)
     if (e.vendor == vendor) return &e.get();

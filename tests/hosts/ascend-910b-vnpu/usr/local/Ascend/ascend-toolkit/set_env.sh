@@ -1,0 +1,1 @@
+export ASCEND_TOOLKIT_HOME=/usr/local/Ascend/ascend-toolkit/latest
