@@ -166,6 +166,12 @@ if "$bin" metrics --json >"$log/metrics.json" 2>"$log/metrics.err"; then
   else
     s=$(date +%s%N); for _ in $(seq 20); do "$bin" metrics --json >/dev/null; done; e=$(date +%s%N)
     echo "  anygpu metrics --json: $(( (e - s) / 20000000 )) ms per process (20 runs, no hyperfine)"
+    s=$(date +%s%N)
+    for _ in $(seq 20); do
+      nvidia-smi --query-gpu=utilization.gpu,memory.used,temperature.gpu,power.draw --format=csv >/dev/null
+    done
+    e=$(date +%s%N)
+    echo "  nvidia-smi --query-gpu: $(( (e - s) / 20000000 )) ms per process (20 runs)"
   fi
 else
   echo "  anygpu metrics is not available in this build ($(head -1 "$log/metrics.err")); not measured"
