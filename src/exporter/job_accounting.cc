@@ -67,6 +67,8 @@ JobSeries JobAccountant::update(const JobScan& scan) {
   const double window_s = baseline ? 0 : std::chrono::duration<double>(scan.at - *at_).count();
 
   Deltas deltas;
+  // Busy share per group and device from a library's per-process utilisation (0..1).
+  std::map<Group, std::map<std::string, double>> sampled;
   std::map<std::pair<int, std::string>, std::map<std::string, uint64_t>> engines;
   std::map<EntryKey, uint64_t> memory;
   std::set<EntryKey> held, touched;
@@ -87,11 +89,18 @@ JobSeries JobAccountant::update(const JobScan& scan) {
     if (job)
       for (const auto& [bus, bytes] : p.memory_by_device)
         if (devices_.contains(bus)) memory[{*job, bus}] += bytes;
+    // A library's utilisation share where the driver keeps no engine counters (NVIDIA).
+    for (const auto& [bus, ratio] : p.busy_ratio_by_device)
+      if (devices_.contains(bus) && !p.engine_ns_by_device.contains(bus))
+        sampled[job][bus] = std::min(1.0, sampled[job][bus] + ratio);
   }
   touched = held;
   for (const auto& [group, buses] : deltas)
     if (group)
       for (const auto& [bus, engines_moved] : buses) touched.emplace(*group, bus);
+  for (const auto& [group, buses] : sampled)
+    if (group)
+      for (const auto& [bus, ratio] : buses) touched.emplace(*group, bus);
   for (const auto& [job, buses] : scan.allocations)
     for (const auto& bus : buses)
       if (devices_.contains(bus)) touched.emplace(job, bus);
@@ -110,6 +119,13 @@ JobSeries JobAccountant::update(const JobScan& scan) {
   for (const auto& [group, buses] : deltas)
     for (const auto& [bus, engines_moved] : buses)
       busy_by_bus[bus].emplace_back(&group, busy_seconds(engines_moved, window_s));
+  // The library's share stands for the whole window: its samples are the most recent ones.
+  for (const auto& [group, buses] : sampled)
+    for (const auto& [bus, ratio] : buses) {
+      auto d = deltas.find(group);
+      if (d == deltas.end() || !d->second.contains(bus))
+        busy_by_bus[bus].emplace_back(&group, baseline ? 0.0 : ratio * window_s);
+    }
   for (const auto& [bus, groups] : busy_by_bus) {
     std::optional<double> joules;
     auto now = scan.energy_joules.find(bus);

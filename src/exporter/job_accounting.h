@@ -1,5 +1,5 @@
 // Per-job accounting over the exporter's process scans: for every (job, device), busy time from
-// the DRM engine counters, the device's energy counter apportioned by engine-time share, the
+// the DRM engine counters (or a library's per-process utilisation where there are none), the device's energy counter apportioned by engine-time share, the
 // memory the job holds, and whether the device is in the job's allocation while no process of
 // the job holds it. Counters grow from scan to scan; the number of (job, device) entries is
 // capped and ended jobs are forgotten after a while, so the series stay bounded.
@@ -37,9 +37,10 @@ struct JobDeviceUsage {
   JobKey job;
   std::string pci_bus_id, vendor;
   int index = 0;
-  // Counters since the exporter first saw the job on the device. Busy is absent while no
-  // process of the job publishes engine counters for it (NVIDIA: no DRM statistics); energy is
-  // absent until a window was measured on a device with an energy counter.
+  // Counters since the exporter first saw the job on the device. Busy comes from the DRM engine
+  // counters, else from the library's per-process utilisation (NVML's), and is absent while
+  // neither speaks for a process of the job on the device; energy is absent until a window was
+  // measured on a device with an energy counter.
   std::optional<double> busy_seconds, energy_joules;
   std::optional<uint64_t> memory_bytes;  // the last scan's; absent when unknown or not held
   bool allocated_idle = false;           // allocated to the job, held by none of its processes

@@ -58,7 +58,8 @@ std::string encode_health_device(std::string_view bus_id, const health::DeviceLi
   if (f.processes) {
     w.line("processes");
     for (const auto& p : *f.processes)
-      w.line("process", {std::to_string(p.pid), p.used_bytes ? num(*p.used_bytes) : "-"});
+      w.line("process", {std::to_string(p.pid), p.used_bytes ? num(*p.used_bytes) : "-",
+                         p.busy_percent ? num(*p.busy_percent) : "-"});
   }
   for (const auto& e : f.errors) w.line("error", {e});
   return w.line("device-end").take();
@@ -212,7 +213,7 @@ HealthReply decode_health_reply(std::string_view text) {
     } else if (r.tag == "processes") {
       if (fields(r, 0)) f->processes.emplace();
     } else if (r.tag == "process") {
-      if (!fields(r, 2)) break;
+      if (!fields(r, 3)) break;
       if (!f->processes) {
         error = at(r, "'process' before 'processes'");
         break;
@@ -223,11 +224,20 @@ HealthReply decode_health_reply(std::string_view text) {
         error = at(r, "'process': pid out of range");
         break;
       }
-      health::LibraryProcess p{static_cast<int>(*pid), std::nullopt};
+      health::LibraryProcess p{static_cast<int>(*pid), std::nullopt, std::nullopt};
       if (r.fields[1] != "-") {
         auto bytes = number(r, 1);
         if (!bytes) break;
         p.used_bytes = *bytes;
+      }
+      if (r.fields[2] != "-") {
+        auto busy = number(r, 2);
+        if (!busy) break;
+        if (*busy > 100) {
+          error = at(r, "'process': busy percent above 100");
+          break;
+        }
+        p.busy_percent = static_cast<uint32_t>(*busy);
       }
       f->processes->push_back(p);
     } else if (r.tag == "error") {

@@ -16,7 +16,7 @@
 //   ras correctable 0 0 0 0 0 12 0        Level Zero RAS counts by zes_ras_error_cat_t
 //   ras uncorrectable 1 0 0 0 0 0 0       (both lines, or neither)
 //   processes                             the list follows (absent: not answered)
-//   process 4242 1073741824               pid, used bytes (or -)
+//   process 4242 1073741824 37            pid, used bytes (or -), busy percent (or -)
 //   error retired%20pages:%20…            a call that failed
 //   device-end
 //   end

@@ -47,6 +47,9 @@ inline uint64_t saturating_add(uint64_t a, uint64_t b) {
 struct LibraryProcess {
   int pid = 0;
   std::optional<uint64_t> used_bytes;
+  // Percent of the library's most recent sampling period the device's compute engines (NVML:
+  // SMs) worked for this process; absent when the library does not say.
+  std::optional<uint32_t> busy_percent;
 };
 
 struct DeviceLibraryFacts {

@@ -171,6 +171,7 @@ void add_library_processes(const HostRoot& host, const health::LibraryHealth& li
         it->memory_bytes = it->memory_bytes.value_or(0) + *lp.used_bytes;
         it->memory_by_device[bus] += *lp.used_bytes;
       }
+      if (lp.busy_percent) it->busy_ratio_by_device[bus] = *lp.busy_percent / 100.0;
     }
   }
   std::sort(scan.processes.begin(), scan.processes.end(),

@@ -36,6 +36,10 @@ struct ProcessInfo {
   // The State letter of /proc/PID/status (R S D Z X …); absent when /proc had no such
   // process or its status could not be read.
   std::optional<char> state{};
+  // From a vendor library's per-process utilisation (NVML's, where the driver publishes no DRM
+  // statistics): the share 0..1 of its most recent samples that the device's compute engines
+  // worked for this process, per PCI bus id; absent where the library does not say.
+  std::map<std::string, double> busy_ratio_by_device{};
   // engine_ns split per PCI bus id (the device each DRM client names): what per-job busy time
   // and energy shares are computed from.
   std::map<std::string, std::map<std::string, uint64_t>> engine_ns_by_device{};

@@ -91,3 +91,8 @@ set_tests_properties(exporter_jobs PROPERTIES TIMEOUT 120)
 add_test(NAME exporter_slurm_jobs
   COMMAND ${_exporter_e2e}/exporter_slurm_jobs_test.sh $<TARGET_FILE:anygpu> ${_exporter_hosts})
 set_tests_properties(exporter_slurm_jobs PROPERTIES LABELS system RESOURCE_LOCK slurm TIMEOUT 300)
+# NVIDIA jobs' busy time from NVML's per-process utilisation (mock NVML through the worker).
+add_test(NAME exporter_nvml_jobs
+  COMMAND ${_exporter_py} ${_exporter_e2e}/exporter_nvml_jobs_test.py $<TARGET_FILE:anygpu>
+          ${_exporter_hosts}/h100-8x $<TARGET_FILE:mock_nvml_health>)
+set_tests_properties(exporter_nvml_jobs PROPERTIES TIMEOUT 60)

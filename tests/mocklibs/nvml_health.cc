@@ -8,11 +8,14 @@
 //   <index> retired <multiple single-bit> <double-bit> <pending 0|1>
 //   <index> clocks-event <bits, decimal>
 //   <index> process <pid> <used bytes, or - for NVML_VALUE_NOT_AVAILABLE>
+//   <index> util <pid> <smUtil percent> <age in microseconds>   one per-process sample
+//   <index> util-unsupported  nvmlDeviceGetProcessUtilization answers NOT_SUPPORTED
 //   <index> crash            every health call on this GPU dies with SIGSEGV
 //   <index> unknown-error    the retired-pages calls answer NVML_ERROR_UNKNOWN
 //
 // A value without its line answers NVML_ERROR_NOT_SUPPORTED (no processes: an empty list).
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -160,6 +163,41 @@ MOCK_NVML_EXPORT Return nvmlDeviceGetComputeRunningProcesses_v3(anygpu::nvml::De
   return anygpu::nvml::kSuccess;
 }
 
+// As nvml.h documents: a NULL buffer (or one too small) answers INSUFFICIENT_SIZE with the
+// count; no sample newer than last_seen answers NOT_FOUND. Timestamps are the CPU's, in us.
+MOCK_NVML_EXPORT Return nvmlDeviceGetProcessUtilization(
+    anygpu::nvml::Device dev, anygpu::nvml::ProcessUtilizationSample* samples, unsigned int* count,
+    unsigned long long last_seen) {
+  if (auto r = check(dev); r != anygpu::nvml::kSuccess) return r;
+  if (!count) return mock_nvml::kErrorInvalidArgument;
+  if (line_for(dev->index, "util-unsupported")) return anygpu::nvml::kErrorNotSupported;
+  timespec ts{};
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  auto now = static_cast<unsigned long long>(ts.tv_sec) * 1000000ull +
+             static_cast<unsigned long long>(ts.tv_nsec) / 1000ull;
+  std::vector<std::vector<std::string>> all;
+  line_for(dev->index, "util", &all);
+  std::vector<anygpu::nvml::ProcessUtilizationSample> fresh;
+  for (const auto& f : all) {
+    anygpu::nvml::ProcessUtilizationSample s{};
+    s.pid = static_cast<unsigned>(num(f, 0));
+    s.smUtil = static_cast<unsigned>(num(f, 1));
+    s.timeStamp = now - num(f, 2);
+    if (s.timeStamp > last_seen) fresh.push_back(s);
+  }
+  if (fresh.empty()) return anygpu::nvml::kErrorNotFound;
+  auto n = static_cast<unsigned>(fresh.size());
+  if (!samples || *count < n) {
+    *count = n;
+    return anygpu::nvml::kErrorInsufficientSize;
+  }
+  for (unsigned i = 0; i < n; ++i) samples[i] = fresh[i];
+  *count = n;
+  return anygpu::nvml::kSuccess;
+}
+
+static_assert(
+    std::is_same_v<decltype(&nvmlDeviceGetProcessUtilization), anygpu::nvml::ProcessUtilizationFn>);
 static_assert(std::is_same_v<decltype(&nvmlDeviceGetTotalEccErrors), anygpu::nvml::TotalEccFn>);
 static_assert(std::is_same_v<decltype(&nvmlDeviceGetRemappedRows), anygpu::nvml::RemappedRowsFn>);
 static_assert(std::is_same_v<decltype(&nvmlDeviceGetRetiredPages), anygpu::nvml::RetiredPagesFn>);

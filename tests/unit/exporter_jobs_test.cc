@@ -244,3 +244,38 @@ TEST(ExporterJobs, EntriesAreCappedAndEndedJobsAreForgotten) {
 
 }  // namespace
 }  // namespace anygpu::exporter
+
+namespace anygpu::exporter {
+namespace {
+
+// NVIDIA publishes no DRM engine counters: NVML's per-process utilisation stands in. Two jobs
+// share GPU 0 at 60 % and 20 % (a third process of job 1 at 50 % caps the job at 100 %), job 3
+// holds GPU 1 with nothing said about it (no busy: unknown, absent); energy over the window is
+// split by the busy shares and sums to the device counter.
+TEST(ExporterJobs, LibraryUtilisationStandsInForEngineCounters) {
+  JobAccountant acc(two_gpus());
+  auto t0 = Clock::now();
+  auto sampled = [](int pid, const std::string& job, const std::string& bus,
+                    std::optional<double> ratio) {
+    auto p = holder(pid, slurm(job), bus, {}, std::nullopt);
+    if (ratio) p.busy_ratio_by_device[bus] = *ratio;
+    return p;
+  };
+  ps::ProcessScan s;
+  s.processes = {sampled(10, "1", kGpu0, 0.6), sampled(11, "1", kGpu0, 0.5),
+                 sampled(20, "2", kGpu0, 0.2), sampled(30, "3", kGpu1, std::nullopt)};
+  acc.update({s, {{kGpu0, 1000.0}}, {}, t0});
+  auto later = acc.update({s, {{kGpu0, 1600.0}}, {}, t0 + 10s});
+  const auto* one = find(later, "1", kGpu0);
+  const auto* two = find(later, "2", kGpu0);
+  const auto* three = find(later, "3", kGpu1);
+  ASSERT_TRUE(one && two && three);
+  EXPECT_DOUBLE_EQ(one->busy_seconds.value_or(-1), 10.0);  // 0.6 + 0.5, capped at the window
+  EXPECT_DOUBLE_EQ(two->busy_seconds.value_or(-1), 2.0);
+  EXPECT_FALSE(three->busy_seconds);
+  EXPECT_NEAR(one->energy_joules.value_or(0) + two->energy_joules.value_or(0), 600.0, 1e-9);
+  EXPECT_NEAR(one->energy_joules.value_or(0), 500.0, 1e-9);  // 10 of 12 busy seconds
+}
+
+}  // namespace
+}  // namespace anygpu::exporter

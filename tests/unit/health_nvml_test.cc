@@ -188,7 +188,12 @@ TEST(HealthNvml, ALibraryNotOnTheHostIsAbsent) {
 
 TEST(HealthNvml, RunningProcessesFeedPs) {
   NvmlHealthHost h;
-  test::write_file(h.answers, "5 process 4242 1073741824\n5 process 77 -\n6 process 4242 1024\n");
+  // NVML's samples: 4242 kept GPU 5's SMs 60 % then 80 % busy (a sample older than the recent
+  // window does not count); 77 has no sample (idle: 0); GPU 6 cannot say.
+  test::write_file(h.answers,
+                   "5 process 4242 1073741824\n5 process 77 -\n6 process 4242 1024\n"
+                   "5 util 4242 60 1000\n5 util 4242 80 2000\n5 util 4242 100 60000000\n"
+                   "6 util-unsupported\n");
   // 4242 is visible in /proc with its node open; 77 is not (a container's process).
   test::write_file(h.root + "/proc/4242/comm", "python3\n");
   test::write_file(h.root + "/proc/4242/status", "Name:\tpython3\nUid:\t0\t0\t0\t0\n");
@@ -209,6 +214,9 @@ TEST(HealthNvml, RunningProcessesFeedPs) {
   EXPECT_EQ(p.pid, 4242);
   EXPECT_EQ(p.devices, (std::vector<std::string>{kBus[5], kBus[6]}));
   EXPECT_EQ(p.memory_bytes.value_or(0), 1073741824ull + 1024);  // summed over its GPUs
+  EXPECT_EQ(p.busy_ratio_by_device, (std::map<std::string, double>{{kBus[5], 0.7}}));
+  EXPECT_EQ(scan.processes[0].busy_ratio_by_device,
+            (std::map<std::string, double>{{kBus[5], 0.0}}));
 }
 
 // Iluvatar's ixml exports NVML's names and types: the same health and process calls reach it
@@ -374,7 +382,8 @@ TEST(HealthReply, RoundTripsEveryFact) {
   f.fault_codes = std::vector<uint32_t>{0x80E01801, 0x00000007};
   f.memory_health = 3;
   f.ras = health::RasErrors{{0, 0, 0, 0, 0, 12, 0}, {1, 0, 2, 0, 0, 0, 1ull << 40}};
-  f.processes = std::vector<health::LibraryProcess>{{4242, 1ull << 30}, {17, std::nullopt}};
+  f.processes = std::vector<health::LibraryProcess>{{4242, 1ull << 30, 37},
+                                                    {17, std::nullopt, std::nullopt}};
   f.errors = {"retired pages: Unknown Error (999)"};
   auto text = header() + worker::encode_health_device("0000:18:00.0", f) + "end\n";
   auto r = worker::decode_health_reply(text);
@@ -385,6 +394,8 @@ TEST(HealthReply, RoundTripsEveryFact) {
             worker::encode_health_device("0000:18:00.0", f));
   EXPECT_EQ(r.devices[0].second.processes->at(1).pid, 17);
   EXPECT_FALSE(r.devices[0].second.processes->at(1).used_bytes);
+  EXPECT_EQ(r.devices[0].second.processes->at(0).busy_percent.value_or(0), 37u);
+  EXPECT_FALSE(r.devices[0].second.processes->at(1).busy_percent);
   EXPECT_EQ(r.devices[0].second.ras->uncorrectable[6], 1ull << 40);
   EXPECT_EQ(r.devices[0].second.memory_health.value_or(0), 3u);
   EXPECT_EQ(r.api.value_or(""), "nvml");
@@ -399,8 +410,11 @@ TEST(HealthReply, MalformedAndTruncatedReplies) {
                            "ecc sometimes 1 1\n",
                            "remap 1 1 2 0\n",
                            "retired 1\n",
-                           "process 0 5\n",
-                           "process 5 5\n",
+                           "processes\nprocess 0 5 -\n",
+                           "process 5 5 -\n",
+                           "processes\nprocess 5 5\n",
+                           "processes\nprocess 5 5 101\n",
+                           "processes\nprocess 5 - busy\n",
                            "bogus\n",
                            "clocks-event -1\n",
                            "retired 1 2 maybe\n",

@@ -61,7 +61,8 @@ void read_chip(const dcmi::Api& api, int card, int device, health::DeviceLibrary
   f.processes.emplace();
   for (int i = 0; i < count; ++i)
     if (procs[i].proc_id > 0)
-      f.processes->push_back({procs[i].proc_id, static_cast<uint64_t>(procs[i].proc_mem_usage)});
+      f.processes->push_back(
+          {procs[i].proc_id, static_cast<uint64_t>(procs[i].proc_mem_usage), std::nullopt});
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
 #include "vendorlib/nvml/nvml.h"
 
+#include <time.h>
+
+#include <map>
 #include <vector>
 
 #include "vendorlib/nvml/api.h"
@@ -21,7 +24,8 @@ struct NvmlHealthApi : nvml::CoreApi {
             lib.symbol<nvml::EventReasonsFn>({"nvmlDeviceGetCurrentClocksEventReasons",
                                               "nvmlDeviceGetCurrentClocksThrottleReasons"})),
         processes(
-            lib.symbol<nvml::RunningProcessesFn>({"nvmlDeviceGetComputeRunningProcesses_v3"})) {}
+            lib.symbol<nvml::RunningProcessesFn>({"nvmlDeviceGetComputeRunningProcesses_v3"})),
+        utilization(lib.symbol<nvml::ProcessUtilizationFn>({"nvmlDeviceGetProcessUtilization"})) {}
 
   nvml::TotalEccFn total_ecc;
   nvml::RemappedRowsFn remapped_rows;
@@ -29,7 +33,19 @@ struct NvmlHealthApi : nvml::CoreApi {
   nvml::PendingStatusFn pending;
   nvml::EventReasonsFn event_reasons;
   nvml::RunningProcessesFn processes;
+  nvml::ProcessUtilizationFn utilization;
 };
+
+// How far back per-process samples count: a few of the driver's sampling periods, so a process
+// that stopped working a while ago does not read as busy now.
+constexpr unsigned long long kRecentSamplesUs = 5'000'000;
+
+unsigned long long now_us() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<unsigned long long>(ts.tv_sec) * 1'000'000ull +
+         static_cast<unsigned long long>(ts.tv_nsec) / 1000ull;
+}
 
 class DeviceReader {
  public:
@@ -111,6 +127,41 @@ class DeviceReader {
       p.pid = static_cast<int>(infos[i].pid);
       if (infos[i].usedGpuMemory != nvml::kValueNotAvailable) p.used_bytes = infos[i].usedGpuMemory;
       if (p.pid > 0) list.push_back(p);
+    }
+    busy(list);
+  }
+
+  // Each listed process's mean SM utilisation over the recent samples; a listed process with
+  // no sample there kept no SM busy (NVML samples only processes that did). Absent throughout
+  // when the call is missing or fails.
+  void busy(std::vector<health::LibraryProcess>& list) {
+    if (!api_.utilization || list.empty()) return;
+    auto since = now_us() - kRecentSamplesUs;
+    unsigned n = 0;
+    auto r = api_.utilization(dev_, nullptr, &n, since);
+    std::vector<nvml::ProcessUtilizationSample> samples;
+    if (r == nvml::kErrorInsufficientSize) {
+      n = std::min(n + 8, 65536u);
+      samples.resize(n);
+      r = api_.utilization(dev_, samples.data(), &n, since);
+      samples.resize(std::min<size_t>(n, samples.size()));
+    }
+    if (r == nvml::kErrorNotFound || (r == nvml::kSuccess && samples.empty())) {
+      for (auto& p : list) p.busy_percent = 0;
+      return;
+    }
+    if (!ok(r, "per-process utilization")) return;
+    std::map<int, std::pair<uint64_t, uint64_t>> sums;  // pid -> (sum of smUtil, samples)
+    for (const auto& s : samples)
+      if (s.timeStamp > since && s.smUtil <= 100) {
+        auto& [sum, count] = sums[static_cast<int>(s.pid)];
+        sum += s.smUtil;
+        ++count;
+      }
+    for (auto& p : list) {
+      auto it = sums.find(p.pid);
+      p.busy_percent =
+          it == sums.end() ? 0 : static_cast<uint32_t>(it->second.first / it->second.second);
     }
   }
 

@@ -36,6 +36,18 @@ struct ProcessInfo {
 };
 inline constexpr unsigned long long kValueNotAvailable = ~0ULL;
 
+// nvmlProcessUtilizationSample_t (what nvmlDeviceGetProcessUtilization fills): one sample per
+// process that kept the device busy in a recent sampling period; the values are percentages.
+struct ProcessUtilizationSample {
+  unsigned int pid;
+  unsigned long long timeStamp;  // CPU time, microseconds
+  unsigned int smUtil;
+  unsigned int memUtil;
+  unsigned int encUtil;
+  unsigned int decUtil;
+};
+inline constexpr Return kErrorNotFound = 6;  // NVML_ERROR_NOT_FOUND: no sample newer than asked
+
 using TotalEccFn = Return (*)(Device, int error_type, int counter_type, unsigned long long*);
 using RemappedRowsFn = Return (*)(Device, unsigned int* corrected, unsigned int* uncorrected,
                                   unsigned int* pending, unsigned int* failure);
@@ -43,5 +55,7 @@ using RetiredPagesFn = Return (*)(Device, int cause, unsigned int* count, unsign
 using PendingStatusFn = Return (*)(Device, int* is_pending);  // nvmlEnableState_t
 using EventReasonsFn = Return (*)(Device, unsigned long long*);
 using RunningProcessesFn = Return (*)(Device, unsigned int* count, ProcessInfo*);
+using ProcessUtilizationFn = Return (*)(Device, ProcessUtilizationSample*, unsigned int* count,
+                                        unsigned long long last_seen_us);
 
 }  // namespace anygpu::nvml
