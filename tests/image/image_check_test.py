@@ -42,7 +42,8 @@ class Runner:
 
     def run(self, host, image, *extra, env=None):
         env = dict(os.environ, TMPDIR=str(self.scratch), **(env or {}))
-        return subprocess.run([self.binary, "--root", str(self.tests / "hosts" / host),
+        root = host if isinstance(host, Path) else self.tests / "hosts" / host
+        return subprocess.run([self.binary, "--root", str(root),
                                "--no-libs", "image", "check", str(image), *extra],
                               capture_output=True, text=True, timeout=120, env=env)
 
@@ -177,31 +178,115 @@ def good_images(r, work):
     check("CCOB gfx1100 library fits the RX 7900, not the 4090", d and
           verdicts(d) == {"0000:01:00.0": "fail", "0000:04:00.0": "ok"}, d)
 
-    # Ascend: a CPU torch with torch_npu (the plugin the wheel table names) and CANN inside.
-    npu = mk.torch_files("2.4.0")
-    npu["usr/local/Ascend/ascend-toolkit/latest/x86_64-linux/ascend_toolkit_install.info"] = (
-        b"package_name=Ascend-cann-toolkit\nversion=8.0.RC3\n")
-    without = dict(npu)
-    npu[mk.SITE + "/torch_npu/version.py"] = b"__version__ = '2.4.0.post2'\n"
-    npu[mk.SITE + "/torch_npu-2.4.0.post2.dist-info/METADATA"] = (
-        b"Metadata-Version: 2.1\nName: torch-npu\nVersion: 2.4.0.post2\n")
-    docker, _, _ = three_forms(work, "npu", [mk.layer_tar(npu)], [])
-    rc, d = r.doc("ascend-910b-8x", docker)
-    check("torch_npu image ok on the Ascend host; CANN and torch_npu listed", rc == 0 and d and
-          set(verdicts(d).values()) == {"ok"} and
-          {(f["name"], f["version"]) for f in d["frameworks"]} ==
-          {("torch", "2.4.0"), ("torch_npu", "2.4.0.post2"), ("cann", "8.0.RC3")}, d)
-    docker, _, _ = three_forms(work, "nonpu", [mk.layer_tar(without)], [])
-    rc, d = r.doc("ascend-910b-8x", docker)
-    check("a CPU torch without torch_npu on the Ascend host: plugin missing (warning)",
-          rc == 0 and d and codes(d) == ["torch.plugin-missing"] and
-          set(verdicts(d).values()) == {"warning"}, d)
+    ascend_images(r, work)
 
     # Nothing the checker knows: a warning, not ok.
     docker, _, _ = three_forms(work, "plain", [mk.layer_tar({"etc/hostname": b"x\n"})], [])
     rc, d = r.doc("h100-8x", docker)
     check("an image without GPU code is a warning", rc == 0 and d and
           set(verdicts(d).values()) == {"warning"} and codes(d) == ["image.no-gpu-code"], d)
+
+
+def npu_layer(torch, npu=None, cann=None, cann_dir="latest/x86_64-linux"):
+    """A CPU torch, torch_npu (version.py and dist-info) and optionally a CANN toolkit's
+    ascend_toolkit_install.info (the file torch_npu's CANN version comes from)."""
+    files = mk.torch_files(torch)
+    if npu:
+        files[mk.SITE + "/torch_npu/version.py"] = f"__version__ = '{npu}'\n".encode()
+        files[mk.SITE + f"/torch_npu-{npu}.dist-info/METADATA"] = (
+            f"Metadata-Version: 2.1\nName: torch-npu\nVersion: {npu}\n").encode()
+    if cann:
+        files[f"usr/local/Ascend/ascend-toolkit/{cann_dir}/ascend_toolkit_install.info"] = (
+            f"package_name=Ascend-cann-toolkit\nversion={cann}\narch=x86_64\n").encode()
+    return [mk.layer_tar(files)]
+
+
+def ascend_host(r, work, driver):
+    """ascend-910b-8x (CANN 8.0.RC2, driver 24.1.rc2) with another driver version.info."""
+    root = Path(work) / f"ascend-{driver}"
+    if not root.exists():
+        shutil.copytree(r.tests / "hosts" / "ascend-910b-8x", root, symlinks=True)
+        info = root / "usr/local/Ascend/driver/version.info"
+        info.write_text(info.read_text().replace("Version=24.1.rc2", f"Version={driver}"))
+    return root
+
+
+def first(d, code):
+    found = finding(d, code)
+    return found[0] if found else None
+
+
+def ascend_images(r, work):
+    """torch_npu against the CANN it runs with (the image's own toolkit, else the host's CANN
+    8.0.RC2) by the wheel table's pairs, the torch it was built for, and the image's CANN
+    against the host's Ascend driver where CANN's release notes give the HDK releases."""
+    host = "ascend-910b-8x"
+    # Host CANN 8.0.RC2; torch_npu 2.3.1 pairs with torch 2.3.1 on CANN 8.0.RC2.
+    docker, _, _ = three_forms(work, "npu-host", npu_layer("2.3.1", "2.3.1"), [])
+    rc, d = r.doc(host, docker)
+    check("torch_npu paired with the host's CANN: ok; torch_npu listed", rc == 0 and d and
+          set(verdicts(d).values()) == {"ok"} and codes(d) == [] and
+          ("torch_npu", "2.3.1") in {(f["name"], f["version"]) for f in d["frameworks"]}, d)
+    # torch_npu 2.5.1 pairs with CANN 8.1.RC1: on the host's 8.0.RC2 it fails to import.
+    docker, oci, oci_tar = three_forms(work, "npu-newer", npu_layer("2.5.1", "2.5.1"), [])
+    for form in (docker, oci, oci_tar):
+        rc, d = r.doc(host, form)
+        f = first(d, "torch.plugin-cann-mismatch")
+        check(f"torch_npu for CANN 8.1.RC1 on host CANN 8.0.RC2 fails ({form.name})",
+              rc == 1 and d and set(verdicts(d).values()) == {"fail"} and
+              codes(d) == ["torch.plugin-cann-mismatch"] and f and
+              "not CANN 8.0.RC2" in f["message"] and
+              "ascend_toolkit_install.info" in f["evidence"], d)
+    # The image's own CANN is the one torch_npu loads: 2.4.0 pairs with 8.0.RC3, which the
+    # image carries; whether CANN 8.0.RC3 runs on driver 24.1.rc2 is not in the table.
+    docker, _, _ = three_forms(work, "npu-own",
+                               npu_layer("2.4.0", "2.4.0", cann="8.0.RC3"), [])
+    rc, d = r.doc(host, docker)
+    f = first(d, "image.cann-driver-unjudged")
+    check("own CANN 8.0.RC3 pairs with torch_npu 2.4.0; CANN vs driver not judged (warning)",
+          rc == 0 and d and set(verdicts(d).values()) == {"warning"} and
+          codes(d) == ["image.cann-driver-unjudged"] and f and
+          "not judged" in f["message"] and
+          {("torch", "2.4.0"), ("torch_npu", "2.4.0"), ("cann", "8.0.RC3")} <=
+          {(x["name"], x["version"]) for x in d["frameworks"]}, d)
+    # torch_npu 2.4.0.post2 pairs with CANN 8.0.0, not the image's 8.0.RC3; the fix names the
+    # table's torch_npu for torch 2.4.0 on CANN 8.0.RC3, and the evidence the image's file.
+    docker, _, _ = three_forms(work, "npu-own-bad",
+                               npu_layer("2.4.0", "2.4.0.post2", cann="8.0.RC3"), [])
+    rc, d = r.doc(host, docker)
+    f = first(d, "torch.plugin-cann-mismatch")
+    check("torch_npu 2.4.0.post2 on the image's CANN 8.0.RC3 fails, names the fix", rc == 1 and
+          f and "torch-npu==2.4.0 " in f["action"] and "the image's /usr/local/Ascend" in
+          f["evidence"] and "not CANN 8.0.RC3" in f["message"], d)
+    # torch_npu built for another torch (torch 2.12.0 with torch_npu 2.8.0.post2).
+    docker, _, _ = three_forms(work, "npu-torch", npu_layer("2.12.0", "2.8.0.post2"), [])
+    rc, d = r.doc(host, docker)
+    f = first(d, "torch.plugin-torch-mismatch")
+    check("torch_npu for torch 2.8.0 under torch 2.12.0 fails", rc == 1 and f and
+          "built for torch 2.8.0" in f["message"], d)
+    # A torch_npu the table does not list: its pairing is unknown, a warning.
+    docker, _, _ = three_forms(work, "npu-unlisted", npu_layer("2.14.0", "2.14.0"), [])
+    rc, d = r.doc(host, docker)
+    check("an unlisted torch_npu is a warning", rc == 0 and d and
+          codes(d) == ["torch.plugin-unpaired"], d)
+    # CANN 8.5.0 inside (its release notes list HDK 25.5/25.3/25.2/25.0) with torch_npu 2.9.0:
+    # refused on driver 24.1.rc2, ok on 25.2.0.
+    layers = npu_layer("2.9.0", "2.9.0", cann="8.5.0")
+    docker, _, _ = three_forms(work, "npu-cann85", layers, [])
+    rc, d = r.doc(host, docker)
+    f = first(d, "image.cann-driver")
+    check("image CANN 8.5.0 on Ascend driver 24.1.rc2 fails", rc == 1 and d and
+          codes(d) == ["image.cann-driver"] and f and "24.1.rc2" in f["message"] and
+          "25.5.X/25.3.X/25.2.X/25.0.X" in f["evidence"], d)
+    rc, d = r.doc(ascend_host(r, work, "25.2.0"), docker)
+    check("image CANN 8.5.0 on Ascend driver 25.2.0 is ok", rc == 0 and d and
+          set(verdicts(d).values()) == {"ok"} and codes(d) == [], d)
+    # Without torch_npu: the plugin is missing (a warning).
+    docker, _, _ = three_forms(work, "nonpu", npu_layer("2.4.0", cann="8.0.RC3"), [])
+    rc, d = r.doc(host, docker)
+    check("a CPU torch without torch_npu on the Ascend host: plugin missing (warning)",
+          rc == 0 and d and "torch.plugin-missing" in codes(d) and
+          set(verdicts(d).values()) == {"warning"}, d)
 
 
 def compat_layer(work, name, note, lib_dir="usr/local/cuda-12.9/compat"):
