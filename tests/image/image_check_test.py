@@ -36,12 +36,15 @@ def check(name, ok, detail=""):
 
 
 class Runner:
-    def __init__(self, binary, tests, scratch):
-        self.binary, self.tests, self.scratch = binary, tests, scratch
+    def __init__(self, binary, tests, scratch, caches):
+        self.binary, self.tests, self.scratch, self.caches = binary, tests, scratch, caches
         self.schema = json.loads((tests.parent / "schemas" / "image-check.schema.json").read_text())
 
     def run(self, host, image, *extra, env=None):
-        env = dict(os.environ, TMPDIR=str(self.scratch), **(env or {}))
+        # A fresh cache for each run unless the test names one: what one image left there must
+        # not answer for another test's damaged copy of it.
+        env = dict(os.environ, TMPDIR=str(self.scratch),
+                   ANYGPU_CACHE_DIR=tempfile.mkdtemp(dir=self.caches)) | (env or {})
         root = host if isinstance(host, Path) else self.tests / "hosts" / host
         return subprocess.run([self.binary, "--root", str(root),
                                "--no-libs", "image", "check", str(image), *extra],
@@ -553,6 +556,115 @@ def docker_store(r, work):
           "repositories.json: not valid JSON" in res.stderr, res.stderr)
 
 
+def same_facts(a, b):
+    """Two cache entries hold the same facts (layers are named by the form they were read in:
+    an OCI layout's blob digests, a save archive's diff_ids)."""
+    a, b = json.loads(a), json.loads(b)
+    return len(a.pop("layers")) == len(b.pop("layers")) and a == b
+
+
+def facts_cache(r, work):
+    """What an image holds is kept by image id: a second check reads its config and no layer
+    (-v says so, and it still answers with the layer blobs removed), a changed host is judged
+    afresh from the kept facts, and a damaged, foreign or planted entry is never trusted."""
+    w = Path(work)
+    cache = w / "facts-cache"
+    cache.mkdir()
+    env = {"ANYGPU_CACHE_DIR": str(cache)}
+    layers, cfg = build_cuda(work, flash_archs=((2, 90),))
+    docker, oci, _ = three_forms(work, "cached", layers, cfg)
+    first = r.run("h100-8x", oci, "--json", "-v", env=env)
+    entries = sorted(p.name for p in (cache / "images").iterdir())
+    check("first check reads every layer and keeps the facts (mode 0600)",
+          first.returncode == 0 and "3 of 3 layer(s) read, facts kept in" in first.stderr and
+          len(entries) == 1 and entries[0].startswith("sha256-") and
+          (cache / "images" / entries[0]).stat().st_mode & 0o777 == 0o600,
+          (first.returncode, first.stderr, entries))
+    entry = cache / "images" / entries[0]
+    second = r.run("h100-8x", oci, "--json", "-v", env=env)
+    check("second check reads no layer and answers the same",
+          second.returncode == 0 and "facts from the cache" in second.stderr and
+          "no layer read" in second.stderr and "layer(s) read" not in second.stderr and
+          json.loads(second.stdout) == json.loads(first.stdout), second.stderr)
+    # The layer blobs gone: only the cache can answer (and --no-cache cannot).
+    for blob in (oci / "blobs" / "sha256").iterdir():
+        if blob.read_bytes()[:2] == b"\x1f\x8b":
+            blob.unlink()
+    gone = r.run("h100-8x", oci, "--json", env=env)
+    check("with the layer blobs removed the cached facts answer",
+          gone.returncode == 0 and json.loads(gone.stdout) == json.loads(first.stdout),
+          (gone.returncode, gone.stderr))
+    res = r.run("h100-8x", oci, "--no-cache", env=env)
+    check("--no-cache reads the layers (missing here: bad input)", res.returncode == 2, res.stderr)
+    # Another host: judged afresh from the kept facts (the 4090 is sm_89; flash has sm_90 only).
+    rc, d = r.doc("workstation-mixed", oci, env=env)
+    check("a changed host is judged afresh from the cache, no layer read", rc == 1 and d and
+          codes(d, "0000:01:00.0") == ["image.no-kernel-image"], d)
+    # The same image as a docker archive has the same id: its layers are not read either.
+    res = r.run("h100-8x", docker, "--json", "-v", env=env)
+    fresh = r.run("h100-8x", docker, "--json", "--no-cache")
+    check("the same id in another storage form hits the cache, named as that form names it",
+          res.returncode == 0 and "no layer read" in res.stderr and
+          json.loads(res.stdout) == json.loads(fresh.stdout) and
+          json.loads(res.stdout) != json.loads(first.stdout), res.stderr)
+
+    # A damaged entry: set aside with a warning, the layers read, a good entry written again.
+    good = entry.read_bytes()
+    entry.write_bytes(good[: len(good) // 2])
+    res = r.run("h100-8x", docker, "-v", env=env)
+    aside = [p.name for p in (cache / "images").iterdir() if ".corrupt-" in p.name]
+    check("a truncated entry is set aside with a warning and the layers are read",
+          res.returncode == 0 and "is corrupt (not JSON); not trusted, set aside as" in res.stderr
+          and "3 of 3 layer(s) read" in res.stderr and len(aside) == 1 and
+          same_facts(entry.read_bytes(), good), res.stderr)
+    # An entry that parses but lies: a file path climbing out, a layer index out of range,
+    # another image's id, a kept text over the read's limit.
+    doc = json.loads(good)
+    lies = {"climbing path": lambda d: d["files"][0].update(path="../../etc/passwd"),
+            "layer out of range": lambda d: d["files"][0].update(layer=99),
+            "another image's id": lambda d: d.update(id="sha256:" + "0" * 64),
+            "wrong type": lambda d: d["files"][0].update(library="yes"),
+            "text over the limit": lambda d: d["files"][0].update(text="x" * (65 << 10))}
+    for name, lie in lies.items():
+        bad = json.loads(good)
+        lie(bad)
+        entry.write_text(json.dumps(bad))
+        res = r.run("h100-8x", docker, "-v", env=env)
+        check(f"an entry with {name} is not trusted", res.returncode == 0 and
+              "is corrupt" in res.stderr and "3 of 3 layer(s) read" in res.stderr and
+              same_facts(entry.read_bytes(), good), res.stderr)
+    # A link planted at the entry is not followed (neither read nor written through).
+    target = w / "planted-target"
+    target.write_text(json.dumps(doc))
+    entry.unlink()
+    entry.symlink_to(target)
+    res = r.run("h100-8x", docker, "-v", env=env)
+    check("a link at the entry is not trusted nor written through",
+          res.returncode == 0 and "is corrupt" in res.stderr and not entry.is_symlink() and
+          target.read_text() == json.dumps(doc), res.stderr)
+    # images/ itself a link elsewhere: nothing is read from or written there.
+    elsewhere = w / "cache-elsewhere"
+    elsewhere.mkdir()
+    linked = w / "linked-cache"
+    linked.mkdir()
+    (linked / "images").symlink_to(elsewhere)
+    res = r.run("h100-8x", docker, "-v", env={"ANYGPU_CACHE_DIR": str(linked)})
+    check("a linked images/ directory is refused: a warning, nothing written there",
+          res.returncode == 0 and "image cache: not kept" in res.stderr and
+          "refusing to write through" in res.stderr and list(elsewhere.iterdir()) == [],
+          res.stderr)
+    res = r.run("h100-8x", docker, env={"ANYGPU_CACHE_DIR": str(w / "no-such-dir")})
+    check("ANYGPU_CACHE_DIR naming no directory is refused (exit 2, named)",
+          res.returncode == 2 and "ANYGPU_CACHE_DIR" in res.stderr, res.stderr)
+    # Without ANYGPU_CACHE_DIR the cache is beneath XDG_CACHE_HOME (not as root).
+    if os.geteuid() != 0:
+        xdg = w / "xdg-cache"
+        res = r.run("h100-8x", docker, "-v", env={"ANYGPU_CACHE_DIR": "",
+                                                 "XDG_CACHE_HOME": str(xdg)})
+        check("the cache is beneath XDG_CACHE_HOME", res.returncode == 0 and
+              len(list((xdg / "anygpu" / "images").iterdir())) == 1, res.stderr)
+
+
 def expect_bad(r, name, image, *needles):
     res = r.run("h100-8x", image)
     ok = res.returncode == 2 and all(n in res.stderr for n in needles) and res.stdout == ""
@@ -684,14 +796,16 @@ def bad_inputs(r, work):
 
 def main(binary, tests):
     tests = Path(tests).resolve()
-    with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as scratch:
-        r = Runner(binary, tests, Path(scratch))
+    with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as scratch, \
+            tempfile.TemporaryDirectory() as caches:
+        r = Runner(binary, tests, Path(scratch), caches)
         good_images(r, work)
         cuda_compat(r, work)
         partitions(r, work)
         zstd_images(r, work)
         whiteouts(r, work)
         docker_store(r, work)
+        facts_cache(r, work)
         bad_inputs(r, work)
         left = list(Path(scratch).iterdir())
         check("nothing written to TMPDIR", left == [], left)
