@@ -296,7 +296,12 @@ std::vector<Finding> judge_device(const Device& d, const image::ImageContents& i
                                   const ImageFit& fit, const std::vector<ImagePythonEnv>& envs) {
   std::vector<Finding> f;
   if (d.vendor == "nvidia") judge_requirements(d, image, data, f);
-  judge_torch(d, as_seen_from_image(inventory, fit.frameworks), data, envs,
+  // Where the image's cuda-compat library works on this GPU, its CUDA runs on the compat
+  // driver: the torch judge sees that driver, not the host's (no driver floor refusal).
+  Device seen = d;
+  if (auto compat = forward_compat_driver(d, fit.compat, data); compat && seen.driver)
+    seen.driver->version = *compat;
+  judge_torch(seen, as_seen_from_image(inventory, fit.frameworks), data, envs,
               torch_code_read(envs, fit.code_objects, d.vendor), f);
   if (d.vendor == "ascend") judge_cann_driver(d, fit.frameworks, data, f);
   if (d.vendor == "nvidia") judge_nvidia_code(d, fit.code_objects, f);

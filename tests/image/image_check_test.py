@@ -346,6 +346,30 @@ def cuda_compat(r, work):
     check("compat note without branch 550: error on the H100", rc == 1 and len(err) == 8 and
           "driver branch 550" in err[0]["message"] and "535 570 580" in err[0]["evidence"], d)
 
+    # The torch judge with cuda-compat: a CUDA 13.0 torch needs driver >= 580; the image's
+    # compat libcuda.so.580.65.06 admitting branch 550 provides it on the H100 (data-center),
+    # so the torch is not refused for the host's driver floor. Without the compat library it
+    # is; on the GeForce the compat library is error 804.
+    cu130 = mk.torch_files("2.9.0+cu130", cuda="13.0")
+    wide = mk.compat_note(cuda="13.0", drivers=(535, 550, 570, 575, 580))
+    with_compat = [mk.layer_tar(cu130), compat_layer(work, "libcuda.so.580.65.06", wide,
+                                                     "usr/local/cuda-13.0/compat")]
+    docker, _, _ = three_forms(work, "torch-compat", with_compat, [])
+    rc, d = r.doc("h100-8x", docker)
+    info = finding(d, "image.cuda-compat")
+    check("cu130 torch with cuda-compat 580 on the H100 (driver 550): not refused for the floor",
+          rc == 0 and d and set(verdicts(d).values()) == {"ok"} and
+          "torch.cuda-too-new" not in codes(d) and len(info) == 8 and
+          "CUDA 13.0 on driver 550.90.07" in info[0]["message"], d and codes(d))
+    docker, _, _ = three_forms(work, "torch-nocompat", with_compat[:1], [])
+    rc, d = r.doc("h100-8x", docker)
+    check("the same torch without cuda-compat is refused for the driver floor", rc == 1 and
+          d and codes(d) == ["torch.cuda-too-new"], d and codes(d))
+    rc, d = r.doc("workstation-mixed", docker.parent / "torch-compat-docker.tar")
+    check("cu130 torch with cuda-compat on the GeForce: error 804 (and the floor)", rc == 1 and
+          d and {"image.cuda-compat-unsupported", "torch.cuda-too-new"} <=
+          set(codes(d, "0000:01:00.0")), d and codes(d))
+
     # Older than the host's driver: the runtime leaves it out; nothing to say.
     docker, _, _ = three_forms(work, "compat-old", layers + [compat_layer(
         work, "libcuda.so.535.183.06", mk.compat_note(cuda="12.2", drivers=(470, 525, 535)),
