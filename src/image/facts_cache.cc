@@ -9,6 +9,7 @@
 
 #include "util/env_vars.h"
 #include "util/strings.h"
+#include "util/version.h"
 
 namespace anygpu::image {
 
@@ -153,6 +154,9 @@ CudaCompat compat_from(Reader& r, const Json& j) {
     CompatNote note;
     note.format = static_cast<int>(r.number(n, "format", 1 << 20));
     note.cuda_version = r.string(n, "cuda_version");
+    // As the note reader accepts it (compat_note.h): a dotted version.
+    if (!r.problem && !is_dotted_version(note.cuda_version))
+      r.fail("a compat note's 'cuda_version' that is no version");
     note.drivers = r.ints(n, "drivers");
     note.devices = r.ints(n, "devices");
     c.note = std::move(note);

@@ -4,6 +4,7 @@
 #include "fuzz_check.h"
 #include "image/facts_cache.h"
 #include "util/strings.h"
+#include "util/version.h"
 
 using namespace anygpu;
 using namespace anygpu::image;
@@ -27,6 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(file.layer < f->layers.size());
     FUZZ_CHECK(file.text.size() <= kMaxKeptText);
     total += file.text.size();
+    if (file.compat && file.compat->note)
+      FUZZ_CHECK(is_dotted_version(file.compat->note->cuda_version));
   }
   FUZZ_CHECK(total <= kMaxKeptTotal);
   auto back = facts_from_json(facts_to_json(*f), id);

@@ -117,6 +117,13 @@ TEST(ImageFactsCache, LyingEntriesAreRefused) {
   refused([&](auto& j) { lib(j)["objects"]["sass"] = {-90}; }, "'sass' holds");
   refused([&](auto& j) { lib(j)["objects"]["sass"] = {1000000}; }, "'sass' holds");
   refused([&](auto& j) { lib(j)["objects"]["gfx"] = {std::string(5000, 'g')}; }, "'gfx' holds");
+  auto compat = [](auto& j) -> nlohmann::json& {
+    for (auto& f : j["files"])
+      if (f.contains("compat")) return f["compat"];
+    return j["files"][0];
+  };
+  refused([&](auto& j) { compat(j)["note"]["cuda_version"] = "twelve"; }, "no version");
+  refused([&](auto& j) { compat(j)["note"]["drivers"] = "535"; }, "'drivers' has the wrong type");
   EXPECT_FALSE(facts_from_json("{", id_of('a')).ok());
   EXPECT_FALSE(facts_from_json("[]", id_of('a')).ok());
   EXPECT_FALSE(facts_from_json("", id_of('a')).ok());
