@@ -9,7 +9,10 @@
 #   5. the experiment layer on the GPUs (tests/python/experiment.py under `anygpu run`, two
 #      processes when there are two GPUs): resume from a checkpoint in fresh processes equals
 #      the uninterrupted run exactly, gather_for_metrics gives all 101 samples once, the
-#      accumulated gradient equals the large-batch one.
+#      accumulated gradient equals the large-batch one;
+#   6. `anygpu preflight` on every GPU, one verdict each, judged against the registry's peak;
+#   7. ps (a process holding 1 GiB), metrics, health, topo, doctor and wheel as JSON;
+#   8. `anygpu gather` of the host, replayed with --root.
 # Usage: bench/gpu/check.sh [--cpu]    (env: PYTHON=python3 RATIO_MIN=0.99 TRIALS=3 SKIP_BUILD=)
 #   --cpu: only step 5, on the CPU with gloo (no GPU needed), to try the script anywhere.
 # Exit status: 0 all good; 1 a mismatch or a ratio below the goal; 2 a prerequisite is missing.
@@ -130,7 +133,7 @@ best() { grep -o 'throughput [0-9]*' "$1" | tail -n +2 | awk '{print $2}' | sort
 for t in $(seq "$trials"); do  # alternate, so drift (clocks, temperature) hits both sides
   PYTHONPATH=$here/python "$bin" run -- "$py" examples/train.py "${args[@]}" >"$log/anygpu-$t.txt" 2>&1 ||
     { cat "$log/anygpu-$t.txt"; fail "examples/train.py under anygpu run exited non-zero"; break; }
-  "$py" bench/gpu/train_plain.py "${args[@]}" >"$log/plain-$t.txt" 2>&1 ||
+  PYTHONPATH=$here/python "$py" bench/gpu/train_plain.py "${args[@]}" >"$log/plain-$t.txt" 2>&1 ||
     { cat "$log/plain-$t.txt"; fail "train_plain.py exited non-zero"; break; }
   echo "  trial $t: anygpu $(best "$log/anygpu-$t.txt") samples/s, plain $(best "$log/plain-$t.txt") samples/s"
 done
@@ -163,6 +166,12 @@ if "$bin" metrics --json >"$log/metrics.json" 2>"$log/metrics.err"; then
   else
     s=$(date +%s%N); for _ in $(seq 20); do "$bin" metrics --json >/dev/null; done; e=$(date +%s%N)
     echo "  anygpu metrics --json: $(( (e - s) / 20000000 )) ms per process (20 runs, no hyperfine)"
+    s=$(date +%s%N)
+    for _ in $(seq 20); do
+      nvidia-smi --query-gpu=utilization.gpu,memory.used,temperature.gpu,power.draw --format=csv >/dev/null
+    done
+    e=$(date +%s%N)
+    echo "  nvidia-smi --query-gpu: $(( (e - s) / 20000000 )) ms per process (20 runs)"
   fi
 else
   echo "  anygpu metrics is not available in this build ($(head -1 "$log/metrics.err")); not measured"
@@ -172,6 +181,51 @@ step "5. experiment layer on the GPU (resume, gather, accumulation)"
 gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
 experiment "$((gpus >= 2 ? 2 : 1))"
 
+step "6. anygpu preflight on every GPU (matmul, memory pattern and bandwidth, copies, all-reduce)"
+s=$(date +%s%N)
+PYTHONPATH=$here/python "$bin" --json preflight --python "$py" --results "$log/preflight" \
+  >"$log/preflight.json" 2>"$log/preflight.err" || fail "preflight exited $? ($(tail -1 "$log/preflight.err"))"
+e=$(date +%s%N)
+echo "  wall: $(( (e - s) / 1000000 )) ms for $(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l) GPU(s)"
+"$py" - "$log/preflight.json" <<'PY' || fail "a GPU's preflight verdict is not ok"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+bad = 0
+for d in doc["devices"]:
+    print(f"  {d['id']} {d['name']}: {d['verdict']}")
+    for t in d["tests"]:
+        exp = t.get("expected", {}).get("min")
+        print(f"    {t['name']:17} {t['status']:9} {t.get('value', '-')} {t.get('unit', '')}"
+              f"{f' (min {exp})' if exp is not None else ''}  {t.get('detail', '')}")
+    bad += d["verdict"] != "ok" or d["id"].startswith("cpu")
+sys.exit(1 if bad or not doc["devices"] else 0)
+PY
+
+step "7. ps, metrics, health, topo, doctor and wheel with a process holding the GPU"
+"$py" -c 'import torch, time; x = torch.empty(2**30, dtype=torch.uint8, device="cuda"); print("held", flush=True); time.sleep(60)' \
+  >"$log/holder.txt" 2>&1 &
+holder=$!
+for _ in $(seq 60); do grep -q held "$log/holder.txt" && break; sleep 0.5; done
+for cmd in ps metrics health topo doctor wheel; do
+  rc=0; "$bin" --json "$cmd" >"$log/$cmd.json" 2>"$log/$cmd.err" || rc=$?
+  echo "  anygpu $cmd: exit $rc ($(wc -c <"$log/$cmd.json") bytes of JSON)"
+done
+kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null || true
+"$py" - "$log/ps.json" "$holder" <<'PY' || fail "ps did not attribute the holding process to its GPU"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+mine = [p for p in doc["processes"] if p["pid"] == int(sys.argv[2])]
+print(f"  ps: {json.dumps(mine)}")
+sys.exit(0 if mine and mine[0].get("devices") and mine[0].get("memory_bytes", 0) >= 2**30 else 1)
+PY
+
+step "8. gather: this host as a replayable capture"
+"$bin" gather "$log/gather" >"$log/gather.txt" 2>&1 || fail "gather exited non-zero"
+"$bin" --root "$log/gather" --no-libs --json detect >"$log/detect-replay.json" 2>&1 ||
+  fail "the capture does not replay"
+tar czf "$log/gather.tar.gz" -C "$log" gather && du -h "$log/gather.tar.gz"
+
 step "verdict"
 if ((failures)); then echo "FAILED: $failures check(s); logs in $log"; exit 1; fi
-echo "PASSED: detect matches nvidia-smi; anygpu run throughput within the goal; resume exact"
+echo "PASSED: detect matches nvidia-smi; anygpu run throughput within the goal; resume exact;"
+echo "preflight ok on every GPU; ps attributes a holding process"

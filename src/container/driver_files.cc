@@ -114,6 +114,16 @@ class Resolver {
                        [&](const std::string& d) { return beneath(dir, d); });
   }
 
+  // Why a library outside the standard and the vendor's directories cannot be trusted ("" when
+  // it can): the rule CDI specs get (util/file_trust.h), so a directory the host's loader was
+  // configured with (GKE's and driver containers' /usr/local/nvidia/lib64) counts as the
+  // loader does, and one that others can change never does.
+  std::string untrusted(const std::string& link) const {
+    auto file = root_.open_checked(link, "driver library");
+    if (!file) return file.error().message;
+    return file->untrusted;
+  }
+
   // One library found at `link` (the soname path): mounted as its real file and as the link.
   bool library_at(const std::string& link, std::string_view origin) {
     auto real = root_.resolve(link);
@@ -122,9 +132,14 @@ class Resolver {
       return false;
     }
     if (!allowed_dir(dir_of(link)) || !allowed_dir(dir_of(*real))) {
-      warn(cat({origin, " ", link, " (", *real,
-                "): outside the loader's and the vendor's library directories, left out"}));
-      return false;
+      auto why = untrusted(link);
+      if (!why.empty()) {
+        warn(cat({origin, " ", link, " (", *real,
+                  "): outside the loader's and the vendor's library directories, in a place others "
+                  "can change (",
+                  why, "), left out"}));
+        return false;
+      }
     }
     if (under_mounted_dir(link)) return true;  // in a tree mounted whole already
     add(*real, *real, DriverFileKind::library);

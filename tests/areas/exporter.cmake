@@ -4,6 +4,7 @@ list(APPEND ANYGPU_UNIT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_health_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_http_request_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_jobs_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_job_allocations_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_journal_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_listen_address_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/exporter_processes_test.cc

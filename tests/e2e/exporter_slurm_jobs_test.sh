@@ -8,7 +8,8 @@
 # the render node: no engine counters, no memory figure, and the fixture has no energy
 # counter: unknown, so absent, never 0). After the job, its journal holds both GPUs and
 # `anygpu report --slurm-job ID` (--json, --epilog) says gpus=2 idle_gpus=1 and leaves busy,
-# energy and peak memory out.
+# energy and peak memory out. Then a job allocated both GPUs that holds neither: found by its
+# cgroup, both GPUs allocated and idle.
 # Usage: exporter_slurm_jobs_test.sh ANYGPU_BINARY FIXTURE_HOSTS_DIR
 set -u
 anygpu=${1:?usage: exporter_slurm_jobs_test.sh ANYGPU FIXTURE_HOSTS_DIR}
@@ -68,20 +69,25 @@ sleep 1
 cat "$tmp/job.out"
 grep -qx "SLURM_JOB_GPUS=0,1" "$tmp/job.out" || fail "the job's SLURM_JOB_GPUS is not 0,1"
 
-: >"$tmp/exporter.err"
-# This machine's /proc beneath the copy, in a mount namespace of the exporter's own.
-unshare -m sh -c "mount --make-rprivate / && mount --bind /proc '$tmp/host/proc' &&
-  exec '$anygpu' --root '$tmp/host' --no-libs exporter --listen 127.0.0.1:0 --no-health \
-    --processes --processes-interval 1 --journal-dir '$tmp/jobs'" 2>"$tmp/exporter.err" &
-exporter_pid=$!
-exporter_started=$(date +%s)
-addr=""
-for _ in $(seq 100); do
-  addr=$(sed -n 's#.*listening on http://\([^ ]*\).*#\1#p' "$tmp/exporter.err")
-  [ -n "$addr" ] && break
-  sleep 0.2
-done
-[ -n "$addr" ] || fail "the exporter did not start"
+# This machine's /proc and cgroups beneath the copy, in a mount namespace of the exporter's own.
+mkdir -p "$tmp/host/sys/fs/cgroup"
+start_exporter() {
+  : >"$tmp/exporter.err"
+  unshare -m sh -c "mount --make-rprivate / && mount --bind /proc '$tmp/host/proc' &&
+    mount --rbind /sys/fs/cgroup '$tmp/host/sys/fs/cgroup' &&
+    exec '$anygpu' --root '$tmp/host' --no-libs exporter --listen 127.0.0.1:0 --no-health \
+      --processes --processes-interval 1 --journal-dir '$tmp/jobs'" 2>"$tmp/exporter.err" &
+  exporter_pid=$!
+  exporter_started=$(date +%s)
+  addr=""
+  for _ in $(seq 100); do
+    addr=$(sed -n 's#.*listening on http://\([^ ]*\).*#\1#p' "$tmp/exporter.err")
+    [ -n "$addr" ] && break
+    sleep 0.2
+  done
+  [ -n "$addr" ] || fail "the exporter did not start"
+}
+start_exporter
 page=""
 for _ in $(seq 20); do
   page=$(curl -s "http://$addr/metrics")
@@ -160,4 +166,32 @@ line=$("$anygpu" --root "$tmp/host" report --journal-dir "$tmp/jobs" --slurm-job
 echo "$line"
 echo "$line" | grep -qE "^anygpu job=slurm/$job gpus=2 gpu_hours=[0-9]+\.[0-9]{3} idle_gpus=1 idle_gpu_hours=[0-9]+\.[0-9]{3}$" ||
   fail "epilog line: $line (busy, energy and peak memory must be left out)"
+
+# A job that holds neither of its GPUs has no process among the holders: it is found by its
+# cgroup (…/job_N beneath the freezer's slurm tree), and both GPUs are allocated and idle.
+start_exporter
+job=$(sbatch --parsable -n 1 --gres=gpu:2 -o "$tmp/job2.out" --wrap "sleep 60") || fail "sbatch 2"
+for _ in $(seq 60); do
+  [ "$(squeue -h -j "$job" -o %T 2>/dev/null)" = RUNNING ] && break
+  sleep 1
+done
+[ "$(squeue -h -j "$job" -o %T)" = RUNNING ] || fail "job $job did not start"
+page=""
+for _ in $(seq 20); do
+  page=$(curl -s "http://$addr/metrics")
+  [ "$(echo "$page" | grep -c "^anygpu_gpu_allocated_idle{.*job_id=\"$job\"} 1$")" = 2 ] && break
+  sleep 1
+done
+echo "$page" | grep "job_id=\"$job\"" | grep -v '^#'
+for gpu in 0 1; do
+  echo "$page" | grep -qE "^anygpu_gpu_allocated_idle\{.*gpu=\"$gpu\".*job_kind=\"slurm\",job_id=\"$job\"\} 1$" ||
+    fail "GPU $gpu of job $job, which holds no GPU, is not anygpu_gpu_allocated_idle 1"
+done
+echo "$page" | grep -qE '^anygpu_processes\{.*\} [1-9]' && fail "a holder counted for job $job"
+scancel "$job"
+# Gone before Slurm stops: a step daemon left behind keeps the test's output open.
+for _ in $(seq 30); do
+  [ -z "$(squeue -h -j "$job" -o %T 2>/dev/null)" ] && break
+  sleep 1
+done
 echo "ok"

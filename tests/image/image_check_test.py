@@ -268,7 +268,7 @@ def ascend_images(r, work):
     check("torch_npu for torch 2.8.0 under torch 2.12.0 fails", rc == 1 and f and
           "built for torch 2.8.0" in f["message"], d)
     # A torch_npu the table does not list: its pairing is unknown, a warning.
-    docker, _, _ = three_forms(work, "npu-unlisted", npu_layer("2.14.0", "2.14.0"), [])
+    docker, _, _ = three_forms(work, "npu-unlisted", npu_layer("2.13.0", "2.13.0"), [])
     rc, d = r.doc(host, docker)
     check("an unlisted torch_npu is a warning", rc == 0 and d and
           codes(d) == ["torch.plugin-unpaired"], d)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -158,21 +159,22 @@ TEST(DriverFiles, HostileStateIsLeftOutWithAWarning) {
   test::TempDir tmp;
   auto root = driver_host(tmp, "nvidia", "h100-8x");
   // A dangling soname link, and a look-alike outside every library directory that the
-  // host's cache names (a conf entry for /opt/evil).
+  // host's cache names (a conf entry for /opt/evil), in a directory anyone can write.
   ASSERT_EQ(::unlink((root + kLib + "/libnvidia-ml.so.550.90.07").c_str()), 0);
-  ASSERT_EQ(
-      std::system(cat({"mkdir -p ", root, "/opt/evil && cp ", root, kLib, "/libcuda.so.550.90.07 ",
-                       root, "/opt/evil/libnvidia-ptxjitcompiler.so.550.90.07 && rm ", root, kLib,
-                       "/libnvidia-ptxjitcompiler.so.* && echo /opt/evil > ", root,
-                       "/etc/ld.so.conf.d/evil.conf && ldconfig -r ", root, " 2>/dev/null"})
-                      .c_str()),
-      0);
+  ASSERT_EQ(std::system(cat({"mkdir -p -m 0777 ", root, "/opt/evil && cp ", root, kLib,
+                             "/libcuda.so.550.90.07 ", root,
+                             "/opt/evil/libnvidia-ptxjitcompiler.so.550.90.07 && rm ", root, kLib,
+                             "/libnvidia-ptxjitcompiler.so.* && echo /opt/evil > ", root,
+                             "/etc/ld.so.conf.d/evil.conf && ldconfig -r ", root, " 2>/dev/null"})
+                            .c_str()),
+            0);
   auto f = resolve(root, "nvidia", "550.90.07");
   EXPECT_TRUE(mount_at(f, kLib + "/libcuda.so.1"));  // the good one stays
   EXPECT_FALSE(mount_at(f, kLib + "/libnvidia-ml.so.1"));
   EXPECT_FALSE(mount_at(f, "/opt/evil/libnvidia-ptxjitcompiler.so.1"));
   EXPECT_FALSE(mount_at(f, "/opt/evil/libnvidia-ptxjitcompiler.so.550.90.07"));
   EXPECT_TRUE(warned(f, "outside the loader's and the vendor's library directories"));
+  EXPECT_TRUE(warned(f, "writable by others")) << f.warnings.front();
 
   // A cache entry whose path climbs out of the root: the same bytes, the path rewritten.
   auto cache_path = root + "/etc/ld.so.cache";
@@ -322,6 +324,32 @@ TEST(DriverFiles, WithoutASpecTheLoaderPathStandsInForTheHook) {
   auto cdi = plan_container(sel, lo, facts, {}, {"true"});
   ASSERT_TRUE(cdi);
   EXPECT_EQ(join(cdi->argv, " ").find("LD_LIBRARY_PATH"), std::string::npos);
+}
+
+// The driver's user space in a directory the host's loader is configured with but neither
+// the standard nor the vendor's (GKE and driver containers put it in /usr/local/nvidia/lib64,
+// as a real H200 host in tests/captures/h200-vm does): trusted as the loader trusts it, unless
+// others can change the directory.
+TEST(DriverFiles, LoaderConfiguredDirectoryIsTrustedOnlyWhenOnlyRootCanChangeIt) {
+  test::TempDir tmp;
+  auto root = driver_host(tmp, "nvidia", "h100-8x");
+  const std::string gke = "/usr/local/nvidia/lib64";
+  ASSERT_EQ(std::system(cat({"mkdir -p ", root, gke, " && mv ", root, kLib, "/lib*.so* ", root, gke,
+                             "/ && echo ", gke, " > ", root,
+                             "/etc/ld.so.conf.d/nvidia.conf && ldconfig -r ", root})
+                            .c_str()),
+            0);
+  auto f = resolve(root, "nvidia", "550.90.07");
+  EXPECT_FALSE(warned(f, "outside the loader's")) << f.warnings.front();
+  ASSERT_NE(mount_at(f, gke + "/libcuda.so.1"), nullptr);
+  EXPECT_EQ(mount_at(f, gke + "/libcuda.so.1")->host_path, gke + "/libcuda.so.550.90.07");
+  EXPECT_NE(mount_at(f, gke + "/libnvidia-ml.so.550.90.07"), nullptr);
+  EXPECT_NE(std::find(f.ld_folders.begin(), f.ld_folders.end(), gke), f.ld_folders.end());
+
+  ASSERT_EQ(::chmod((root + gke).c_str(), 0777), 0);
+  auto open = resolve(root, "nvidia", "550.90.07");
+  EXPECT_EQ(mount_at(open, gke + "/libcuda.so.1"), nullptr);
+  EXPECT_TRUE(warned(open, "writable by others"));
 }
 
 }  // namespace anygpu

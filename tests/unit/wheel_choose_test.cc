@@ -1,6 +1,7 @@
 // `anygpu wheel`'s decision on fixture hosts and modified copies of them: driver floors, GPU
 // architecture coverage, ROCm gfx targets, Intel xpu, plugin vendors, no accelerator.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -341,6 +342,30 @@ TEST(WheelChoose, AscendPluginPairedWithTheHostsCann) {
   ASSERT_TRUE(none.ok());
   EXPECT_TRUE(none->pip.empty());
   EXPECT_NE(none->reason.find("no pairing"), std::string::npos);
+}
+
+// A host on CANN 9.1.0 gets the newest pair its sources give: torch-npu 2.14.0 (named with
+// CANN 9.1.0 by its own package metadata); 2.13.0, with no CANN named anywhere, is never offered.
+TEST(WheelChoose, AscendOnCann91GetsTorchNpu214) {
+  TempDir tmp;
+  auto root = tmp.path() + "/host";
+  test::copy_tree(test::fixture_host("ascend-910b-8x"), root);
+  // The toolkit's install record, where `check` and `wheel` read the CANN version.
+  auto info =
+      root + "/usr/local/Ascend/ascend-toolkit/8.0.RC2/aarch64-linux/ascend_toolkit_install.info";
+  ASSERT_EQ(::unlink(info.c_str()), 0);
+  test::write_file(info,
+                   "package_name=Ascend-cann-toolkit\nversion=9.1.0\narch=aarch64\nos=linux\n");
+  auto inv = test::probe_root(root);
+  auto newest = choose(inv);
+  EXPECT_EQ(newest.version, "2.14.0");
+  EXPECT_EQ(newest.pip,
+            "pip install torch==2.14.0 torch-npu==2.14.0 --index-url https://pypi.org/simple");
+  WheelRequest req;
+  req.version = "2.13";
+  auto none = choose_wheel(data(), inv, req);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->pip.empty()) << none->pip;
 }
 
 TEST(WheelChoose, HygonHasNoPublicIndex) {

@@ -104,6 +104,23 @@ TEST(WheelData, CannDriverRowsAreChecked) {
   EXPECT_FALSE(parse_wheel_data(t + "      cann: 8.5.0\n", "w.yaml").ok());
 }
 
+// torch-npu 2.14.0 is paired with the CANN its package metadata names; 2.13.0, whose sources
+// name none, is not paired at all (a pair without its CANN would be offered on every CANN).
+TEST(WheelData, AscendPluginPairsFollowTheirSources) {
+  const auto* npu = builtin_wheel_data().plugin("ascend");
+  ASSERT_NE(npu, nullptr);
+  auto find = [&](const std::string& plugin) -> const PluginPair* {
+    for (const auto& p : npu->pairs)
+      if (p.plugin == plugin) return &p;
+    return nullptr;
+  };
+  ASSERT_NE(find("2.14.0"), nullptr);
+  EXPECT_EQ(find("2.14.0")->torch, "2.14.0");
+  EXPECT_EQ(find("2.14.0")->cann, "9.1.0");
+  EXPECT_EQ(find("2.13.0"), nullptr);
+  for (const auto& p : npu->pairs) EXPECT_FALSE(p.cann.empty()) << p.plugin;
+}
+
 TEST(WheelData, MinimalTableParses) {
   auto d = parse_wheel_data(kMinimal, "w.yaml");
   ASSERT_TRUE(d.ok()) << d.error().message;

@@ -190,7 +190,7 @@ TEST(FrameworkBuild, TorchNpuPairing) {
   ASSERT_EQ(codes(f), std::vector<std::string>{"torch.plugin-torch-mismatch"});
   EXPECT_EQ(f[0].severity, Severity::error);
   // Not in the table: unknown, a warning.
-  f = framework_build_findings(with_npu(d, "2.14.0", "2.14.0"), inv, data());
+  f = framework_build_findings(with_npu(d, "2.13.0", "2.13.0"), inv, data());
   ASSERT_EQ(codes(f), std::vector<std::string>{"torch.plugin-unpaired"});
   EXPECT_EQ(f[0].severity, Severity::warning);
   // A host whose CANN is not known: a warning, not ok.
