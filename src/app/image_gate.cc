@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "image/facts_cache.h"
 #include "image/image_read.h"
 #include "registry/wheel_data.h"
 #include "util/strings.h"
@@ -17,7 +18,15 @@ ImageGate judge_run_image(const std::string& image, const Inventory& inventory,
                           const Selection& selection) {
   ImageGate gate;
   gate.image = image;
-  auto stored = image::read_stored_image(image);
+  std::string why;
+  auto opened = image::FactsCache::open(&why);
+  if (!opened) {
+    gate.refused = opened.error();
+    return gate;
+  }
+  auto& cache = *opened;
+  if (!cache) gate.notes.push_back(cat({"image cache: ", why}));
+  auto stored = image::read_stored_image(image, cache ? &*cache : nullptr);
   if (!stored) {
     gate.unchecked = cat({"cannot be read: ", stored.error().message});
     return gate;
@@ -26,6 +35,8 @@ ImageGate judge_run_image(const std::string& image, const Inventory& inventory,
     gate.unchecked = cat({"not in ", image::stores_searched(), " (the engine pulls it at start)"});
     return gate;
   }
+  gate.warnings = (*stored)->warnings;
+  gate.notes.push_back(image::read_note(**stored, cache ? &*cache : nullptr));
   // Judged for the selected units' devices, and of a partitioned device for the partitions
   // the run was given only (the judge takes each as the device the run gets).
   std::set<std::string> chosen, chosen_partitions;

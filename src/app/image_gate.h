@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "imagefit/image_fit.h"
 #include "select/select.h"
@@ -14,8 +15,11 @@ namespace anygpu {
 
 struct ImageGate {
   std::string image;
-  std::optional<ImageFit> fit;  // absent: not checked …
-  std::string unchecked;        // … and why
+  std::optional<ImageFit> fit;        // absent: not checked …
+  std::string unchecked;              // … and why
+  std::optional<Error> refused;       // the environment names no usable cache (ANYGPU_CACHE_DIR)
+  std::vector<std::string> warnings;  // the facts cache's (an entry set aside)
+  std::vector<std::string> notes;     // how the image was read (cached or layer by layer)
   // The selected devices' verdicts only (a device the run does not use does not stop it).
   bool fails() const;
 };

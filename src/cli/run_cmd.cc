@@ -182,6 +182,9 @@ std::optional<int> lock_devices(const RunFlags& f, const GlobalOptions& g, const
 std::optional<int> check_image(const GlobalOptions& g, const std::string& image,
                                const Inventory& inventory, const Selection& selection) {
   auto gate = judge_run_image(image, inventory, selection);
+  if (gate.refused) return run_failed(gate.refused->message);
+  report_warnings(g, gate.warnings);
+  for (const auto& n : gate.notes) report(g, Diagnostic::note(n));
   if (!gate.fit) {
     report(g, Diagnostic::warning({}, cat({"image ", image, " not checked: ", gate.unchecked})));
     return std::nullopt;

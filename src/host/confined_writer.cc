@@ -389,6 +389,64 @@ Result<bool> ConfinedDir::make_symlink(std::string_view rel, const std::string& 
   return true;
 }
 
+Result<std::vector<ConfinedDir::Entry>> ConfinedDir::list(std::string_view rel) const {
+  auto fd = open_dir(rel, false);
+  if (!fd) return fd.error();
+  int dup = ::fcntl(fd->get(), F_DUPFD_CLOEXEC, 0);
+  if (dup < 0) return sys_error("dup", show(rel), errno);
+  DIR* d = ::fdopendir(dup);
+  if (!d) {
+    int e = errno;
+    ::close(dup);
+    return sys_error("opendir", show(rel), e);
+  }
+  std::vector<Entry> out;
+  while (auto* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    Entry entry{name};
+    struct stat st {};
+    if (::fstatat(fd->get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+      entry.regular = S_ISREG(st.st_mode);
+      entry.mtime_ns = int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
+      entry.size = static_cast<uint64_t>(st.st_size);
+    }
+    out.push_back(std::move(entry));
+  }
+  ::closedir(d);
+  return out;
+}
+
+Result<bool> ConfinedDir::remove_file(std::string_view rel) const {
+  auto parent = open_parent(rel, false);
+  if (!parent) return parent.error().sys_errno == ENOENT ? Result<bool>(false) : parent.error();
+  struct stat st {};
+  if (::fstatat(parent->dir.get(), parent->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+      !S_ISREG(st.st_mode))
+    return false;
+  if (::unlinkat(parent->dir.get(), parent->name.c_str(), 0) != 0) {
+    if (errno == ENOENT) return false;
+    return sys_error("remove", show(rel), errno);
+  }
+  return true;
+}
+
+Result<bool> ConfinedDir::rename_file(std::string_view rel, std::string_view new_name) const {
+  if (new_name.empty() || new_name.find('/') != std::string_view::npos || new_name == "." ||
+      new_name == "..")
+    return bad_input(cat({show(rel), ": '", new_name, "' is not a file name"}));
+  auto parent = open_parent(rel, false);
+  if (!parent) return parent.error();
+  struct stat st {};
+  if (::fstatat(parent->dir.get(), parent->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+      !S_ISREG(st.st_mode))
+    return false;
+  std::string to(new_name);
+  if (::renameat(parent->dir.get(), parent->name.c_str(), parent->dir.get(), to.c_str()) != 0)
+    return sys_error("rename", show(rel), errno);
+  return true;
+}
+
 Result<bool> ConfinedDir::check(std::string_view rel) const {
   auto parent = open_parent(rel, false);
   if (!parent) return parent.error().sys_errno == ENOENT ? Result<bool>(true) : parent.error();

@@ -16,9 +16,11 @@
 // - A refused path is a bad_input error (exit 2) naming the path and the link.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "util/result.h"
 #include "util/unique_fd.h"
@@ -68,6 +70,22 @@ class ConfinedDir {
   // Whether an entry (of any type, a link included) is at `rel`, reached through confined
   // parents; false also when a parent is refused.
   bool exists(std::string_view rel) const;
+
+  // The directory `rel`'s entries ("." and ".." left out); links are not followed (a link is
+  // listed as not regular). A cache bounds itself with these.
+  struct Entry {
+    std::string name;
+    bool regular = false;
+    int64_t mtime_ns = 0;
+    uint64_t size = 0;
+  };
+  Result<std::vector<Entry>> list(std::string_view rel) const;
+  // Removes the regular file at `rel`; false (nothing done) when what is there is no regular
+  // file or nothing is there.
+  Result<bool> remove_file(std::string_view rel) const;
+  // Renames the regular file at `rel` to `new_name` in the same directory (replacing what is
+  // there); false (nothing done) when what is at `rel` is no regular file.
+  Result<bool> rename_file(std::string_view rel, std::string_view new_name) const;
 
  private:
   friend class StagedTree;

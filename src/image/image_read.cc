@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "image/docker_store.h"
+#include "image/facts_cache.h"
 #include "image/store_layer.h"
 #include "image/tar_reader.h"
 #include "util/strings.h"
@@ -264,8 +265,43 @@ namespace {
 
 // An image of the local containers-storage: its layers are directories, already unpacked (and
 // not checked against their digests: that would mean packing them again).
-Result<ImageContents> read_store_image(const StoreImage& img) {
+// The facts `cache` keeps for `id`, with the source and reference of this reading.
+// Layers are named as this reading names them (an OCI layout by its blobs' digests, a save
+// archive by diff_id): the same image, kept from another form, is reported in this one's names.
+std::optional<ImageContents> cached(const FactsCache* cache, const std::string& id,
+                                    const std::string& source, const std::string& ref,
+                                    const std::vector<std::string>& layers,
+                                    std::vector<std::string>& warnings) {
+  if (!cache) return std::nullopt;
+  auto kept = cache->load(id, warnings);
+  if (!kept) return std::nullopt;
+  if (kept->layers.size() != layers.size()) {
+    warnings.push_back(cat({"image cache entry for ", id, " lists ",
+                            std::to_string(kept->layers.size()), " layers, the image has ",
+                            std::to_string(layers.size()), "; not trusted, the layers are read"}));
+    return std::nullopt;
+  }
+  kept->layers = layers;
+  kept->source = source;
+  kept->ref = ref;
+  kept->from_cache = true;
+  kept->warnings = warnings;
+  return kept;
+}
+
+void keep(const FactsCache* cache, ImageContents& out) {
+  if (cache) cache->store(out, out.warnings);
+}
+
+Result<ImageContents> read_store_image(const StoreImage& img, const FactsCache* cache) {
+  std::vector<std::string> warnings;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < img.layer_dirs.size(); ++i)
+    names.push_back(img.layer_digests[i].empty() ? img.layer_dirs[i] : img.layer_digests[i]);
+  if (auto kept = cached(cache, "sha256:" + img.id, img.ref, img.ref, names, warnings))
+    return *kept;
   ImageContents out;
+  out.warnings = std::move(warnings);
   out.source = img.ref;
   out.id = "sha256:" + img.id;
   out.ref = img.ref;
@@ -280,13 +316,16 @@ Result<ImageContents> read_store_image(const StoreImage& img) {
     LayerChanges changes;
     if (auto e = walk_layer(*members, i, changes, budget)) return *e;
     apply_changes(out.files, changes);
+    ++out.layers_read;
   }
+  keep(cache, out);
   return out;
 }
 
 }  // namespace
 
-Result<std::optional<ImageContents>> read_stored_image(const std::string& ref) {
+Result<std::optional<ImageContents>> read_stored_image(const std::string& ref,
+                                                       const FactsCache* cache) {
   auto found = find_store_image(ref, containers_storage_root());
   if (!found) return found.error();
   if (!*found) {
@@ -296,7 +335,7 @@ Result<std::optional<ImageContents>> read_stored_image(const std::string& ref) {
     if (!found) return found.error();
   }
   if (!*found) return std::optional<ImageContents>();
-  auto read = read_store_image(**found);
+  auto read = read_store_image(**found, cache);
   if (!read) return read.error();
   return std::optional<ImageContents>(std::move(*read));
 }
@@ -307,10 +346,10 @@ std::string stores_searched() {
               docker ? *docker : docker.error().message, ")"});
 }
 
-Result<ImageContents> read_image(const std::string& path) {
+Result<ImageContents> read_image(const std::string& path, const FactsCache* cache) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    auto found = read_stored_image(path);
+    auto found = read_stored_image(path, cache);
     if (!found) return found.error();
     if (!*found)
       return bad_input(cat({path,
@@ -323,7 +362,12 @@ Result<ImageContents> read_image(const std::string& path) {
   if (!store) return store.error();
   auto plan = plan_image(*store);
   if (!plan) return plan.error();
+  std::vector<std::string> warnings;
+  std::vector<std::string> names;
+  for (const auto& l : plan->layers) names.push_back(l.digest);
+  if (auto kept = cached(cache, plan->id, path, plan->ref, names, warnings)) return *kept;
   ImageContents out;
+  out.warnings = std::move(warnings);
   out.source = path;
   out.id = plan->id;
   out.ref = plan->ref;
@@ -334,7 +378,9 @@ Result<ImageContents> read_image(const std::string& path) {
     LayerChanges changes;
     if (auto e = read_layer(*store, plan->layers[i], i, changes, budget)) return *e;
     apply_changes(out.files, changes);
+    ++out.layers_read;
   }
+  keep(cache, out);
   return out;
 }
 

@@ -40,16 +40,25 @@ struct ImageContents {
   std::vector<std::string> env;            // config.Env
   std::vector<std::string> layers;         // "sha256:…" per layer, bottom first
   std::map<std::string, ImageFile> files;  // by path in the final filesystem, no leading '/'
+  // How it was read: from the facts cache (facts_cache.h, no layer read), or layer by layer.
+  bool from_cache = false;
+  size_t layers_read = 0;
+  std::vector<std::string> warnings;  // the cache's: an entry set aside, one not kept
 
   // The value of config.Env's NAME=value; nullopt when unset.
   std::optional<std::string> env_value(std::string_view name) const;
 };
 
-// Reads the archive or layout at `path` (image_store.h).
-Result<ImageContents> read_image(const std::string& path);
+class FactsCache;
+
+// Reads the archive or layout at `path` (image_store.h). With a cache, the config is read and
+// its id looked up first: kept facts stand for the layers, which are then not read; facts read
+// from layers are kept.
+Result<ImageContents> read_image(const std::string& path, const FactsCache* cache = nullptr);
 // The image containers-storage (store_layer.h), else Docker's store (docker_store.h), keeps
 // under `ref`, never a file of that name; nullopt when neither has it (an engine would pull it).
-Result<std::optional<ImageContents>> read_stored_image(const std::string& ref);
+Result<std::optional<ImageContents>> read_stored_image(const std::string& ref,
+                                                       const FactsCache* cache = nullptr);
 // "containers-storage (GRAPHROOT) and the Docker store (DATA-ROOT)", for messages.
 std::string stores_searched();
 

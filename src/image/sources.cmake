@@ -5,6 +5,7 @@ set(ANYGPU_IMAGE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/byte_source.cc
   ${CMAKE_CURRENT_LIST_DIR}/code_objects.cc
   ${CMAKE_CURRENT_LIST_DIR}/compat_note.cc
+  ${CMAKE_CURRENT_LIST_DIR}/facts_cache.cc
   ${CMAKE_CURRENT_LIST_DIR}/image_read.cc
   ${CMAKE_CURRENT_LIST_DIR}/image_store.cc
   ${CMAKE_CURRENT_LIST_DIR}/store_layer.cc

@@ -5,6 +5,7 @@
 #include "registry/registry.h"
 #include "registry/vendor_names.h"
 #include "util/strings.h"
+#include "util/version.h"
 
 namespace anygpu {
 
@@ -139,6 +140,25 @@ void judge_cuda_compat(const Device& d, const std::vector<ImageCompat>& libs, co
                        std::vector<Finding>& out) {
   if (d.vendor != "nvidia") return;
   for (const auto& lib : libs) judge_one(d, lib, data, out);
+}
+
+}  // namespace anygpu
+
+namespace anygpu {
+
+std::optional<std::string> forward_compat_driver(const Device& d,
+                                                 const std::vector<ImageCompat>& libs,
+                                                 const WheelData& data) {
+  if (d.vendor != "nvidia") return std::nullopt;
+  std::optional<std::string> out;
+  for (const auto& lib : libs) {
+    std::vector<Finding> f;
+    judge_one(d, lib, data, f);
+    if (f.size() == 1 && f[0].code == "image.cuda-compat" &&
+        (!out || compare_versions(lib.compat.driver_version, *out).value_or(0) > 0))
+      out = lib.compat.driver_version;
+  }
+  return out;
 }
 
 }  // namespace anygpu

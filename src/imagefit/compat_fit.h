@@ -7,6 +7,7 @@
 // (cudaErrorCompatNotSupportedOnDevice).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,5 +29,12 @@ std::vector<ImageCompat> image_compat_libraries(const image::ImageContents& imag
 // Findings for device `d` (NVIDIA only; none when no compat library would be used).
 void judge_cuda_compat(const Device& d, const std::vector<ImageCompat>& libs, const WheelData& data,
                        std::vector<Finding>& out);
+
+// The driver version the image's CUDA runs on, for device `d`, where a compat library of the
+// image is used and works there (the judgement above says `image.cuda-compat`): the compat
+// library's ("580.65.06"), the newest of several; nullopt otherwise (the host's driver).
+std::optional<std::string> forward_compat_driver(const Device& d,
+                                                 const std::vector<ImageCompat>& libs,
+                                                 const WheelData& data);
 
 }  // namespace anygpu

@@ -195,6 +195,74 @@ void judge_vendor(const Device& d, const std::vector<ImageCodeObject>& libs,
                  cat({"use the image's ", d.vendor == "nvidia" ? "CUDA" : "ROCm", " variant"})});
 }
 
+// The CANN toolkit the image carries: its ascend_toolkit_install.info, the one under latest/
+// when several are kept.
+const ImageFramework* image_cann(const std::vector<ImageFramework>& frameworks) {
+  const ImageFramework* out = nullptr;
+  for (const auto& f : frameworks)
+    if (f.name == "cann" && (!out || (out->file.find("/latest/") == std::string::npos &&
+                                      f.file.find("/latest/") != std::string::npos)))
+      out = &f;
+  return out;
+}
+
+// The host as the image's torch sees it: a CANN toolkit inside the image is the one torch_npu
+// loads (the container is given the host's driver, not its toolkit).
+Inventory as_seen_from_image(const Inventory& inventory, const std::vector<ImageFramework>& fw) {
+  Inventory out = inventory;
+  const auto* cann = image_cann(fw);
+  if (!cann) return out;
+  RuntimeComponent own{"ascend", "cann", cann->version,
+                       cat({"the image's ", cann->file, ", layer ", cann->layer})};
+  bool replaced = false;
+  for (auto& r : out.runtimes)
+    if (r.vendor == "ascend" && r.component == "cann") r = own, replaced = true;
+  if (!replaced) out.runtimes.push_back(own);
+  return out;
+}
+
+// The image's own CANN toolkit against the host's Ascend driver (HDK), by the CANN release
+// notes the wheel table carries; a CANN whose notes were not read is said to be unjudged.
+void judge_cann_driver(const Device& d, const std::vector<ImageFramework>& fw,
+                       const WheelData& data, std::vector<Finding>& out) {
+  const auto* cann = image_cann(fw);
+  if (!cann) return;
+  const auto* plugin = data.plugin("ascend");
+  const auto* row = plugin ? plugin->drivers_for_cann(cann->version) : nullptr;
+  auto where = cat({cann->file, " (layer ", cann->layer, ")"});
+  if (!row) {
+    out.push_back({"image.cann-driver-unjudged", Severity::warning,
+                   cat({"not judged: whether the image's CANN ", cann->version,
+                        " runs on this Ascend driver"}),
+                   cat({where, " is CANN ", cann->version,
+                        "; the Ascend HDK releases it supports are not known here (the table "
+                        "holds them only for CANN releases whose release notes were read)."}),
+                   "check CANN's release notes for the HDK it needs"});
+    return;
+  }
+  auto driver = d.driver ? d.driver->version : std::nullopt;
+  auto parts = driver ? split(*driver, '.') : std::vector<std::string_view>{};
+  std::string branch = parts.size() >= 2 ? cat({parts[0], ".", parts[1]}) : std::string();
+  auto listed = join(row->drivers, ".X/") + ".X";
+  if (branch.empty()) {
+    out.push_back({"image.cann-driver-unknown", Severity::warning,
+                   cat({"cannot tell whether the image's CANN ", cann->version,
+                        " runs on this device's driver"}),
+                   cat({where, " is CANN ", cann->version, ", which supports Ascend HDK ", listed,
+                        " (", row->source, "); the driver's version is unknown."}),
+                   ""});
+    return;
+  }
+  if (std::find(row->drivers.begin(), row->drivers.end(), branch) != row->drivers.end()) return;
+  out.push_back(
+      {"image.cann-driver", Severity::error,
+       cat({"the image's CANN ", cann->version, " does not support Ascend driver ", *driver}),
+       cat({where, " is CANN ", cann->version, "; its release notes list Ascend HDK ", listed, " (",
+            row->source, "); the host's driver is ", *driver, "."}),
+       cat({"upgrade the Ascend driver (HDK) to ", listed,
+            ", or use an image whose CANN supports HDK ", branch})});
+}
+
 FitVerdict verdict_of(const std::vector<Finding>& findings) {
   FitVerdict v = FitVerdict::ok;
   for (const auto& f : findings) {
@@ -228,7 +296,14 @@ std::vector<Finding> judge_device(const Device& d, const image::ImageContents& i
                                   const ImageFit& fit, const std::vector<ImagePythonEnv>& envs) {
   std::vector<Finding> f;
   if (d.vendor == "nvidia") judge_requirements(d, image, data, f);
-  judge_torch(d, inventory, data, envs, torch_code_read(envs, fit.code_objects, d.vendor), f);
+  // Where the image's cuda-compat library works on this GPU, its CUDA runs on the compat
+  // driver: the torch judge sees that driver, not the host's (no driver floor refusal).
+  Device seen = d;
+  if (auto compat = forward_compat_driver(d, fit.compat, data); compat && seen.driver)
+    seen.driver->version = *compat;
+  judge_torch(seen, as_seen_from_image(inventory, fit.frameworks), data, envs,
+              torch_code_read(envs, fit.code_objects, d.vendor), f);
+  if (d.vendor == "ascend") judge_cann_driver(d, fit.frameworks, data, f);
   if (d.vendor == "nvidia") judge_nvidia_code(d, fit.code_objects, f);
   if (d.vendor == "amd") judge_amd_code(d, fit.code_objects, f);
   judge_cuda_compat(d, fit.compat, data, f);

@@ -36,8 +36,9 @@ constexpr std::array<std::string_view, 3> kReleaseRequired{"version", "latest", 
 constexpr std::array<std::string_view, 6> kVariantKeys{"name", "cuda", "arches",
                                                        "ptx",  "rocm", "gfx"};
 constexpr std::array<std::string_view, 1> kNameRequired{"name"};
-constexpr std::array<std::string_view, 7> kPluginKeys{"vendor", "package", "index_url", "source",
-                                                      "note",   "pairs",   "unverified"};
+constexpr std::array<std::string_view, 8> kPluginKeys{
+    "vendor", "package", "index_url", "source", "note", "pairs", "unverified", "cann_drivers"};
+constexpr std::array<std::string_view, 3> kCannDriverKeys{"cann", "drivers", "source"};
 constexpr std::array<std::string_view, 2> kPluginRequired{"vendor", "package"};
 constexpr std::array<std::string_view, 3> kPairKeys{"torch", "plugin", "cann"};
 constexpr std::array<std::string_view, 2> kPairRequired{"torch", "plugin"};
@@ -277,6 +278,20 @@ class WheelDataParser {
         p.pairs.push_back(std::move(pair));
       }
     }
+    if (auto rows = n["cann_drivers"]; rows && !rows.IsNull()) {
+      r_.expect_sequence(rows, "cann_drivers");
+      for (const auto& item : rows) {
+        r_.expect_map(item, "cann_drivers row");
+        r_.check_keys(item, kCannDriverKeys, kCannDriverKeys);
+        CannDrivers row{r_.string_at(item, "cann"), r_.strings(item["drivers"], "drivers"),
+                        r_.string_at(item, "source")};
+        for (const auto& d : row.drivers)
+          if (!is_numeric_version(d, 2, 2))
+            r_.fail(item["drivers"],
+                    cat({"drivers: expected an HDK major.minor like \"25.5\", got '", d, "'"}));
+        p.cann_drivers.push_back(std::move(row));
+      }
+    }
     if (p.pairs.empty() && p.note.empty())
       r_.fail(n, cat({p.vendor,
                       ": a plugin without pairs needs a note saying where builds come from"}));
@@ -319,6 +334,12 @@ const WheelPackage* WheelData::package(std::string_view name) const {
 const VendorPlugin* WheelData::plugin(std::string_view vendor) const {
   for (const auto& p : plugins)
     if (p.vendor == vendor) return &p;
+  return nullptr;
+}
+
+const CannDrivers* VendorPlugin::drivers_for_cann(std::string_view cann) const {
+  for (const auto& r : cann_drivers)
+    if (r.cann == cann) return &r;
   return nullptr;
 }
 

@@ -56,9 +56,20 @@ struct PluginPair {
   std::string torch, plugin, cann;
 };
 
+// A CANN release and the Ascend HDK (driver) releases its release notes list, major.minor
+// ("25.5" for "Ascend HDK 25.5.X").
+struct CannDrivers {
+  std::string cann;
+  std::vector<std::string> drivers;
+  std::string source;
+};
+
 struct VendorPlugin {
   std::string vendor, package, index_url, source, note;
   std::vector<PluginPair> pairs;
+  std::vector<CannDrivers> cann_drivers;  // only the CANN releases whose notes were read
+
+  const CannDrivers* drivers_for_cann(std::string_view cann) const;
 };
 
 struct WheelData {

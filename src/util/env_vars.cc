@@ -164,6 +164,12 @@ constexpr EnvVariable kRows[] = {
     {"ANYGPU_DOCKER_ROOT", EnvKind::directory, kEnvCli, false, "a directory",
      "image check and run --container: the Docker data root whose overlay2 image store is read "
      "by reference (default: data-root of /etc/docker/daemon.json, else /var/lib/docker)"},
+    {"ANYGPU_CACHE_DIR", EnvKind::directory, kEnvCli, false, "a directory",
+     "image check and run --container keep what images hold (by image id) in images/ beneath "
+     "it (default /var/cache/anygpu as root, else $XDG_CACHE_HOME/anygpu or ~/.cache/anygpu)"},
+    {"XDG_CACHE_HOME", EnvKind::any, kEnvCli, false, "any value",
+     "an absolute path: image check's cache is beneath it (not as root, without "
+     "ANYGPU_CACHE_DIR)"},
     {"XDG_DATA_HOME", EnvKind::any, kEnvCli, false, "any value",
      "image check, not as root and without a graphroot: containers-storage is beneath it"},
     {"HOME", EnvKind::any, kEnvCli, false, "any value",

@@ -163,6 +163,113 @@ Finding cpu_build(const TorchBuild& t, const std::string& vendor, std::string fi
           "It runs, but never uses the accelerators.", std::move(fix)};
 }
 
+bool same_version(const std::string& a, const std::string& b) {
+  auto va = pep440::Version::parse(a), vb = pep440::Version::parse(b);
+  return va && vb ? pep440::compare(*va, *vb) == 0 : a == b;
+}
+
+// PEP 440 order: 2.1.0.post17 is newer than 2.1.0.post8.
+bool newer(const std::string& a, const std::string& b) {
+  auto va = pep440::Version::parse(a), vb = pep440::Version::parse(b);
+  return va && vb ? pep440::compare(*va, *vb) > 0 : a > b;
+}
+
+// "2.5.1+cpu" -> "2.5.1": the release a plugin pair names.
+std::string torch_release(const std::string& version) {
+  auto v = pep440::Version::parse(version);
+  return v ? v->base_version().str() : version.substr(0, version.find('+'));
+}
+
+const RuntimeComponent* runtime_of(const Inventory& inv, std::string_view vendor,
+                                   std::string_view component) {
+  for (const auto& r : inv.runtimes)
+    if (r.vendor == vendor && r.component == component) return &r;
+  return nullptr;
+}
+
+// The installed plugin against the wheel table's pairs: the torch release it was built for,
+// and (Ascend) the CANN release it pairs with. A plugin built for another torch or CANN fails
+// at import with undefined symbols in its library (libtorch_npu.so).
+void check_plugin_pairing(const PythonEnv& env, const Inventory& inv, const VendorPlugin& p,
+                          TorchBuildJudgement& j) {
+  const auto* dist = env.dist(normalize_dist_name(p.package));
+  if (!dist || p.pairs.empty()) return;
+  const auto& t = *env.torch;
+  std::vector<const PluginPair*> rows;
+  for (const auto& pr : p.pairs)
+    if (same_version(pr.plugin, dist->version)) rows.push_back(&pr);
+  auto plugin_words = cat({p.package, " ", dist->version});
+  if (rows.empty()) {
+    j.findings.push_back(
+        {"torch.plugin-unpaired", Severity::warning,
+         cat({"cannot tell which torch and CANN ", plugin_words, " pairs with"}),
+         cat({p.package, " ", dist->version, " is not in the version table (", p.source,
+              "); its pairing is not judged. Unknown is not ok."}),
+         cat({"use a ", p.package, " release the table lists (see `anygpu wheel`)"})});
+    return;
+  }
+  auto release = torch_release(t.version);
+  std::vector<std::string> torches, canns;
+  for (const auto* r : rows) {
+    if (std::find(torches.begin(), torches.end(), r->torch) == torches.end())
+      torches.push_back(r->torch);
+    if (!r->cann.empty() && std::find(canns.begin(), canns.end(), r->cann) == canns.end())
+      canns.push_back(r->cann);
+  }
+  const auto* cann = runtime_of(inv, p.vendor, "cann");
+  // The table's plugin for this torch on this CANN, when it has one.
+  auto paired_plugin = [&]() -> const PluginPair* {
+    const PluginPair* best = nullptr;
+    for (const auto& pr : p.pairs)
+      if (pr.torch == release && (!cann || pr.cann.empty() || pr.cann == cann->version) &&
+          (!best || newer(pr.plugin, best->plugin)))
+        best = &pr;
+    return best;
+  };
+  auto instead = [&](const std::string& otherwise) {
+    const auto* pr = paired_plugin();
+    return pr ? cat({"install ", p.package, "==", pr->plugin, " (it pairs with torch ", pr->torch,
+                     pr->cann.empty() ? std::string() : cat({" on CANN ", pr->cann}), ")"})
+              : otherwise;
+  };
+  if (std::find(torches.begin(), torches.end(), release) == torches.end()) {
+    j.findings.push_back(
+        {"torch.plugin-torch-mismatch", Severity::error,
+         cat({plugin_words, " is built for torch ", join(torches, "/"), ", not torch ", t.version}),
+         cat({"The version table (", p.source, ") pairs ", plugin_words, " (", dist->path,
+              ") with torch ", join(torches, "/"),
+              "; importing it into another torch fails with an undefined "
+              "symbol in its library."}),
+         instead(cat({"install torch==", torches.front(), ", or a ", p.package,
+                      " release built for torch ", release}))});
+    return;
+  }
+  if (canns.empty()) return;  // the table names no CANN for these rows
+  if (!cann) {
+    j.findings.push_back(
+        {"torch.plugin-cann-unknown", Severity::warning,
+         cat({"cannot tell whether ", plugin_words, " matches the CANN it runs with"}),
+         cat({plugin_words, " pairs with CANN ", join(canns, "/"),
+              "; the CANN version is not known here (no ascend_toolkit_install.info read)."}),
+         cat({"install CANN ", join(canns, "/"),
+              ", or check `anygpu detect` for the CANN "
+              "version"})});
+    return;
+  }
+  if (std::find(canns.begin(), canns.end(), cann->version) != canns.end()) return;
+  j.findings.push_back(
+      {"torch.plugin-cann-mismatch", Severity::error,
+       cat({plugin_words, " pairs with CANN ", join(canns, "/"), ", not CANN ", cann->version}),
+       cat({"The version table (", p.source, ") pairs ", plugin_words, " (", dist->path,
+            ") with torch ", join(torches, "/"), " on CANN ", join(canns, "/"),
+            "; the CANN here is ", cann->version, " (", cann->source,
+            "). A torch_npu built for another CANN fails at import with undefined symbols."}),
+       instead(cat({"install CANN ", join(canns, "/"), ", or a ", p.package,
+                    " release paired "
+                    "with CANN ",
+                    cann->version, " (see `anygpu wheel`)"}))});
+}
+
 // A CPU torch and the vendor's plugin (torch_npu, torch_musa, habana-torch-plugin …).
 void judge_plugin(const PythonEnv& env, const Inventory& inv, const WheelData& data,
                   const std::string& vendor, const std::optional<pep440::SpecifierSet>& range,
@@ -182,6 +289,7 @@ void judge_plugin(const PythonEnv& env, const Inventory& inv, const WheelData& d
     return;
   }
   j.with = installed_plugin(env, data, vendor);
+  if (!j.with.empty() && p) check_plugin_pairing(env, inv, *p, j);
   if (j.with.empty())
     j.findings.push_back(
         {"torch.plugin-missing", Severity::warning,

@@ -1,7 +1,8 @@
 # Reading images: tar members and their bounds, gzip, fat binaries and offload bundles, the
 # forward-compatibility note of cuda-compat libraries.
 list(APPEND ANYGPU_UNIT_TEST_SOURCES ${CMAKE_CURRENT_LIST_DIR}/../unit/image_reader_test.cc
-     ${CMAKE_CURRENT_LIST_DIR}/../unit/image_compat_note_test.cc)
+     ${CMAKE_CURRENT_LIST_DIR}/../unit/image_compat_note_test.cc
+     ${CMAKE_CURRENT_LIST_DIR}/../unit/image_facts_cache_test.cc)
 # The fat binary reader on PyTorch's CUDA wheel from PyPI (the current-torch venv `make test`
 # prepares), compared with torch._C._cuda_getArchFlags() and torch.cuda.get_arch_list() of the
 # same torch; no GPU needed. Skipped (exit 77, reason printed) only where the venv is absent.

@@ -102,9 +102,12 @@ def leaf_commands(binary):
 
 
 def run(binary, root, args, cwd):
+    # `image check` caches what images hold: a private cache beside the run, not the user's.
+    cache = os.path.join(cwd, ".image-cache")
+    os.makedirs(cache, exist_ok=True)
     return subprocess.run([binary, "--root", root, "--no-libs", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "NO_COLOR": "1"})
+                          env={**os.environ, "NO_COLOR": "1", "ANYGPU_CACHE_DIR": cache})
 
 
 def stderr_says_once(name, p):

@@ -36,13 +36,17 @@ def check(name, ok, detail=""):
 
 
 class Runner:
-    def __init__(self, binary, tests, scratch):
-        self.binary, self.tests, self.scratch = binary, tests, scratch
+    def __init__(self, binary, tests, scratch, caches):
+        self.binary, self.tests, self.scratch, self.caches = binary, tests, scratch, caches
         self.schema = json.loads((tests.parent / "schemas" / "image-check.schema.json").read_text())
 
     def run(self, host, image, *extra, env=None):
-        env = dict(os.environ, TMPDIR=str(self.scratch), **(env or {}))
-        return subprocess.run([self.binary, "--root", str(self.tests / "hosts" / host),
+        # A fresh cache for each run unless the test names one: what one image left there must
+        # not answer for another test's damaged copy of it.
+        env = dict(os.environ, TMPDIR=str(self.scratch),
+                   ANYGPU_CACHE_DIR=tempfile.mkdtemp(dir=self.caches)) | (env or {})
+        root = host if isinstance(host, Path) else self.tests / "hosts" / host
+        return subprocess.run([self.binary, "--root", str(root),
                                "--no-libs", "image", "check", str(image), *extra],
                               capture_output=True, text=True, timeout=120, env=env)
 
@@ -177,31 +181,115 @@ def good_images(r, work):
     check("CCOB gfx1100 library fits the RX 7900, not the 4090", d and
           verdicts(d) == {"0000:01:00.0": "fail", "0000:04:00.0": "ok"}, d)
 
-    # Ascend: a CPU torch with torch_npu (the plugin the wheel table names) and CANN inside.
-    npu = mk.torch_files("2.4.0")
-    npu["usr/local/Ascend/ascend-toolkit/latest/x86_64-linux/ascend_toolkit_install.info"] = (
-        b"package_name=Ascend-cann-toolkit\nversion=8.0.RC3\n")
-    without = dict(npu)
-    npu[mk.SITE + "/torch_npu/version.py"] = b"__version__ = '2.4.0.post2'\n"
-    npu[mk.SITE + "/torch_npu-2.4.0.post2.dist-info/METADATA"] = (
-        b"Metadata-Version: 2.1\nName: torch-npu\nVersion: 2.4.0.post2\n")
-    docker, _, _ = three_forms(work, "npu", [mk.layer_tar(npu)], [])
-    rc, d = r.doc("ascend-910b-8x", docker)
-    check("torch_npu image ok on the Ascend host; CANN and torch_npu listed", rc == 0 and d and
-          set(verdicts(d).values()) == {"ok"} and
-          {(f["name"], f["version"]) for f in d["frameworks"]} ==
-          {("torch", "2.4.0"), ("torch_npu", "2.4.0.post2"), ("cann", "8.0.RC3")}, d)
-    docker, _, _ = three_forms(work, "nonpu", [mk.layer_tar(without)], [])
-    rc, d = r.doc("ascend-910b-8x", docker)
-    check("a CPU torch without torch_npu on the Ascend host: plugin missing (warning)",
-          rc == 0 and d and codes(d) == ["torch.plugin-missing"] and
-          set(verdicts(d).values()) == {"warning"}, d)
+    ascend_images(r, work)
 
     # Nothing the checker knows: a warning, not ok.
     docker, _, _ = three_forms(work, "plain", [mk.layer_tar({"etc/hostname": b"x\n"})], [])
     rc, d = r.doc("h100-8x", docker)
     check("an image without GPU code is a warning", rc == 0 and d and
           set(verdicts(d).values()) == {"warning"} and codes(d) == ["image.no-gpu-code"], d)
+
+
+def npu_layer(torch, npu=None, cann=None, cann_dir="latest/x86_64-linux"):
+    """A CPU torch, torch_npu (version.py and dist-info) and optionally a CANN toolkit's
+    ascend_toolkit_install.info (the file torch_npu's CANN version comes from)."""
+    files = mk.torch_files(torch)
+    if npu:
+        files[mk.SITE + "/torch_npu/version.py"] = f"__version__ = '{npu}'\n".encode()
+        files[mk.SITE + f"/torch_npu-{npu}.dist-info/METADATA"] = (
+            f"Metadata-Version: 2.1\nName: torch-npu\nVersion: {npu}\n").encode()
+    if cann:
+        files[f"usr/local/Ascend/ascend-toolkit/{cann_dir}/ascend_toolkit_install.info"] = (
+            f"package_name=Ascend-cann-toolkit\nversion={cann}\narch=x86_64\n").encode()
+    return [mk.layer_tar(files)]
+
+
+def ascend_host(r, work, driver):
+    """ascend-910b-8x (CANN 8.0.RC2, driver 24.1.rc2) with another driver version.info."""
+    root = Path(work) / f"ascend-{driver}"
+    if not root.exists():
+        shutil.copytree(r.tests / "hosts" / "ascend-910b-8x", root, symlinks=True)
+        info = root / "usr/local/Ascend/driver/version.info"
+        info.write_text(info.read_text().replace("Version=24.1.rc2", f"Version={driver}"))
+    return root
+
+
+def first(d, code):
+    found = finding(d, code)
+    return found[0] if found else None
+
+
+def ascend_images(r, work):
+    """torch_npu against the CANN it runs with (the image's own toolkit, else the host's CANN
+    8.0.RC2) by the wheel table's pairs, the torch it was built for, and the image's CANN
+    against the host's Ascend driver where CANN's release notes give the HDK releases."""
+    host = "ascend-910b-8x"
+    # Host CANN 8.0.RC2; torch_npu 2.3.1 pairs with torch 2.3.1 on CANN 8.0.RC2.
+    docker, _, _ = three_forms(work, "npu-host", npu_layer("2.3.1", "2.3.1"), [])
+    rc, d = r.doc(host, docker)
+    check("torch_npu paired with the host's CANN: ok; torch_npu listed", rc == 0 and d and
+          set(verdicts(d).values()) == {"ok"} and codes(d) == [] and
+          ("torch_npu", "2.3.1") in {(f["name"], f["version"]) for f in d["frameworks"]}, d)
+    # torch_npu 2.5.1 pairs with CANN 8.1.RC1: on the host's 8.0.RC2 it fails to import.
+    docker, oci, oci_tar = three_forms(work, "npu-newer", npu_layer("2.5.1", "2.5.1"), [])
+    for form in (docker, oci, oci_tar):
+        rc, d = r.doc(host, form)
+        f = first(d, "torch.plugin-cann-mismatch")
+        check(f"torch_npu for CANN 8.1.RC1 on host CANN 8.0.RC2 fails ({form.name})",
+              rc == 1 and d and set(verdicts(d).values()) == {"fail"} and
+              codes(d) == ["torch.plugin-cann-mismatch"] and f and
+              "not CANN 8.0.RC2" in f["message"] and
+              "ascend_toolkit_install.info" in f["evidence"], d)
+    # The image's own CANN is the one torch_npu loads: 2.4.0 pairs with 8.0.RC3, which the
+    # image carries; whether CANN 8.0.RC3 runs on driver 24.1.rc2 is not in the table.
+    docker, _, _ = three_forms(work, "npu-own",
+                               npu_layer("2.4.0", "2.4.0", cann="8.0.RC3"), [])
+    rc, d = r.doc(host, docker)
+    f = first(d, "image.cann-driver-unjudged")
+    check("own CANN 8.0.RC3 pairs with torch_npu 2.4.0; CANN vs driver not judged (warning)",
+          rc == 0 and d and set(verdicts(d).values()) == {"warning"} and
+          codes(d) == ["image.cann-driver-unjudged"] and f and
+          "not judged" in f["message"] and
+          {("torch", "2.4.0"), ("torch_npu", "2.4.0"), ("cann", "8.0.RC3")} <=
+          {(x["name"], x["version"]) for x in d["frameworks"]}, d)
+    # torch_npu 2.4.0.post2 pairs with CANN 8.0.0, not the image's 8.0.RC3; the fix names the
+    # table's torch_npu for torch 2.4.0 on CANN 8.0.RC3, and the evidence the image's file.
+    docker, _, _ = three_forms(work, "npu-own-bad",
+                               npu_layer("2.4.0", "2.4.0.post2", cann="8.0.RC3"), [])
+    rc, d = r.doc(host, docker)
+    f = first(d, "torch.plugin-cann-mismatch")
+    check("torch_npu 2.4.0.post2 on the image's CANN 8.0.RC3 fails, names the fix", rc == 1 and
+          f and "torch-npu==2.4.0 " in f["action"] and "the image's /usr/local/Ascend" in
+          f["evidence"] and "not CANN 8.0.RC3" in f["message"], d)
+    # torch_npu built for another torch (torch 2.12.0 with torch_npu 2.8.0.post2).
+    docker, _, _ = three_forms(work, "npu-torch", npu_layer("2.12.0", "2.8.0.post2"), [])
+    rc, d = r.doc(host, docker)
+    f = first(d, "torch.plugin-torch-mismatch")
+    check("torch_npu for torch 2.8.0 under torch 2.12.0 fails", rc == 1 and f and
+          "built for torch 2.8.0" in f["message"], d)
+    # A torch_npu the table does not list: its pairing is unknown, a warning.
+    docker, _, _ = three_forms(work, "npu-unlisted", npu_layer("2.13.0", "2.13.0"), [])
+    rc, d = r.doc(host, docker)
+    check("an unlisted torch_npu is a warning", rc == 0 and d and
+          codes(d) == ["torch.plugin-unpaired"], d)
+    # CANN 8.5.0 inside (its release notes list HDK 25.5/25.3/25.2/25.0) with torch_npu 2.9.0:
+    # refused on driver 24.1.rc2, ok on 25.2.0.
+    layers = npu_layer("2.9.0", "2.9.0", cann="8.5.0")
+    docker, _, _ = three_forms(work, "npu-cann85", layers, [])
+    rc, d = r.doc(host, docker)
+    f = first(d, "image.cann-driver")
+    check("image CANN 8.5.0 on Ascend driver 24.1.rc2 fails", rc == 1 and d and
+          codes(d) == ["image.cann-driver"] and f and "24.1.rc2" in f["message"] and
+          "25.5.X/25.3.X/25.2.X/25.0.X" in f["evidence"], d)
+    rc, d = r.doc(ascend_host(r, work, "25.2.0"), docker)
+    check("image CANN 8.5.0 on Ascend driver 25.2.0 is ok", rc == 0 and d and
+          set(verdicts(d).values()) == {"ok"} and codes(d) == [], d)
+    # Without torch_npu: the plugin is missing (a warning).
+    docker, _, _ = three_forms(work, "nonpu", npu_layer("2.4.0", cann="8.0.RC3"), [])
+    rc, d = r.doc(host, docker)
+    check("a CPU torch without torch_npu on the Ascend host: plugin missing (warning)",
+          rc == 0 and d and "torch.plugin-missing" in codes(d) and
+          set(verdicts(d).values()) == {"warning"}, d)
 
 
 def compat_layer(work, name, note, lib_dir="usr/local/cuda-12.9/compat"):
@@ -257,6 +345,30 @@ def cuda_compat(r, work):
     err = finding(d, "image.cuda-compat-branch")
     check("compat note without branch 550: error on the H100", rc == 1 and len(err) == 8 and
           "driver branch 550" in err[0]["message"] and "535 570 580" in err[0]["evidence"], d)
+
+    # The torch judge with cuda-compat: a CUDA 13.0 torch needs driver >= 580; the image's
+    # compat libcuda.so.580.65.06 admitting branch 550 provides it on the H100 (data-center),
+    # so the torch is not refused for the host's driver floor. Without the compat library it
+    # is; on the GeForce the compat library is error 804.
+    cu130 = mk.torch_files("2.9.0+cu130", cuda="13.0")
+    wide = mk.compat_note(cuda="13.0", drivers=(535, 550, 570, 575, 580))
+    with_compat = [mk.layer_tar(cu130), compat_layer(work, "libcuda.so.580.65.06", wide,
+                                                     "usr/local/cuda-13.0/compat")]
+    docker, _, _ = three_forms(work, "torch-compat", with_compat, [])
+    rc, d = r.doc("h100-8x", docker)
+    info = finding(d, "image.cuda-compat")
+    check("cu130 torch with cuda-compat 580 on the H100 (driver 550): not refused for the floor",
+          rc == 0 and d and set(verdicts(d).values()) == {"ok"} and
+          "torch.cuda-too-new" not in codes(d) and len(info) == 8 and
+          "CUDA 13.0 on driver 550.90.07" in info[0]["message"], d and codes(d))
+    docker, _, _ = three_forms(work, "torch-nocompat", with_compat[:1], [])
+    rc, d = r.doc("h100-8x", docker)
+    check("the same torch without cuda-compat is refused for the driver floor", rc == 1 and
+          d and codes(d) == ["torch.cuda-too-new"], d and codes(d))
+    rc, d = r.doc("workstation-mixed", docker.parent / "torch-compat-docker.tar")
+    check("cu130 torch with cuda-compat on the GeForce: error 804 (and the floor)", rc == 1 and
+          d and {"image.cuda-compat-unsupported", "torch.cuda-too-new"} <=
+          set(codes(d, "0000:01:00.0")), d and codes(d))
 
     # Older than the host's driver: the runtime leaves it out; nothing to say.
     docker, _, _ = three_forms(work, "compat-old", layers + [compat_layer(
@@ -468,6 +580,115 @@ def docker_store(r, work):
           "repositories.json: not valid JSON" in res.stderr, res.stderr)
 
 
+def same_facts(a, b):
+    """Two cache entries hold the same facts (layers are named by the form they were read in:
+    an OCI layout's blob digests, a save archive's diff_ids)."""
+    a, b = json.loads(a), json.loads(b)
+    return len(a.pop("layers")) == len(b.pop("layers")) and a == b
+
+
+def facts_cache(r, work):
+    """What an image holds is kept by image id: a second check reads its config and no layer
+    (-v says so, and it still answers with the layer blobs removed), a changed host is judged
+    afresh from the kept facts, and a damaged, foreign or planted entry is never trusted."""
+    w = Path(work)
+    cache = w / "facts-cache"
+    cache.mkdir()
+    env = {"ANYGPU_CACHE_DIR": str(cache)}
+    layers, cfg = build_cuda(work, flash_archs=((2, 90),))
+    docker, oci, _ = three_forms(work, "cached", layers, cfg)
+    first = r.run("h100-8x", oci, "--json", "-v", env=env)
+    entries = sorted(p.name for p in (cache / "images").iterdir())
+    check("first check reads every layer and keeps the facts (mode 0600)",
+          first.returncode == 0 and "3 of 3 layer(s) read, facts kept in" in first.stderr and
+          len(entries) == 1 and entries[0].startswith("sha256-") and
+          (cache / "images" / entries[0]).stat().st_mode & 0o777 == 0o600,
+          (first.returncode, first.stderr, entries))
+    entry = cache / "images" / entries[0]
+    second = r.run("h100-8x", oci, "--json", "-v", env=env)
+    check("second check reads no layer and answers the same",
+          second.returncode == 0 and "facts from the cache" in second.stderr and
+          "no layer read" in second.stderr and "layer(s) read" not in second.stderr and
+          json.loads(second.stdout) == json.loads(first.stdout), second.stderr)
+    # The layer blobs gone: only the cache can answer (and --no-cache cannot).
+    for blob in (oci / "blobs" / "sha256").iterdir():
+        if blob.read_bytes()[:2] == b"\x1f\x8b":
+            blob.unlink()
+    gone = r.run("h100-8x", oci, "--json", env=env)
+    check("with the layer blobs removed the cached facts answer",
+          gone.returncode == 0 and json.loads(gone.stdout) == json.loads(first.stdout),
+          (gone.returncode, gone.stderr))
+    res = r.run("h100-8x", oci, "--no-cache", env=env)
+    check("--no-cache reads the layers (missing here: bad input)", res.returncode == 2, res.stderr)
+    # Another host: judged afresh from the kept facts (the 4090 is sm_89; flash has sm_90 only).
+    rc, d = r.doc("workstation-mixed", oci, env=env)
+    check("a changed host is judged afresh from the cache, no layer read", rc == 1 and d and
+          codes(d, "0000:01:00.0") == ["image.no-kernel-image"], d)
+    # The same image as a docker archive has the same id: its layers are not read either.
+    res = r.run("h100-8x", docker, "--json", "-v", env=env)
+    fresh = r.run("h100-8x", docker, "--json", "--no-cache")
+    check("the same id in another storage form hits the cache, named as that form names it",
+          res.returncode == 0 and "no layer read" in res.stderr and
+          json.loads(res.stdout) == json.loads(fresh.stdout) and
+          json.loads(res.stdout) != json.loads(first.stdout), res.stderr)
+
+    # A damaged entry: set aside with a warning, the layers read, a good entry written again.
+    good = entry.read_bytes()
+    entry.write_bytes(good[: len(good) // 2])
+    res = r.run("h100-8x", docker, "-v", env=env)
+    aside = [p.name for p in (cache / "images").iterdir() if ".corrupt-" in p.name]
+    check("a truncated entry is set aside with a warning and the layers are read",
+          res.returncode == 0 and "is corrupt (not JSON); not trusted, set aside as" in res.stderr
+          and "3 of 3 layer(s) read" in res.stderr and len(aside) == 1 and
+          same_facts(entry.read_bytes(), good), res.stderr)
+    # An entry that parses but lies: a file path climbing out, a layer index out of range,
+    # another image's id, a kept text over the read's limit.
+    doc = json.loads(good)
+    lies = {"climbing path": lambda d: d["files"][0].update(path="../../etc/passwd"),
+            "layer out of range": lambda d: d["files"][0].update(layer=99),
+            "another image's id": lambda d: d.update(id="sha256:" + "0" * 64),
+            "wrong type": lambda d: d["files"][0].update(library="yes"),
+            "text over the limit": lambda d: d["files"][0].update(text="x" * (65 << 10))}
+    for name, lie in lies.items():
+        bad = json.loads(good)
+        lie(bad)
+        entry.write_text(json.dumps(bad))
+        res = r.run("h100-8x", docker, "-v", env=env)
+        check(f"an entry with {name} is not trusted", res.returncode == 0 and
+              "is corrupt" in res.stderr and "3 of 3 layer(s) read" in res.stderr and
+              same_facts(entry.read_bytes(), good), res.stderr)
+    # A link planted at the entry is not followed (neither read nor written through).
+    target = w / "planted-target"
+    target.write_text(json.dumps(doc))
+    entry.unlink()
+    entry.symlink_to(target)
+    res = r.run("h100-8x", docker, "-v", env=env)
+    check("a link at the entry is not trusted nor written through",
+          res.returncode == 0 and "is corrupt" in res.stderr and not entry.is_symlink() and
+          target.read_text() == json.dumps(doc), res.stderr)
+    # images/ itself a link elsewhere: nothing is read from or written there.
+    elsewhere = w / "cache-elsewhere"
+    elsewhere.mkdir()
+    linked = w / "linked-cache"
+    linked.mkdir()
+    (linked / "images").symlink_to(elsewhere)
+    res = r.run("h100-8x", docker, "-v", env={"ANYGPU_CACHE_DIR": str(linked)})
+    check("a linked images/ directory is refused: a warning, nothing written there",
+          res.returncode == 0 and "image cache: not kept" in res.stderr and
+          "refusing to write through" in res.stderr and list(elsewhere.iterdir()) == [],
+          res.stderr)
+    res = r.run("h100-8x", docker, env={"ANYGPU_CACHE_DIR": str(w / "no-such-dir")})
+    check("ANYGPU_CACHE_DIR naming no directory is refused (exit 2, named)",
+          res.returncode == 2 and "ANYGPU_CACHE_DIR" in res.stderr, res.stderr)
+    # Without ANYGPU_CACHE_DIR the cache is beneath XDG_CACHE_HOME (not as root).
+    if os.geteuid() != 0:
+        xdg = w / "xdg-cache"
+        res = r.run("h100-8x", docker, "-v", env={"ANYGPU_CACHE_DIR": "",
+                                                 "XDG_CACHE_HOME": str(xdg)})
+        check("the cache is beneath XDG_CACHE_HOME", res.returncode == 0 and
+              len(list((xdg / "anygpu" / "images").iterdir())) == 1, res.stderr)
+
+
 def expect_bad(r, name, image, *needles):
     res = r.run("h100-8x", image)
     ok = res.returncode == 2 and all(n in res.stderr for n in needles) and res.stdout == ""
@@ -599,14 +820,16 @@ def bad_inputs(r, work):
 
 def main(binary, tests):
     tests = Path(tests).resolve()
-    with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as scratch:
-        r = Runner(binary, tests, Path(scratch))
+    with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as scratch, \
+            tempfile.TemporaryDirectory() as caches:
+        r = Runner(binary, tests, Path(scratch), caches)
         good_images(r, work)
         cuda_compat(r, work)
         partitions(r, work)
         zstd_images(r, work)
         whiteouts(r, work)
         docker_store(r, work)
+        facts_cache(r, work)
         bad_inputs(r, work)
         left = list(Path(scratch).iterdir())
         check("nothing written to TMPDIR", left == [], left)

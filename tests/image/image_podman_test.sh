@@ -28,6 +28,9 @@ default_ulimits = ["nofile=1024:1024", "nproc=1000:1000"]
 runtime = "runc"
 CONF
 export CONTAINERS_CONF=$tmp/containers.conf
+# What images hold is cached by image id: a private cache, not the user's.
+mkdir "$tmp/cache"
+export ANYGPU_CACHE_DIR=$tmp/cache
 
 python3 - "$here" "$tmp" <<'PY' || { echo "FAIL: cannot build the root file system"; exit 1; }
 import sys
@@ -103,8 +106,9 @@ fi
 run_c mi300x-8x anygpu-test-image-check:v1 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ $rc -eq 125 ] && grep -q "torch.vendor-mismatch" "$tmp/err" &&
-   grep -q "does not fit the devices of this run" "$tmp/err"; then
-  ok "run --container: a CUDA image refused on mi300x-8x (125, finding named)"
+   grep -q "does not fit the devices of this run" "$tmp/err" &&
+   grep -q "facts from the cache .*, no layer read" "$tmp/err"; then
+  ok "run --container: a CUDA image refused on mi300x-8x (125, finding named), no layer read again"
 else
   cat "$tmp/err"; bad "run --container on mi300x-8x: exit $rc"
 fi

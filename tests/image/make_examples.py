@@ -3,7 +3,8 @@
 torch-cu124.tar, a CUDA torch with a flash-attention extension built for sm_90 only, and
 torch-rocm62.tar, a ROCm torch whose kernels target gfx90a and gfx942, and torch-cu129-compat.tar,
 a CUDA 12.9 torch with cuda-compat's libcuda.so.575.57.08 (its .note.cuda.fwd_compatibility
-admits driver branches 535 550 560 565 570 575). All are docker-archive files built by
+admits driver branches 535 550 560 565 570 575), and torch-npu-cann85.tar, torch_npu 2.4.0.post2
+with its own CANN 8.5.0. All are docker-archive files built by
 make_images.py; regenerate them with this script after changing it.
 """
 
@@ -50,6 +51,20 @@ def main(out):
         mk.docker_archive(out / "torch-cu129-compat.tar",
                           [mk.layer_tar(compat), mk.layer_tar(files)], [],
                           tag="localhost/train:cu129")
+    ascend(out)
+
+
+def ascend(out):
+    """torch-npu-cann85.tar: a CPU torch 2.4.0 with torch_npu 2.4.0.post2 (paired with CANN
+    8.0.0) and its own CANN 8.5.0 toolkit (which needs Ascend HDK 25.x)."""
+    files = mk.torch_files("2.4.0")
+    files[mk.SITE + "/torch_npu/version.py"] = b"__version__ = '2.4.0.post2'\n"
+    files[mk.SITE + "/torch_npu-2.4.0.post2.dist-info/METADATA"] = (
+        b"Metadata-Version: 2.1\nName: torch-npu\nVersion: 2.4.0.post2\n")
+    files["usr/local/Ascend/ascend-toolkit/latest/aarch64-linux/ascend_toolkit_install.info"] = (
+        b"package_name=Ascend-cann-toolkit\nversion=8.5.0\narch=aarch64\n")
+    mk.docker_archive(out / "torch-npu-cann85.tar", [mk.layer_tar(files)], [],
+                      tag="localhost/train:npu-cann8.5.0")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,9 @@ nvcc=${3:?usage: nvcc_fatbin_test.sh ANYGPU TESTS_DIR NVCC}
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/anygpu-nvcc.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+# What images hold is cached by image id: a private cache, not the user's.
+mkdir "$tmp/cache"
+export ANYGPU_CACHE_DIR=$tmp/cache
 failed=0
 ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; failed=1; }

@@ -256,9 +256,10 @@ CLI_READERS = {
     "ANYGPU_LOCK_DIR": ["run-lock"],
     "SLURMD_NODENAME": ["health --slurm"],
     "ANYGPU_DOCKER_ROOT": ["image check"],
+    "ANYGPU_CACHE_DIR": ["image check"],
 }
 NOT_REFUSED = {"NO_COLOR", "PATH", "LD_LIBRARY_PATH", "ROCR_VISIBLE_DEVICES",
-               "XDG_RUNTIME_DIR", "CONTAINERS_STORAGE_CONF", "XDG_DATA_HOME",
+               "XDG_RUNTIME_DIR", "CONTAINERS_STORAGE_CONF", "XDG_DATA_HOME", "XDG_CACHE_HOME",
                "HOME", "TMPDIR"}  # any value
 # Read by run alone, through launch/slurm_map.cc's own words: the same values, other text.
 SAME_VALUES_OTHER_TEXT = {"SLURM_STEP_GPUS", "SLURM_JOB_GPUS"}

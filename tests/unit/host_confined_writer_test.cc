@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <map>
 
 #include "test_support.h"
 
@@ -146,6 +147,50 @@ TEST_P(ConfinedWriter, ALinkAtTheTargetIsReplacedNotFollowed) {
   EXPECT_EQ(read_all(victim), "precious\n");
   EXPECT_FALSE(is_link(tmp / "d/spec.yaml"));
   EXPECT_EQ(read_all(tmp / "d/spec.yaml"), "new\n");
+}
+
+// A cache lists, renames and removes its own files: never through a link, never a link's
+// target, never in a directory reached through a link.
+TEST_P(ConfinedWriter, ListRenameRemoveTouchNoLinkTarget) {
+  auto victim = tmp / "victim";
+  test::write_file(victim, "precious\n");
+  auto outside = tmp / "outside";
+  ASSERT_EQ(::mkdir(outside.c_str(), 0755), 0);
+  test::write_file(outside + "/x", "x\n");
+  ASSERT_EQ(::mkdir((tmp / "c").c_str(), 0755), 0);
+  test::write_file(tmp / "c/a", "a\n");
+  test::make_symlink(victim, tmp / "c/link");
+  test::make_symlink(outside, tmp / "c/sub");
+  auto dir = ConfinedDir::open(tmp / "c", Confinement::no_symlinks);
+  ASSERT_TRUE(dir);
+  auto listed = dir->list("");
+  ASSERT_TRUE(listed);
+  std::map<std::string, bool> regular;
+  for (const auto& e : *listed) regular[e.name] = e.regular;
+  EXPECT_EQ(regular, (std::map<std::string, bool>{{"a", true}, {"link", false}, {"sub", false}}));
+  EXPECT_FALSE(dir->list("sub"));  // a directory reached through a link
+  auto r = dir->remove_file("link");
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(*r);
+  EXPECT_TRUE(is_link(tmp / "c/link"));
+  EXPECT_EQ(read_all(victim), "precious\n");
+  EXPECT_FALSE(dir->remove_file("sub/x"));
+  EXPECT_TRUE(present(outside + "/x"));
+  auto moved = dir->rename_file("link", "moved");
+  ASSERT_TRUE(moved);
+  EXPECT_FALSE(*moved);
+  EXPECT_FALSE(dir->rename_file("a", "../a"));
+  moved = dir->rename_file("a", "a.corrupt-1");
+  ASSERT_TRUE(moved);
+  EXPECT_TRUE(*moved);
+  EXPECT_EQ(read_all(tmp / "c/a.corrupt-1"), "a\n");
+  r = dir->remove_file("a.corrupt-1");
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(*r);
+  EXPECT_EQ(entries(tmp / "c"), (std::vector<std::string>{"link", "sub"}));
+  r = dir->remove_file("gone");
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(*r);
 }
 
 TEST_P(ConfinedWriter, OnlyStaleTemporariesOfItsOwnAreRemoved) {

@@ -76,6 +76,32 @@ TEST(WheelData, ShippedTableMatchesTheDocumentedFacts) {
   EXPECT_EQ(d.index_for("cu128"), "https://download.pytorch.org/whl/cu128");
   ASSERT_NE(d.plugin("ascend"), nullptr);
   EXPECT_EQ(d.plugin("ascend")->package, "torch-npu");
+  // CANN 8.5.0's release notes: Ascend HDK 25.5.X / 25.3.X / 25.2.X / 25.0.X.
+  ASSERT_NE(d.plugin("ascend")->drivers_for_cann("8.5.0"), nullptr);
+  EXPECT_EQ(d.plugin("ascend")->drivers_for_cann("8.5.0")->drivers,
+            (std::vector<std::string>{"25.5", "25.3", "25.2", "25.0"}));
+  EXPECT_EQ(d.plugin("ascend")->drivers_for_cann("8.0.RC3"), nullptr);  // notes not read
+}
+
+// A plugin's CANN -> HDK rows: every field required, drivers as major.minor.
+TEST(WheelData, CannDriverRowsAreChecked) {
+  std::string t = std::string(kMinimal) +
+                  "plugins:\n  - vendor: ascend\n    package: torch-npu\n"
+                  "    pairs: [{torch: \"2.5.1\", plugin: \"2.5.1\", cann: \"8.1.RC1\"}]\n"
+                  "    cann_drivers:\n";
+  auto ok =
+      parse_wheel_data(t + "      - {cann: \"8.5.0\", drivers: [\"25.5\"], source: x}\n", "w.yaml");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(ok->plugin("ascend")->cann_drivers.size(), 1u);
+  EXPECT_NE(error_of(t + "      - {cann: \"8.5.0\", drivers: [\"25.5.X\"], source: x}\n")
+                .find("drivers: expected an HDK major.minor"),
+            std::string::npos);
+  EXPECT_NE(error_of(t + "      - {cann: \"8.5.0\", drivers: [\"25.5\"]}\n").find("source"),
+            std::string::npos);
+  EXPECT_NE(error_of(t + "      - {cann: \"8.5.0\", drivers: [\"25.5\"], source: x, hdk: 1}\n")
+                .find("hdk"),
+            std::string::npos);
+  EXPECT_FALSE(parse_wheel_data(t + "      cann: 8.5.0\n", "w.yaml").ok());
 }
 
 // torch-npu 2.14.0 is paired with the CANN its package metadata names; 2.13.0, whose sources

@@ -152,11 +152,53 @@ TEST(FrameworkBuild, CpuBuildOnAGpuHostAndOnACpuHost) {
   auto as = framework_build_findings(env, test::fixture_inventory("ascend-910b-8x"), data());
   ASSERT_EQ(codes(as), std::vector<std::string>{"torch.plugin-missing"});
   EXPECT_NE(as[0].action.find("torch-npu"), std::string::npos) << as[0].action;
+  // torch_npu 2.5.1 pairs with torch 2.5.1 on CANN 8.1.RC1; the host's CANN is 8.0.RC2.
   test::write_file(tmp / "site-packages/torch_npu-2.5.1.dist-info/METADATA",
                    "Metadata-Version: 2.1\nName: torch_npu\nVersion: 2.5.1\n\n");
   auto with = read_site_packages({tmp / "site-packages"});
-  EXPECT_TRUE(
-      framework_build_findings(with, test::fixture_inventory("ascend-910b-8x"), data()).empty());
+  auto mismatch = framework_build_findings(with, test::fixture_inventory("ascend-910b-8x"), data());
+  ASSERT_EQ(codes(mismatch), std::vector<std::string>{"torch.plugin-cann-mismatch"});
+  EXPECT_EQ(mismatch[0].severity, Severity::error);
+  EXPECT_EQ(mismatch[0].message, "torch-npu 2.5.1 pairs with CANN 8.1.RC1, not CANN 8.0.RC2");
+  EXPECT_NE(mismatch[0].evidence.find("ascend_toolkit_install.info"), std::string::npos)
+      << mismatch[0].evidence;
+  EXPECT_NE(mismatch[0].action.find("install CANN 8.1.RC1"), std::string::npos)
+      << mismatch[0].action;
+}
+
+// torch_npu against the table's pairs: the torch it was built for and the host's CANN.
+TEST(FrameworkBuild, TorchNpuPairing) {
+  auto inv = test::fixture_inventory("ascend-910b-8x");  // CANN 8.0.RC2
+  auto with_npu = [](const TempDir& tmp, const std::string& torch, const std::string& npu) {
+    site_packages(tmp, torch, "None");
+    test::write_file(tmp / ("site-packages/torch_npu-" + npu + ".dist-info/METADATA"),
+                     "Metadata-Version: 2.1\nName: torch-npu\nVersion: " + npu + "\n\n");
+    return read_site_packages({tmp / "site-packages"});
+  };
+  TempDir a, b, c, d, e;
+  // 2.3.1 on CANN 8.0.RC2 is a pair of the table.
+  EXPECT_TRUE(framework_build_findings(with_npu(a, "2.3.1+cpu", "2.3.1"), inv, data()).empty());
+  // 2.3.1.post4 pairs with CANN 8.0.0: the fix is the table's torch_npu for 2.3.1 on 8.0.RC2.
+  auto f = framework_build_findings(with_npu(b, "2.3.1+cpu", "2.3.1.post4"), inv, data());
+  ASSERT_EQ(codes(f), std::vector<std::string>{"torch.plugin-cann-mismatch"});
+  EXPECT_NE(f[0].action.find("install torch-npu==2.3.1 (it pairs with torch 2.3.1 on CANN "
+                             "8.0.RC2)"),
+            std::string::npos)
+      << f[0].action;
+  // Built for another torch.
+  f = framework_build_findings(with_npu(c, "2.12.0", "2.8.0.post2"), inv, data());
+  ASSERT_EQ(codes(f), std::vector<std::string>{"torch.plugin-torch-mismatch"});
+  EXPECT_EQ(f[0].severity, Severity::error);
+  // Not in the table: unknown, a warning.
+  f = framework_build_findings(with_npu(d, "2.13.0", "2.13.0"), inv, data());
+  ASSERT_EQ(codes(f), std::vector<std::string>{"torch.plugin-unpaired"});
+  EXPECT_EQ(f[0].severity, Severity::warning);
+  // A host whose CANN is not known: a warning, not ok.
+  auto no_cann = inv;
+  no_cann.runtimes.clear();
+  f = framework_build_findings(with_npu(e, "2.3.1+cpu", "2.3.1"), no_cann, data());
+  ASSERT_EQ(codes(f), std::vector<std::string>{"torch.plugin-cann-unknown"});
+  EXPECT_EQ(f[0].severity, Severity::warning);
 }
 
 TEST(FrameworkBuild, XpuBuildOffIntel) {
