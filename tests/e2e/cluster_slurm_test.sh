@@ -6,6 +6,7 @@
 # NVIDIA+AMD node: one set of environment flags, accepted, no misread variable in a step, and
 # `anygpu run` in a step of either Type drives that Type's GPU. Then a MIG node: one line per
 # instance, accepted, and `anygpu run` in a step on an instance names that instance to CUDA.
+# Then an AMD CPX node: one line per partition, accepted, and a step's partitions chosen.
 # Usage: cluster_slurm_test.sh ANYGPU_BINARY FIXTURE_HOSTS_DIR MOCK_NVML_MIG_SO
 set -u
 anygpu=${1:?usage: cluster_slurm_test.sh ANYGPU FIXTURE_HOSTS_DIR MOCK_NVML_MIG_SO}
@@ -149,4 +150,39 @@ mig_gpus=$(echo "$mig_env" | sed -n 's/^SLURM_STEP_GPUS=//p')
 echo "$mig_env" | grep -qx "CUDA_VISIBLE_DEVICES=MIG-5c2e9d41-7a3b-5f60-8e12-3a4b5c6d7e21" ||
   { echo "$mig_env" | grep -E '^(ANYGPU|CUDA|SLURM_STEP)'; fail "anygpu run in the MIG step did not name GI 2 / CI 1 by its MIG UUID"; }
 
+# An AMD node in CPX mode (mi300x-8x-cpx, from the real capture: 63 partitions, the GPU at
+# 0xe5 with 7): one line per partition, each its own render node made a real DRM character
+# node; the node must come up idle with all 63, and `anygpu run` in a step on line 10 must
+# select that line's partition (GPU 1's second).
+slurm_stop
+cp -a "$hosts/mi300x-8x-cpx" "$tmp/cpx"
+for f in "$tmp"/cpx/dev/dri/renderD*; do
+  minor=${f##*renderD}
+  rm -f "$f"
+  mknod "$f" c 226 "$minor" || fail "mknod $f"
+done
+"$anygpu" --root "$tmp/cpx" --no-libs slurm gres --output "$tmp/gres.conf" 2>/dev/null || fail "slurm gres (CPX)"
+[ "$(grep -c "^Name=gpu Type=mi300x File=$tmp/cpx/dev/dri/renderD[0-9]* Flags=amd_gpu_env$" "$tmp/gres.conf")" = 63 ] ||
+  { cat "$tmp/gres.conf"; fail "CPX node: expected 63 partition lines"; }
+grep -q "renderD191" "$tmp/gres.conf" && fail "CPX node: a line for the render node the capture lacks"
+mkdir -p "$tmp/state-cpx"
+sed -i -e "s|^StateSaveLocation=.*|StateSaveLocation=$tmp/state-cpx|" \
+  -e "s|^NodeName=.*|NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) Gres=gpu:mi300x:63 State=UNKNOWN|" \
+  "$tmp/slurm.conf"
+: >"$tmp/slurmd.log"
+slurm_start "CPX node"
+show=$(scontrol show node "$node") || fail "scontrol show node (CPX)"
+echo "$show" | grep -q "Gres=gpu:mi300x:63" || { echo "$show"; fail "CPX node lacks Gres=gpu:mi300x:63"; }
+echo "$show" | grep -qi "drain" && { echo "$show"; fail "CPX node drained"; }
+grep -q "not a valid character or block device" "$tmp/slurmd.log" && fail "slurmd rejected a CPX File="
+cpx_env=$(timeout 60 srun -n 1 --gres=gpu:mi300x:10 "$anygpu" --root "$tmp/cpx" --no-libs run \
+  --no-check -- env 2>"$tmp/srun-cpx.err") ||
+  { cat "$tmp/srun-cpx.err"; fail "srun --gres=gpu:mi300x:10 anygpu run (CPX)"; }
+cpx_gpus=$(echo "$cpx_env" | sed -n 's/^SLURM_STEP_GPUS=//p')
+[ "$cpx_gpus" = "0,1,2,3,4,5,6,7,8,9" ] || fail "the CPX step got SLURM_STEP_GPUS='$cpx_gpus'"
+cpx_devices=$(echo "$cpx_env" | sed -n 's/^ANYGPU_DEVICES=//p')
+[ "$cpx_devices" = "$(printf '0000:05:00.0/%s,' 0 1 2 3 4 5 6 7)0000:27:00.0/0,0000:27:00.0/1" ] ||
+  { echo "$cpx_env" | grep -E '^(ANYGPU|ROCR|HIP|SLURM_STEP)'; fail "anygpu run in the CPX step chose '$cpx_devices'"; }
+
+echo "PASS: the CPX node came up with 63 partition lines and anygpu run chose the step's ten partitions"
 echo "PASS: slurmd accepted the generated gres.conf; srun tasks got RANK 0/1, WORLD_SIZE=2, MASTER_ADDR=$node, MASTER_PORT=$port; the mixed node came up, its AMD step got SLURM_STEP_GPUS=$mixed_gpus and no visible-devices variable, and anygpu run drove the GPU of each Type; the MIG node came up with one line per instance and anygpu run in a step on instance $mig_gpus named it by its MIG UUID"
