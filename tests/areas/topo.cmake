@@ -8,5 +8,6 @@ list(APPEND ANYGPU_UNIT_TEST_SOURCES
 )
 add_test(NAME topo_cli
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/../e2e/topo_cli_test.py
-         $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/.. $<TARGET_FILE:mock_nvml_nvlink>)
+         $<TARGET_FILE:anygpu> ${CMAKE_CURRENT_LIST_DIR}/.. $<TARGET_FILE:mock_nvml_nvlink>
+         $<TARGET_FILE:mock_nvml_ok>)
 set_tests_properties(topo_cli PROPERTIES TIMEOUT 120)

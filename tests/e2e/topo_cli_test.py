@@ -6,7 +6,9 @@ into an h100-8x root as libnvidia-ml.so.1): NVLink through NVSwitches (goldens),
 layout, the choices that use it (select, slurm gres Links=, k8s labels) and NVML's bad answers
 left out with a warning naming NVML.
 
-Usage: topo_cli_test.py ANYGPU TESTS_DIR [MOCK_NVML]
+With MOCK_NVML_OK (tests/mocklibs/nvml_ok.cc: no NVLink entry points): links unknown, said.
+
+Usage: topo_cli_test.py ANYGPU TESTS_DIR [MOCK_NVML [MOCK_NVML_OK]]
 """
 
 import json
@@ -40,7 +42,7 @@ def with_libs(binary, root, layout, *args):
                           timeout=60, env=env)
 
 
-def main(binary, tests, mock=None):
+def main(binary, tests, mock=None, mock_ok=None):
     tests = Path(tests).resolve()
     schema = json.loads((tests.parent / "schemas" / "topology.schema.json").read_text())
     golden = tests / "golden" / "topo"
@@ -65,6 +67,8 @@ def main(binary, tests, mock=None):
     no_nic_variables(binary, tests)
     if mock:
         nvlink(binary, tests, schema, mock)
+    if mock_ok:
+        nvml_without_nvlink(binary, tests, schema, mock_ok)
     return 1 if failures else 0
 
 
@@ -150,6 +154,36 @@ def nvlink(binary, tests, schema, mock):
         check("state-error: other GPUs keep NV18", len(err["links"]) == 21, str(len(err["links"])))
 
 
+def nvml_without_nvlink(binary, tests, schema, mock_ok):
+    """An NVML without the NVLink entry points (tests/mocklibs/nvml_ok.cc, through the worker):
+    the links are unknown, said once for every GPU; never an empty matrix passed off as "no
+    NVLink", and nothing downstream (gres Links=, select's reasons) claims a link domain."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "root"
+        shutil.copytree(tests / "hosts" / "h100-8x", root, symlinks=True)
+        lib = root / "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"
+        lib.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(mock_ok, lib)
+        r = subprocess.run([binary, "--root", str(root), "--json", "topo"], capture_output=True,
+                           text=True, timeout=60)
+        check("no NVLink calls: exit 0", r.returncode == 0, r.stderr)
+        doc = json.loads(r.stdout)
+        jsonschema.validate(doc, schema)
+        buses = ", ".join(["0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0", "0000:5d:00.0",
+                           "0000:9a:00.0", "0000:ab:00.0", "0000:ba:00.0", "0000:db:00.0"])
+        check("no NVLink calls: unknown, said", doc["warnings"] == [
+            f"NVML: NVLinks of {buses} unknown: no nvmlDeviceGetNvLinkState in this NVML"],
+            str(doc["warnings"]))
+        check("no NVLink calls: no links claimed", doc["links"] == [], str(doc["links"]))
+        gres = subprocess.run([binary, "--root", str(root), "slurm", "gres"],
+                              capture_output=True, text=True, timeout=60)
+        check("no NVLink calls: no Links= in gres.conf", "Links=" not in gres.stdout, gres.stdout)
+        sel = subprocess.run([binary, "--root", str(root), "select", "--devices", "4", "-v"],
+                             capture_output=True, text=True, timeout=60)
+        check("no NVLink calls: select claims no link domain",
+              sel.returncode == 0 and "link domain" not in sel.stderr, sel.stderr)
+
+
 def damaged(binary, tests, schema):
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "root"
@@ -179,4 +213,4 @@ def damaged(binary, tests, schema):
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:4]))
+    sys.exit(main(*sys.argv[1:5]))
