@@ -98,6 +98,31 @@ void find_nearest(Topology& t) {
   }
 }
 
+// Device-to-device links that exist on some products but that nothing here reads: said, so an
+// empty matrix is not taken for "no links". Ascend's HCCS joins NPUs of one server (all eight
+// 910Bs, or two rings of four 910s) and is read only through DCMI's HCCS calls; Intel's Xe Link
+// joins Data Center GPU Max (xe-hpc) cards through Level Zero's fabric calls. Facts F-63..F-66
+// of the partitions and topology facts.
+struct UnreadLinks {
+  std::string_view vendor, arch;  // arch empty: every device of the vendor
+  std::string_view what;
+};
+constexpr UnreadLinks kUnreadLinks[] = {
+    {"ascend", "", "HCCS links between NPUs are not read (DCMI's HCCS calls are not used); "
+                   "`npu-smi info -t topo` shows them"},
+    {"intel", "xe-hpc", "Xe Link between Data Center GPU Max cards is not read (Level Zero's "
+                        "fabric calls are not used); `xpu-smi topology -m` shows it"},
+};
+
+void say_unread_links(Topology& t) {
+  for (const auto& u : kUnreadLinks) {
+    size_t n = 0;
+    for (const auto& d : t.devices)
+      if (d.device->vendor == u.vendor && (u.arch.empty() || d.device->arch == u.arch)) ++n;
+    if (n >= 2) t.warnings.push_back(cat({u.vendor, ": ", u.what}));
+  }
+}
+
 }  // namespace
 
 const DeviceLink* Topology::link(size_t a, size_t b) const {
@@ -116,6 +141,7 @@ Topology read_topology(const HostRoot& host, const Inventory& inventory) {
   }
   read_kfd_links(host, t);
   add_nvlinks(t);
+  say_unread_links(t);
   read_nics(host, t);
   find_nearest(t);
   return t;

@@ -65,6 +65,17 @@ def main(binary, tests, mock=None, mock_ok=None):
           all(len(n["nearest_devices"]) == 1 for n in clean["nics"]))
     damaged(binary, tests, schema)
     no_nic_variables(binary, tests)
+    # Links that exist on these products but are not read: said, never an empty matrix alone.
+    for host, vendor, link in [("ascend-910b-8x", "ascend", "HCCS links between NPUs are not read"),
+                               ("intel-max-arc", "intel", "Xe Link between Data Center GPU Max")]:
+        doc = json.loads(topo(binary, tests / "hosts" / host, "--json").stdout)
+        check(f"{host}: unread {link.split()[0]} said",
+              any(w.startswith(f"{vendor}: {link}") for w in doc["warnings"]), str(doc["warnings"]))
+    for host in ("mi300x-8x", "h100-8x", "workstation-mixed"):
+        doc = json.loads(topo(binary, tests / "hosts" / host, "--json").stdout)
+        check(f"{host}: no unread-link warning",
+              not any("are not read" in w or "is not read" in w for w in doc["warnings"]),
+              str(doc["warnings"]))
     if mock:
         nvlink(binary, tests, schema, mock)
     if mock_ok:
