@@ -18,6 +18,15 @@ fail() { echo "FAIL: $*"; slurm_fail_logs; exit 1; }
 # shellcheck source=tests/e2e/slurm_local.sh
 . "$(dirname "$0")/slurm_local.sh"
 trap 'slurm_stop; rm -rf "$tmp"' EXIT
+# The same node again with other Gres: a fresh state directory, so slurmctld keeps no record of
+# the previous node's.
+renode() {
+  mkdir -p "$tmp/state-$1"
+  sed -i -e "s|^StateSaveLocation=.*|StateSaveLocation=$tmp/state-$1|" \
+    -e "s|^NodeName=.*|NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) Gres=$2 State=UNKNOWN|" \
+    "$tmp/slurm.conf"
+  : >"$tmp/slurmd.log"
+}
 slurm_require_tools slurmctld slurmd srun scontrol sinfo
 
 # A copy of the fixture; gres.conf names its nodes there. slurmd checks that every File= is
@@ -81,11 +90,7 @@ mknod "$tmp/mixed/dev/nvidia0" c 195 0 && mknod "$tmp/mixed/dev/dri/renderD128" 
 "$anygpu" --root "$tmp/mixed" slurm gres --output "$tmp/gres.conf" 2>/dev/null || fail "slurm gres (mixed)"
 [ "$(grep -c '^Name=gpu .* Flags=no_gpu_env$' "$tmp/gres.conf")" = 2 ] ||
   { cat "$tmp/gres.conf"; fail "mixed node: expected no_gpu_env on both lines"; }
-mkdir -p "$tmp/state-mixed"
-sed -i -e "s|^StateSaveLocation=.*|StateSaveLocation=$tmp/state-mixed|" \
-  -e "s|^NodeName=.*|NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) Gres=gpu:rtx_4090:1,gpu:rx_7900:1 State=UNKNOWN|" \
-  "$tmp/slurm.conf"
-: >"$tmp/slurmd.log"
+renode mixed gpu:rtx_4090:1,gpu:rx_7900:1
 slurm_start "mixed node"
 amd_env=$(timeout 60 srun -n 1 --gres=gpu:rx_7900:1 env 2>"$tmp/srun-mixed.err") ||
   { cat "$tmp/srun-mixed.err"; fail "srun --gres=gpu:rx_7900:1"; }
@@ -132,11 +137,7 @@ cp "$mock_nvml_mig" "$tmp/mig/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1" || fai
 "$anygpu" --root "$tmp/mig" slurm gres --output "$tmp/gres.conf" 2>/dev/null || fail "slurm gres (MIG, NVML)"
 grep -q "^Name=gpu Type=h100_2c.3g.40gb MultipleFiles=$tmp/mig/dev/nvidia1,$tmp/mig/dev/nvidia-caps/nvidia-cap156,$tmp/mig/dev/nvidia-caps/nvidia-cap158" "$tmp/gres.conf" ||
   { cat "$tmp/gres.conf"; fail "MIG node: no line for GPU 1's GI 2 / CI 1 (2c.3g.40gb)"; }
-mkdir -p "$tmp/state-mig"
-sed -i -e "s|^StateSaveLocation=.*|StateSaveLocation=$tmp/state-mig|" \
-  -e "s|^NodeName=.*|NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) Gres=gpu:h100_1g.10gb:7,gpu:h100_4g.40gb:1,gpu:h100_1c.3g.40gb:1,gpu:h100_2c.3g.40gb:1,gpu:h100_3g.40gb:1,gpu:h100:5 State=UNKNOWN|" \
-  "$tmp/slurm.conf"
-: >"$tmp/slurmd.log"
+renode mig gpu:h100_1g.10gb:7,gpu:h100_4g.40gb:1,gpu:h100_1c.3g.40gb:1,gpu:h100_2c.3g.40gb:1,gpu:h100_3g.40gb:1,gpu:h100:5
 slurm_start "MIG node"
 show=$(scontrol show node "$node") || fail "scontrol show node (MIG)"
 echo "$show" | grep -q "gpu:h100_2c.3g.40gb:1" || { echo "$show"; fail "MIG node Gres"; }
@@ -165,11 +166,7 @@ done
 [ "$(grep -c "^Name=gpu Type=mi300x File=$tmp/cpx/dev/dri/renderD[0-9]* Flags=amd_gpu_env$" "$tmp/gres.conf")" = 63 ] ||
   { cat "$tmp/gres.conf"; fail "CPX node: expected 63 partition lines"; }
 grep -q "renderD191" "$tmp/gres.conf" && fail "CPX node: a line for the render node the capture lacks"
-mkdir -p "$tmp/state-cpx"
-sed -i -e "s|^StateSaveLocation=.*|StateSaveLocation=$tmp/state-cpx|" \
-  -e "s|^NodeName=.*|NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) Gres=gpu:mi300x:63 State=UNKNOWN|" \
-  "$tmp/slurm.conf"
-: >"$tmp/slurmd.log"
+renode cpx gpu:mi300x:63
 slurm_start "CPX node"
 show=$(scontrol show node "$node") || fail "scontrol show node (CPX)"
 echo "$show" | grep -q "Gres=gpu:mi300x:63" || { echo "$show"; fail "CPX node lacks Gres=gpu:mi300x:63"; }

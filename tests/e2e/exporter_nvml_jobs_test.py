@@ -20,7 +20,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from exporter_common import Exporter, check, get, parse_samples, temp_dir, values  # noqa: E402
-from proc_fixture import add_process  # noqa: E402
+from proc_fixture import add_process, host_with_library  # noqa: E402
 
 JOB_CGROUP = "0::/system.slice/slurmstepd.scope/job_{}/step_0/user/task_0\n"
 
@@ -38,10 +38,7 @@ def main():
     work = temp_dir("anygpu-nvml-jobs-")
     try:
         root = os.path.join(work, "host")
-        shutil.copytree(fixture, root, symlinks=True)
-        lib = os.path.join(root, "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1")
-        os.makedirs(os.path.dirname(lib), exist_ok=True)
-        shutil.copyfile(mock, lib)
+        host_with_library(fixture, root, mock)
         facts = os.path.join(work, "nvml-health")
         with open(facts, "w") as f:
             # GPU 5: job 88's process, sampled 1 ms ago at 75 %. GPU 7: job 89's process, and

@@ -2,6 +2,7 @@
 `--processes` scan (fd links to device nodes, DRM fdinfo, cgroup, status)."""
 
 import os
+import shutil
 
 
 def drm_fdinfo(pdev, client, kib, engine_ns=None):
@@ -26,3 +27,13 @@ def add_process(root, pid, comm, cgroup, fds, uid=0):
         os.symlink(target, os.path.join(base, "fd", str(fd)))
         with open(os.path.join(base, "fdinfo", str(fd)), "w") as f:
             f.write(info or "pos:\t0\nflags:\t02\n")
+
+
+def host_with_library(fixture, dest, library, soname="libnvidia-ml.so.1"):
+    """A copy of a fixture host at `dest` whose loader directory holds `library` (a mock built
+    by tests/mocklibs) as `soname`, where the library worker looks for it in production."""
+    shutil.copytree(fixture, dest, symlinks=True)
+    lib = os.path.join(dest, "usr/lib/x86_64-linux-gnu", soname)
+    os.makedirs(os.path.dirname(lib), exist_ok=True)
+    shutil.copyfile(library, lib)
+    return dest

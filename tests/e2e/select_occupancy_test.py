@@ -22,7 +22,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_fixture import add_process, drm_fdinfo  # noqa: E402
+from proc_fixture import add_process, drm_fdinfo, host_with_library  # noqa: E402
 
 GIB = 1 << 30
 CONFIG = """\
@@ -157,10 +157,7 @@ def main():
         # NVIDIA: NVML's process list decides (the mock, through the worker); a zombie it still
         # lists is left out.
         nv = os.path.join(work, "h100")
-        shutil.copytree(h100, nv, symlinks=True)
-        lib = os.path.join(nv, "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1")
-        os.makedirs(os.path.dirname(lib), exist_ok=True)
-        shutil.copyfile(mock_nvml, lib)
+        host_with_library(h100, nv, mock_nvml)
         facts = os.path.join(work, "nvml-health")
         write(facts, "5 process 4242 1073741824\n6 process 77 -\n")
         add_process(nv, 4242, "python3", "0::/\n", {3: ("/dev/nvidia5", None)})

@@ -23,7 +23,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proc_fixture import add_process, drm_fdinfo  # noqa: E402
+from proc_fixture import add_process, drm_fdinfo, host_with_library  # noqa: E402
 
 EXPECTED = """\
      PID USER       COMMAND          GPUS      MEMORY  OWNER
@@ -83,10 +83,7 @@ def main():
             sys.exit(1)
 
         nv = os.path.join(work, "h100")
-        shutil.copytree(h100, nv, symlinks=True)
-        lib = os.path.join(nv, "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1")
-        os.makedirs(os.path.dirname(lib), exist_ok=True)
-        shutil.copyfile(mock_nvml, lib)
+        host_with_library(h100, nv, mock_nvml)
         facts = os.path.join(work, "nvml-health")
         with open(facts, "w") as f:
             f.write("5 process 4242 1073741823\n5 process 77 -\n6 process 4242 1\n")

@@ -21,6 +21,9 @@ from pathlib import Path
 
 import jsonschema
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from proc_fixture import host_with_library  # noqa: E402
+
 GOLDEN_HOSTS = ["mi210-xgmi-8x", "mi300x-8x", "h100-8x", "workstation-mixed"]
 failures = []
 
@@ -100,11 +103,7 @@ def no_nic_variables(binary, tests):
 def nvlink(binary, tests, schema, mock):
     golden = tests / "golden" / "topo"
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "root"
-        shutil.copytree(tests / "hosts" / "h100-8x", root, symlinks=True)
-        lib = root / "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"
-        lib.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(mock, lib)
+        root = Path(host_with_library(tests / "hosts" / "h100-8x", Path(tmp) / "root", mock))
         js = with_libs(binary, root, "switch", "topo", "--json")
         text = with_libs(binary, root, "switch", "topo")
         check("nvlink: exit 0", js.returncode == 0 and text.returncode == 0, js.stderr)
@@ -170,11 +169,7 @@ def nvml_without_nvlink(binary, tests, schema, mock_ok):
     the links are unknown, said once for every GPU; never an empty matrix passed off as "no
     NVLink", and nothing downstream (gres Links=, select's reasons) claims a link domain."""
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "root"
-        shutil.copytree(tests / "hosts" / "h100-8x", root, symlinks=True)
-        lib = root / "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"
-        lib.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(mock_ok, lib)
+        root = Path(host_with_library(tests / "hosts" / "h100-8x", Path(tmp) / "root", mock_ok))
         r = subprocess.run([binary, "--root", str(root), "--json", "topo"], capture_output=True,
                            text=True, timeout=60)
         check("no NVLink calls: exit 0", r.returncode == 0, r.stderr)
