@@ -14,13 +14,8 @@ namespace anygpu::image {
 
 namespace {
 
-bool is_hex(std::string_view s) {
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
-
 bool is_digest(std::string_view s) {
-  return s.size() == 71 && s.starts_with("sha256:") && is_hex(s.substr(7));
+  return s.size() == 71 && s.starts_with("sha256:") && is_lower_hex(s.substr(7));
 }
 
 bool exists(const std::string& path) {
@@ -30,12 +25,12 @@ bool exists(const std::string& path) {
 
 // The image id a reference or id prefix names, "" when none.
 Result<std::string> lookup(const std::string& ref, const std::string& images) {
-  if (ref.size() >= 12 && ref.size() <= 64 && is_hex(ref)) {
+  if (ref.size() >= 12 && ref.size() <= 64 && is_lower_hex(ref)) {
     std::string found;
     if (DIR* d = ::opendir((images + "/imagedb/content/sha256").c_str())) {
       while (const dirent* e = ::readdir(d)) {
         std::string_view name = e->d_name;
-        if (name.size() == 64 && is_hex(name) && name.starts_with(ref)) found = name;
+        if (name.size() == 64 && is_lower_hex(name) && name.starts_with(ref)) found = name;
       }
       ::closedir(d);
     }
@@ -140,7 +135,7 @@ Result<std::optional<StoreImage>> find_docker_image(const std::string& ref,
     auto cache = read_regular_file(layer + "/cache-id", 128, "layer cache id");
     if (!cache) return cache.error();
     std::string dir(trim(*cache));
-    if (dir.empty() || dir.size() > 64 || !is_hex(dir))
+    if (dir.empty() || dir.size() > 64 || !is_lower_hex(dir))
       return bad_input(cat({layer, "/cache-id: expected the overlay2 directory's hex id"}));
     out.layer_dirs.push_back(cat({data_root, "/overlay2/", dir, "/diff"}));
     out.layer_digests.push_back(diff);

@@ -28,11 +28,6 @@ std::string reader_version() {
   return cat({ANYGPU_VERSION, "/", kReaderFormat});
 }
 
-bool is_hex(std::string_view s) {
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
-
 // The part of a kept text the judge reads: a METADATA's header block (parse_metadata stops at
 // the first empty line); a conda record's name is its file name, its text is not read.
 std::string kept_text(const std::string& path, const std::string& text) {
@@ -183,7 +178,7 @@ std::string read_note(const ImageContents& image, const FactsCache* cache) {
 std::string cache_entry_name(const std::string& id) {
   constexpr std::string_view kPrefix = "sha256:";
   if (id.size() != kPrefix.size() + 64 || id.compare(0, kPrefix.size(), kPrefix) != 0 ||
-      !is_hex(std::string_view(id).substr(kPrefix.size())))
+      !is_lower_hex(std::string_view(id).substr(kPrefix.size())))
     return "";
   return cat({"sha256-", id.substr(kPrefix.size()), ".json"});
 }

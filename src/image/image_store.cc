@@ -15,9 +15,7 @@ namespace anygpu::image {
 namespace {
 
 bool is_hex64(std::string_view s) {
-  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
-           return std::isdigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'f');
-         });
+  return s.size() == 64 && is_lower_hex(s);
 }
 
 // "sha256:<hex>" -> "<hex>"; an error naming `where` otherwise.

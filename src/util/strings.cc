@@ -1,7 +1,6 @@
 #include "util/strings.h"
 
 #include <algorithm>
-
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -135,6 +134,11 @@ std::optional<uint64_t> parse_uint(std::string_view s) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
   return v;
+}
+
+bool is_lower_hex(std::string_view s) {
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 std::optional<uint64_t> parse_hex(std::string_view s) {

@@ -30,6 +30,8 @@ bool has_control_char(std::string_view s);
 std::optional<int64_t> parse_int(std::string_view s);
 std::optional<uint64_t> parse_uint(std::string_view s);
 std::optional<uint64_t> parse_hex(std::string_view s);  // accepts an optional 0x prefix
+// Only 0-9 and a-f (digests and ids as OCI and Docker write them); true for "".
+bool is_lower_hex(std::string_view s);
 std::optional<double> parse_double(std::string_view s);
 
 // "0x10de" style, lower case, zero padded to `digits`.
