@@ -54,28 +54,43 @@ std::vector<const Device*> job_devices(const Inventory& inv, const std::string& 
 }
 
 // Partitioned devices add, per vendor, how many partitions the node offers and in which mode
-// ("CPX-NPS4", "mig"; "mixed" where devices differ), and per known MIG profile a count named as
-// NVIDIA's feature discovery names it (mig-<profile>.count, facts F-18). No partition, no label.
+// ("CPX-NPS4", "mig"; "mixed" where devices differ), how many in each mode
+// (<vendor>.partitions.<mode>, so a mixed node still says what it offers), and per known profile
+// a count: MIG's named as NVIDIA's feature discovery names it (mig-<profile>.count, facts F-18),
+// another mode's as <vendor>.<mode>-<profile>.count (an Ascend vNPU template). A partition whose
+// profile was not read is in no profile count. No partition, no label.
 template <class Key>
 void add_partition_labels(const Inventory& inv, const Key& key, Labels& labels) {
   std::map<std::string, int> partitions, profiles;
+  std::map<std::string, std::map<std::string, int>> per_mode;
   std::map<std::string, std::string> modes;
   for (const auto& d : inv.devices) {
     if (!d.partitioning || d.partitions.empty()) continue;
-    partitions[d.vendor] += static_cast<int>(d.partitions.size());
+    int n = static_cast<int>(d.partitions.size());
+    partitions[d.vendor] += n;
     auto mode = d.partitioning->mode;
     if (d.partitioning->memory_mode) mode += "-" + *d.partitioning->memory_mode;
+    per_mode[d.vendor][label_value(mode)] += n;
     auto [it, fresh] = modes.emplace(d.vendor, mode);
     if (!fresh && it->second != mode) it->second = "mixed";
-    for (const auto& p : d.partitions)
-      if (p.profile && d.partitioning->mode == "mig") ++profiles[label_value(*p.profile)];
+    for (const auto& p : d.partitions) {
+      if (!p.profile || label_value(*p.profile).empty()) continue;
+      if (d.partitioning->mode == "mig")
+        ++profiles["mig-" + label_value(*p.profile)];
+      else
+        ++profiles[cat(
+            {d.vendor, ".", label_value(d.partitioning->mode), "-", label_value(*p.profile)})];
+    }
   }
   for (const auto& [vendor, n] : partitions) {
     labels.push_back({key(vendor + ".partitions"), std::to_string(n)});
     labels.push_back({key(vendor + ".partition-mode"), label_value(modes[vendor])});
+    for (const auto& [mode, count] : per_mode[vendor])
+      if (!mode.empty())
+        labels.push_back({key(cat({vendor, ".partitions.", mode})), std::to_string(count)});
   }
   for (const auto& [profile, n] : profiles)
-    if (!profile.empty()) labels.push_back({key("mig-" + profile + ".count"), std::to_string(n)});
+    labels.push_back({key(profile + ".count"), std::to_string(n)});
 }
 
 }  // namespace

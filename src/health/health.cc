@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "health/checks.h"
 #include "health/coverage.h"
@@ -192,6 +193,28 @@ void check_device(const CheckContext& ctx, const Device& d, const HealthOptions&
   if (auto lib = library_source(h, suspended, options.library)) h.sources.push_back(*lib);
 }
 
+// An SR-IOV virtual function shares its physical function's silicon and link: what is found on
+// the PF (an Xid, a fatal AER, a degraded link) is the VF's too (SPEC "Partitions": parent
+// findings apply to every partition). Each VF in the report gets the findings of a PF in the
+// report, said to be the PF's; the VF's own findings stay as they are.
+void apply_physical_function_findings(const Inventory& inv, std::vector<DeviceHealth>& devices) {
+  std::map<std::string, std::string> physfn;  // VF bus id -> PF bus id
+  for (const auto& d : inv.devices)
+    if (d.physfn) physfn[d.pci.address.str()] = *d.physfn;
+  std::map<std::string, std::vector<Finding>> pf_findings;
+  for (const auto& h : devices) pf_findings[h.pci_bus_id] = h.findings;
+  for (auto& h : devices) {
+    auto vf = physfn.find(h.pci_bus_id);
+    if (vf == physfn.end()) continue;
+    auto pf = pf_findings.find(vf->second);
+    if (pf == pf_findings.end()) continue;
+    for (auto f : pf->second) {
+      f.message = cat({"on its physical function ", vf->second, ": ", f.message});
+      h.findings.push_back(std::move(f));
+    }
+  }
+}
+
 }  // namespace
 
 Result<HealthReport> evaluate_health(const HostRoot& host, const Inventory& inv,
@@ -212,6 +235,7 @@ Result<HealthReport> evaluate_health(const HostRoot& host, const Inventory& inv,
   auto kernel_log =
       check_kernel_log(ctx, rules, options.since_seconds, report.devices, inv, report.host);
   report.sources.push_back(kernel_log);
+  apply_physical_function_findings(inv, report.devices);
   for (auto& d : report.devices) {
     d.sources.push_back(kernel_log);
     for (auto& s : d.sources) s.essential = is_essential(d.vendor, s.source);

@@ -99,6 +99,39 @@ TEST(HealthEval, PartitionsShareTheirDevicesHealth) {
       << text;
 }
 
+// An SR-IOV virtual function is a device of its own whose silicon and link are its physical
+// function's: a fatal AER on the PF (intel-flex-sriov: 0000:4d:00.0 with four VFs) is each
+// VF's finding too, said to be the PF's; the other card, without VFs, keeps its own health.
+TEST(HealthEval, AVirtualFunctionSharesItsPhysicalFunctionsFindings) {
+  TempDir tmp;
+  auto root = with_kernel_log(tmp, "intel-flex-sriov");
+  auto clean = run(root);
+  EXPECT_FALSE(find(device(clean, "0000:4d:00.1"), "pcie.aer.fatal"));
+  EXPECT_NE(device(clean, "0000:4d:00.1").health(), Health::critical);
+
+  const std::string fatal = "CmpltTO 1\nTOTAL_ERR_FATAL 1\n";
+  write_file(dev(root, "0000:4d:00.0", "aer_dev_fatal"), fatal);
+  auto r = run(root);
+  ASSERT_TRUE(find(device(r, "0000:4d:00.0"), "pcie.aer.fatal"));
+  for (const char* vf : {"0000:4d:00.1", "0000:4d:00.2", "0000:4d:00.3", "0000:4d:00.4"}) {
+    const auto& d = device(r, vf);
+    const auto* f = find(d, "pcie.aer.fatal");
+    ASSERT_TRUE(f) << vf;
+    EXPECT_EQ(f->message.rfind("on its physical function 0000:4d:00.0: ", 0), 0u) << f->message;
+    EXPECT_NE(f->evidence.find("CmpltTO 1"), std::string::npos);
+    EXPECT_EQ(d.health(), Health::critical) << vf;
+  }
+  EXPECT_FALSE(find(device(r, "0000:cb:00.0"), "pcie.aer.fatal"));
+  EXPECT_NE(device(r, "0000:cb:00.0").health(), Health::critical);
+  // A finding of a VF stays its own: neither the PF nor a sibling VF inherits it.
+  write_file(dev(root, "0000:4d:00.0", "aer_dev_fatal"), "TOTAL_ERR_FATAL 0\n");
+  write_file(dev(root, "0000:4d:00.2", "aer_dev_fatal"), fatal);
+  auto vf_only = run(root);
+  EXPECT_TRUE(find(device(vf_only, "0000:4d:00.2"), "pcie.aer.fatal"));
+  EXPECT_FALSE(find(device(vf_only, "0000:4d:00.0"), "pcie.aer.fatal"));
+  EXPECT_FALSE(find(device(vf_only, "0000:4d:00.1"), "pcie.aer.fatal"));
+}
+
 TEST(HealthEval, AscendNeedsDcmiNotTheKernelLog) {
   TempDir tmp;
   auto r = run(with_kernel_log(tmp, "ascend-910b-8x"));

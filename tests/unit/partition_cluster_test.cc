@@ -167,6 +167,50 @@ TEST(PartitionGres, AProfileBecomesTheType) {
   EXPECT_EQ(lines[2].type, "h100_mig");
 }
 
+// A node whose devices are in different modes says "mixed" and how many partitions each mode
+// offers; a profile of a mode other than MIG (an Ascend vNPU template) is counted under its
+// vendor and mode.
+TEST(PartitionLabels, CountsPerModeAndProfile) {
+  Labels labels;
+  auto value = [&](const std::string& key) {
+    for (const auto& [k, v] : labels)
+      if (k == key) return v;
+    return std::string("(absent)");
+  };
+  auto amd = test::fixture_inventory("mi300x-8x-cpx");
+  labels = node_labels(amd, "anygpu.io");
+  EXPECT_EQ(value("anygpu.io/amd.partitions.CPX-NPS4"), "63");
+  ASSERT_TRUE(amd.devices[0].partitioning);
+  int first = static_cast<int>(amd.devices[0].partitions.size());
+  amd.devices[0].partitioning->mode = "DPX";
+  amd.devices[0].partitioning->memory_mode = "NPS1";
+  labels = node_labels(amd, "anygpu.io");
+  EXPECT_EQ(value("anygpu.io/amd.partition-mode"), "mixed");
+  EXPECT_EQ(value("anygpu.io/amd.partitions"), "63");
+  EXPECT_EQ(value("anygpu.io/amd.partitions.DPX-NPS1"), std::to_string(first));
+  EXPECT_EQ(value("anygpu.io/amd.partitions.CPX-NPS4"), std::to_string(63 - first));
+
+  auto npu = test::fixture_inventory("ascend-910b-vnpu");
+  int vnpus = 0;
+  for (const auto& d : npu.devices) vnpus += static_cast<int>(d.partitions.size());
+  ASSERT_GT(vnpus, 1);
+  labels = node_labels(npu, "anygpu.io");
+  EXPECT_EQ(value("anygpu.io/ascend.partition-mode"), "vnpu");
+  EXPECT_EQ(value("anygpu.io/ascend.partitions.vnpu"), std::to_string(vnpus));
+  for (const auto& [k, v] : labels)  // templates unread: no profile count
+    EXPECT_EQ(k.find("vnpu-"), std::string::npos) << k;
+  for (auto& d : npu.devices)
+    for (auto& p : d.partitions) p.profile = "vir04";
+  for (auto& d : npu.devices)
+    if (!d.partitions.empty()) {
+      d.partitions.front().profile = "vir02";
+      break;
+    }
+  labels = node_labels(npu, "anygpu.io");
+  EXPECT_EQ(value("anygpu.io/ascend.vnpu-vir02.count"), "1");
+  EXPECT_EQ(value("anygpu.io/ascend.vnpu-vir04.count"), std::to_string(vnpus - 1));
+}
+
 TEST(PartitionLabels, CountsAndModePerVendor) {
   auto labels = node_labels(test::fixture_inventory("mi300x-8x-cpx"), "anygpu.io");
   auto value = [&](const std::string& key) {
@@ -185,6 +229,9 @@ TEST(PartitionLabels, CountsAndModePerVendor) {
   EXPECT_EQ(value("anygpu.io/nvidia.partitions"), "11");
   EXPECT_EQ(value("anygpu.io/nvidia.partition-mode"), "mig");
   EXPECT_EQ(value("anygpu.io/mig-1g.10gb.count"), "2");
+  // Per mode as well, and a partition whose profile was not read is in no profile count.
+  EXPECT_EQ(value("anygpu.io/nvidia.partitions.mig"), "11");
+  EXPECT_EQ(value("anygpu.io/mig-h100_mig.count"), "(absent)");
   // A host without partitions gets none of these labels.
   for (const auto& [k, v] : node_labels(test::fixture_inventory("h100-8x"), "anygpu.io"))
     EXPECT_EQ(k.find("partition"), std::string::npos) << k;
