@@ -2,6 +2,7 @@
 
 #include <deque>
 
+#include "host/paths.h"
 #include "ps/allocation.h"
 #include "util/strings.h"
 
@@ -9,11 +10,10 @@ namespace anygpu::exporter {
 
 namespace {
 
-// Where Slurm's cgroup plugins put a job's processes (proctrack/cgroup, task/cgroup): cgroup v1
-// /sys/fs/cgroup/freezer/slurm[_NODE]/uid_U/job_N/…, v2 /sys/fs/cgroup/system.slice/
-// [NODE_]slurmstepd.scope/job_N/…. slurm.schedmd.com/cgroup_v2.html, cgroups.html.
-constexpr std::string_view kFreezer = "/sys/fs/cgroup/freezer";
-constexpr std::string_view kSystemSlice = "/sys/fs/cgroup/system.slice";
+// Slurm's job cgroups (proctrack/cgroup, task/cgroup) live beneath paths::kCgroupV1Freezer and
+// paths::kCgroupV2SystemSlice; slurm.schedmd.com/cgroup_v2.html, cgroups.html.
+constexpr std::string_view kFreezer = paths::kCgroupV1Freezer;
+constexpr std::string_view kSystemSlice = paths::kCgroupV2SystemSlice;
 // A job's cgroup tree is steps, their user/task subgroups: a few dozen directories.
 constexpr size_t kMaxJobDirs = 64;
 constexpr size_t kMaxJobPids = 64;

@@ -24,6 +24,10 @@ inline constexpr std::string_view kInfiniband = "/sys/class/infiniband";
 // Where every PCI function's resolved sysfs path starts, bridges down to the function.
 inline constexpr std::string_view kSysDevicesPrefix = "/sys/devices/";
 inline constexpr std::string_view kNvidiaGpus = "/proc/driver/nvidia/gpus";
+// Where Slurm's cgroup plugins put a job's processes: cgroup v1's freezer hierarchy
+// (slurm[_NODE]/uid_U/job_N/…) and cgroup v2's system slice ([NODE_]slurmstepd.scope/job_N/…).
+inline constexpr std::string_view kCgroupV1Freezer = "/sys/fs/cgroup/freezer";
+inline constexpr std::string_view kCgroupV2SystemSlice = "/sys/fs/cgroup/system.slice";
 // MIG: the driver's capability tree per GPU minor, its cap-node minors, and the device majors
 // (where the nvidia-caps major is registered).
 inline constexpr std::string_view kNvidiaCapabilities = "/proc/driver/nvidia/capabilities";
