@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "health/checks.h"
 #include "health/coverage.h"
@@ -215,6 +216,19 @@ void apply_physical_function_findings(const Inventory& inv, std::vector<DeviceHe
   }
 }
 
+// The physical functions of the chosen virtual functions that were not chosen themselves.
+std::vector<const Device*> physical_functions_not_chosen(const Inventory& inv,
+                                                         const std::vector<const Device*>& chosen) {
+  std::set<std::string> have, wanted;
+  for (const Device* d : chosen) have.insert(d->pci.address.str());
+  for (const Device* d : chosen)
+    if (d->physfn && !have.count(*d->physfn)) wanted.insert(*d->physfn);
+  std::vector<const Device*> out;
+  for (const auto& d : inv.devices)
+    if (wanted.count(d.pci.address.str())) out.push_back(&d);
+  return out;
+}
+
 }  // namespace
 
 Result<HealthReport> evaluate_health(const HostRoot& host, const Inventory& inv,
@@ -226,16 +240,23 @@ Result<HealthReport> evaluate_health(const HostRoot& host, const Inventory& inv,
   if (!chosen) return chosen.error();
   HealthReport report;
   CheckContext ctx{host, report.warnings};
-  for (const Device* d : *chosen) {
-    DeviceHealth h{d->pci.address.str(), d->vendor, d->index, {}, {}};
-    for (const auto& p : d->partitions) h.partitions.push_back(p.id);
-    check_device(ctx, *d, options, rules, h, report.warnings);
+  auto examine = [&](const Device& d) {
+    DeviceHealth h{d.pci.address.str(), d.vendor, d.index, {}, {}};
+    for (const auto& p : d.partitions) h.partitions.push_back(p.id);
+    check_device(ctx, d, options, rules, h, report.warnings);
     report.devices.push_back(std::move(h));
-  }
+  };
+  for (const Device* d : *chosen) examine(*d);
+  // A VF asked for without its PF still gets the PF's findings: the PF is examined too, and
+  // left out of the report once its findings are copied.
+  size_t asked = report.devices.size();
+  for (const Device* pf : physical_functions_not_chosen(inv, *chosen)) examine(*pf);
   auto kernel_log =
       check_kernel_log(ctx, rules, options.since_seconds, report.devices, inv, report.host);
   report.sources.push_back(kernel_log);
   apply_physical_function_findings(inv, report.devices);
+  report.devices.erase(report.devices.begin() + static_cast<std::ptrdiff_t>(asked),
+                       report.devices.end());
   for (auto& d : report.devices) {
     d.sources.push_back(kernel_log);
     for (auto& s : d.sources) s.essential = is_essential(d.vendor, s.source);

@@ -132,6 +132,29 @@ TEST(HealthEval, AVirtualFunctionSharesItsPhysicalFunctionsFindings) {
   EXPECT_FALSE(find(device(vf_only, "0000:4d:00.1"), "pcie.aer.fatal"));
 }
 
+TEST(HealthEval, AVirtualFunctionAskedForAloneStillGetsItsPhysicalFunctionsFindings) {
+  TempDir tmp;
+  auto root = with_kernel_log(tmp, "intel-flex-sriov");
+  write_file(dev(root, "0000:4d:00.0", "aer_dev_fatal"), "CmpltTO 1\nTOTAL_ERR_FATAL 1\n");
+  HealthOptions one;
+  one.devices = {"0000:4d:00.2"};
+  auto r = run(root, one);
+  ASSERT_EQ(r.devices.size(), 1u);  // the PF is examined, not reported
+  const auto& vf = r.devices.front();
+  EXPECT_EQ(vf.pci_bus_id, "0000:4d:00.2");
+  const auto* f = find(vf, "pcie.aer.fatal");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->message.rfind("on its physical function 0000:4d:00.0: ", 0), 0u) << f->message;
+  EXPECT_EQ(vf.health(), Health::critical);
+  // Asked for with its PF, the PF is reported once and the VF's copy is not doubled.
+  one.devices = {"0000:4d:00.2", "0000:4d:00.0"};
+  auto both = run(root, one);
+  ASSERT_EQ(both.devices.size(), 2u);
+  size_t copies = 0;
+  for (const auto& x : device(both, "0000:4d:00.2").findings) copies += x.code == "pcie.aer.fatal";
+  EXPECT_EQ(copies, 1u);
+}
+
 TEST(HealthEval, AscendNeedsDcmiNotTheKernelLog) {
   TempDir tmp;
   auto r = run(with_kernel_log(tmp, "ascend-910b-8x"));
