@@ -8,7 +8,8 @@ on every VF and `virtfn<N>` links on the PF, drivers/pci/iov.c pci_iov_sysfs_lin
 place their VFs on the PF's own slot from function 1 on (offset 1, stride 1), as the public
 i915 SR-IOV set-ups show for 0000:00:02.0 -> 00:02.1.. (strongtz/i915-sriov-dkms README,
 yeguixiong/truenas-i915-sriov README: `echo N > .../0000:00:02.0/sriov_numvfs`); a Flex 170
-offers 31 VFs (Intel's Flex Series product brief). The first card has 4 VFs enabled (xpu-smi
+(ATS-M) offers 31 VFs (xe's SR-IOV plan: "ATSM (up to 31 VFs)", Documentation/gpu/rfc/
+xe_sriov.rst, intel-lab-lkp/linux at 2d06309281e8cd2ad0ddf25fa7d0cd4fdd61b6cc). The first card has 4 VFs enabled (xpu-smi
 vgpu -c -n 4): VFs 1 and 2 bound to i915 on the host (containers), 3 and 4 to vfio-pci (guests).
 The second card has SR-IOV capability but no VF enabled (sriov_numvfs 0): it stays a plain
 device.
