@@ -37,6 +37,35 @@ void drop_env(std::vector<EnvVar>& env, const std::string& name) {
       env.end());
 }
 
+const std::string* env_value(const std::vector<EnvVar>& env, const std::string& name) {
+  for (const auto& e : env)
+    if (e.first == name) return &e.second;
+  return nullptr;
+}
+
+// Slurm's oneAPI mask counts cards (gres lines, F-42), but Level Zero reads ZE_AFFINITY_MASK in
+// the hierarchy ZE_FLAT_DEVICE_HIERARCHY names (F-39): under FLAT, which a selection of tiles
+// sets, a card's number names a tile. The tiles' flat numbers replace it, counted as Slurm
+// counted: its GPU indices themselves are host numbering (the selection's own mask); anything
+// else is its cgroup-local numbering, in which the step sees only its cards, so its tiles are
+// 0..n-1.
+std::optional<std::string> flat_mask_for_slurm_step(const Selection& selection,
+                                                    const std::string& slurm_mask,
+                                                    const SlurmContext& slurm) {
+  const auto* hierarchy = env_value(selection.env, "ZE_FLAT_DEVICE_HIERARCHY");
+  const auto* own = env_value(selection.env, "ZE_AFFINITY_MASK");
+  if (!hierarchy || *hierarchy != "FLAT" || !own) return std::nullopt;
+  auto entries = [](const std::string& list) {
+    std::vector<std::string> out;
+    for (const auto& e : split(list, ',')) out.push_back(std::string(trim(e)));
+    return out;
+  };
+  if (slurm.gpus && entries(slurm_mask) == entries(join(*slurm.gpus, ","))) return *own;
+  std::vector<std::string> local;
+  for (size_t i = 0; i < selection.devices.size(); ++i) local.push_back(std::to_string(i));
+  return join(local, ",");
+}
+
 }  // namespace
 
 Result<LaunchPlan> plan_launch(const Selection& selection, const LaunchOptions& options,
@@ -66,6 +95,15 @@ Result<LaunchPlan> plan_launch(const Selection& selection, const LaunchOptions& 
         !environment.at(visible).starts_with("MIG-")) {
       notes.push_back(cat({"replacing Slurm's ", visible, "=", environment.at(visible),
                            ": CUDA takes a MIG instance by its MIG-<uuid> only"}));
+    } else if (auto flat =
+                   slurm_set && visible == "ZE_AFFINITY_MASK"
+                       ? flat_mask_for_slurm_step(selection, environment.at(visible), *slurm)
+                       : std::nullopt) {
+      set_env(env, visible, *flat);
+      notes.push_back(
+          cat({"replacing Slurm's ", visible, "=", environment.at(visible), " with ", *flat,
+               ": under ZE_FLAT_DEVICE_HIERARCHY=FLAT Level Zero counts tiles, "
+               "Slurm counted cards"}));
     } else if (slurm_set) {
       drop_env(env, visible);
       notes.push_back(cat({"keeping Slurm's ", visible, "=", environment.at(visible)}));

@@ -36,11 +36,21 @@ Result<bool> apply_slurm_gpus(const SlurmContext& slurm, const Inventory& invent
                              lines.size() == 1 ? "" : "s",
                              ": was the node's gres.conf written for other devices?"}));
     const Device& d = *lines[index].device;
-    // A partition's line (slurm gres writes one per partition) selects that partition.
+    // A partition's line (slurm gres writes one per partition) selects that partition; a
+    // partitioned device's one line (tiles: a card's nodes reach all of them) selects them all.
     DeviceRef ref;
     ref.bus_id = d.pci.address.str();
-    if (const auto* p = lines[index].partition) ref.partition = p->index;
-    list.push_back(ref);
+    if (const auto* p = lines[index].partition) {
+      ref.partition = p->index;
+      list.push_back(ref);
+    } else if (d.partitions.empty()) {
+      list.push_back(ref);
+    } else {
+      for (const auto& p : d.partitions) {
+        ref.partition = p.index;
+        list.push_back(ref);
+      }
+    }
     mapped.push_back(line_text(index, lines[index]));
     if (std::find(vendors.begin(), vendors.end(), d.vendor) == vendors.end())
       vendors.push_back(d.vendor);

@@ -7,6 +7,8 @@
 # `anygpu run` in a step of either Type drives that Type's GPU. Then a MIG node: one line per
 # instance, accepted, and `anygpu run` in a step on an instance names that instance to CUDA.
 # Then an AMD CPX node: one line per partition, accepted, and a step's partitions chosen.
+# Then an Intel node with tiled cards and one with SR-IOV VFs, and an Ascend node with vNPUs:
+# each comes up idle, and `anygpu run` in a step drives what Slurm allocated.
 # Usage: cluster_slurm_test.sh ANYGPU_BINARY FIXTURE_HOSTS_DIR MOCK_NVML_MIG_SO
 set -u
 anygpu=${1:?usage: cluster_slurm_test.sh ANYGPU FIXTURE_HOSTS_DIR MOCK_NVML_MIG_SO}
@@ -20,6 +22,17 @@ fail() { echo "FAIL: $*"; slurm_fail_logs; exit 1; }
 trap 'slurm_stop; rm -rf "$tmp"' EXIT
 # The same node again with other Gres: a fresh state directory, so slurmctld keeps no record of
 # the previous node's.
+# Each listed file of a fixture copy made a character node (slurmd accepts only those in File=);
+# the major only needs to be a character device's: nothing opens them.
+char_nodes() {
+  local major=$1 f minor
+  shift
+  for f in "$@"; do
+    minor=${f##*[!0-9]}
+    rm -f "$f"
+    mknod "$f" c "$major" "$minor" || fail "mknod $f"
+  done
+}
 renode() {
   mkdir -p "$tmp/state-$1"
   sed -i -e "s|^StateSaveLocation=.*|StateSaveLocation=$tmp/state-$1|" \
@@ -183,3 +196,70 @@ cpx_devices=$(echo "$cpx_env" | sed -n 's/^ANYGPU_DEVICES=//p')
 
 echo "PASS: the CPX node came up with 63 partition lines and anygpu run chose the step's ten partitions"
 echo "PASS: slurmd accepted the generated gres.conf; srun tasks got RANK 0/1, WORLD_SIZE=2, MASTER_ADDR=$node, MASTER_PORT=$port; the mixed node came up, its AMD step got SLURM_STEP_GPUS=$mixed_gpus and no visible-devices variable, and anygpu run drove the GPU of each Type; the MIG node came up with one line per instance and anygpu run in a step on instance $mig_gpus named it by its MIG UUID"
+
+# An Intel node with two tiled Data Center GPU Max 1550 and an Arc A770 (intel-max-arc): a
+# tiled card is one line (its tiles share its nodes). A step on the second Max card must select
+# both its tiles, and Slurm's ZE_AFFINITY_MASK (a card number; under the FLAT hierarchy it would
+# name a tile) must become the tiles' flat numbers: the A770 is 0, the first Max 1 and 2.
+slurm_stop
+cp -a "$hosts/intel-max-arc" "$tmp/tiles"
+char_nodes 226 "$tmp"/tiles/dev/dri/renderD*
+"$anygpu" --root "$tmp/tiles" --no-libs slurm gres --output "$tmp/gres.conf" 2>/dev/null || fail "slurm gres (tiles)"
+[ "$(grep -c '^Name=gpu Type=max_1550 File=' "$tmp/gres.conf")" = 2 ] ||
+  { cat "$tmp/gres.conf"; fail "tiled node: expected one line per Max card"; }
+renode tiles gpu:a770:1,gpu:max_1550:2
+slurm_start "tiled Intel node"
+show=$(scontrol show node "$node") || fail "scontrol show node (tiles)"
+echo "$show" | grep -qi "drain" && { echo "$show"; fail "tiled Intel node drained"; }
+tiles_env=$(timeout 60 srun -n 1 --gres=gpu:max_1550:2 "$anygpu" --root "$tmp/tiles" --no-libs -v \
+  run --no-check -- env 2>"$tmp/srun-tiles.err") ||
+  { cat "$tmp/srun-tiles.err"; fail "srun --gres=gpu:max_1550:2 anygpu run (tiles)"; }
+echo "$tiles_env" | grep -qx "SLURM_STEP_GPUS=1,2" ||
+  { echo "$tiles_env" | grep -E '^(SLURM_STEP|ZE_)'; fail "the tiled step's GPUs"; }
+echo "$tiles_env" | grep -qx "ANYGPU_DEVICES=0000:29:00.0/0,0000:29:00.0/1,0000:9a:00.0/0,0000:9a:00.0/1" ||
+  { echo "$tiles_env" | grep -E '^(ANYGPU|ZE_)'; fail "anygpu run in the tiled step did not select both cards' tiles"; }
+echo "$tiles_env" | grep -qx "ZE_FLAT_DEVICE_HIERARCHY=FLAT" || fail "tiled step: no FLAT hierarchy"
+echo "$tiles_env" | grep -qx "ZE_AFFINITY_MASK=1,2,3,4" ||
+  { echo "$tiles_env" | grep -E '^ZE_'; fail "tiled step: ZE_AFFINITY_MASK is not the four tiles' flat numbers"; }
+grep -q "replacing Slurm's ZE_AFFINITY_MASK=1,2 with 1,2,3,4" "$tmp/srun-tiles.err" ||
+  { cat "$tmp/srun-tiles.err"; fail "tiled step: Slurm's card mask was not said to be replaced"; }
+
+# SR-IOV (intel-flex-sriov): the PF lending its memory to 4 VFs has no line; the two VFs bound
+# to i915 and the second card do. A step on one GPU line drives that VF.
+slurm_stop
+cp -a "$hosts/intel-flex-sriov" "$tmp/sriov"
+char_nodes 226 "$tmp"/sriov/dev/dri/renderD*
+"$anygpu" --root "$tmp/sriov" --no-libs slurm gres --output "$tmp/gres.conf" 2>/dev/null || fail "slurm gres (SR-IOV)"
+[ "$(grep -c '^Name=gpu Type=intel File=' "$tmp/gres.conf")" = 3 ] ||
+  { cat "$tmp/gres.conf"; fail "SR-IOV node: expected the two host VFs and the second card"; }
+renode sriov gpu:intel:3
+slurm_start "SR-IOV node"
+show=$(scontrol show node "$node") || fail "scontrol show node (SR-IOV)"
+echo "$show" | grep -qi "drain" && { echo "$show"; fail "SR-IOV node drained"; }
+vf_env=$(timeout 60 srun -n 1 --gres=gpu:intel:1 "$anygpu" --root "$tmp/sriov" --no-libs run \
+  --no-check -- env 2>"$tmp/srun-sriov.err") ||
+  { cat "$tmp/srun-sriov.err"; fail "srun --gres=gpu:intel:1 anygpu run (SR-IOV)"; }
+echo "$vf_env" | grep -qx "SLURM_STEP_GPUS=0" || { echo "$vf_env" | grep SLURM_STEP; fail "SR-IOV step GPUs"; }
+echo "$vf_env" | grep -qx "ANYGPU_DEVICES=0000:4d:00.1" ||
+  { echo "$vf_env" | grep -E '^(ANYGPU|ZE_)'; fail "anygpu run in the SR-IOV step did not drive VF 0000:4d:00.1"; }
+
+# Ascend with vNPUs on NPUs 0 and 1 (ascend-910b-vnpu): those NPUs lend themselves to their
+# vNPUs and have no line; the six whole NPUs do, and a step on two drives the first two of them.
+slurm_stop
+cp -a "$hosts/ascend-910b-vnpu" "$tmp/vnpu"
+char_nodes 236 "$tmp"/vnpu/dev/davinci[0-9]*
+"$anygpu" --root "$tmp/vnpu" --no-libs slurm gres --output "$tmp/gres.conf" 2>/dev/null || fail "slurm gres (vNPU)"
+[ "$(grep -c '^Name=gpu Type=ascend910b File=' "$tmp/gres.conf")" = 6 ] ||
+  { cat "$tmp/gres.conf"; fail "vNPU node: expected six whole-NPU lines"; }
+renode vnpu gpu:ascend910b:6
+slurm_start "vNPU node"
+show=$(scontrol show node "$node") || fail "scontrol show node (vNPU)"
+echo "$show" | grep -qi "drain" && { echo "$show"; fail "vNPU node drained"; }
+npu_env=$(timeout 60 srun -n 1 --gres=gpu:ascend910b:2 "$anygpu" --root "$tmp/vnpu" --no-libs run \
+  --no-check -- env 2>"$tmp/srun-vnpu.err") ||
+  { cat "$tmp/srun-vnpu.err"; fail "srun --gres=gpu:ascend910b:2 anygpu run (vNPU)"; }
+echo "$npu_env" | grep -qx "ANYGPU_DEVICES=0000:01:00.0,0000:02:00.0" ||
+  { echo "$npu_env" | grep -E '^(ANYGPU|ASCEND|SLURM_STEP)'; fail "anygpu run in the vNPU node's step"; }
+echo "$npu_env" | grep -qx "ASCEND_RT_VISIBLE_DEVICES=0,1" ||
+  { echo "$npu_env" | grep -E '^ASCEND'; fail "vNPU node step: ASCEND_RT_VISIBLE_DEVICES"; }
+echo "PASS: tiled, SR-IOV and vNPU nodes came up idle and anygpu run drove each step's allocation"

@@ -248,6 +248,47 @@ TEST(LaunchSlurm, MigInstanceIsNamedByItsUuidNotSlurmsIndex) {
   EXPECT_FALSE(sets(*plan, "CUDA_VISIBLE_DEVICES"));
 }
 
+// A tiled card is one gres line (its tiles share its nodes): the allocation selects every tile
+// of it. Slurm's ZE_AFFINITY_MASK counts cards, which under the FLAT hierarchy a selection of
+// tiles sets would name a tile: the tiles' flat numbers replace it, in Slurm's own numbering
+// (host indices when it gave the gres indices, else the step's cgroup-local ones).
+TEST(LaunchSlurm, ATiledCardsLineSelectsItsTilesAndSlurmsCardMaskBecomesTheirs) {
+  auto inv = test::fixture_inventory("intel-max-arc");
+  auto job = two_node_job();
+  job.gpus = std::vector<std::string>{"2"};  // gres.conf line 3: the second Max 1550
+  auto cfg = *parse_accelerator_config("", "c.yaml");
+  std::vector<std::string> notes;
+  ASSERT_TRUE(apply_slurm_gpus(job, inv, cfg, notes).ok());
+  SelectInputs in;
+  in.allocation_governs = true;
+  auto sel = select_devices(inv, cfg, in);
+  ASSERT_TRUE(sel.ok()) << sel.error().message;
+  ASSERT_EQ(sel->devices.size(), 2u);
+  ASSERT_TRUE(sel->partition_of(0) && sel->partition_of(1));
+  EXPECT_EQ(sel->partition_of(0)->id, "0000:9a:00.0/0");
+  EXPECT_EQ(sel->partition_of(1)->id, "0000:9a:00.0/1");
+  LaunchOptions o;
+  o.command = {"./train"};
+  // The A770 is flat 0, the first Max's tiles 1 and 2: this card's are 3 and 4.
+  auto plan = plan_launch(*sel, o, {}, {{"SLURM_JOB_ID", "1"}, {"ZE_AFFINITY_MASK", "2"}}, job);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_TRUE(has_env(*plan, "ZE_AFFINITY_MASK", "3,4"));
+  EXPECT_TRUE(has_env(*plan, "ZE_FLAT_DEVICE_HIERARCHY", "FLAT"));
+  plan = plan_launch(*sel, o, {}, {{"SLURM_JOB_ID", "1"}, {"ZE_AFFINITY_MASK", "0"}}, job);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_TRUE(has_env(*plan, "ZE_AFFINITY_MASK", "0,1"));
+  // Without tiles the hierarchy is not FLAT and Slurm's card mask is kept.
+  auto flex = test::fixture_inventory("intel-flex-sriov");
+  job.gpus = std::vector<std::string>{"1"};
+  cfg = *parse_accelerator_config("", "c.yaml");
+  ASSERT_TRUE(apply_slurm_gpus(job, flex, cfg, notes).ok());
+  auto vf = select_devices(flex, cfg, in);
+  ASSERT_TRUE(vf.ok()) << vf.error().message;
+  plan = plan_launch(*vf, o, {}, {{"SLURM_JOB_ID", "1"}, {"ZE_AFFINITY_MASK", "0"}}, job);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_FALSE(sets(*plan, "ZE_AFFINITY_MASK"));
+}
+
 TEST(LaunchSlurm, AscendVariableDerivedBecauseSlurmSetsNone) {
   auto sel = select_on("ascend-910b-8x", "devices: [2, 3]\n");
   LaunchOptions o;
