@@ -18,7 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr double kMiB = 1048576.0;
+constexpr double kMigTestMiB = 1048576.0;
 
 struct MigMetricsHost {
   MigMetricsHost() : root(tmp / "root") {
@@ -55,19 +55,20 @@ TEST(MetricsMig, EachInstanceHasItsOwnMemoryAndTheParentKeepsTheRest) {
   EXPECT_EQ(split.index, 2);
   EXPECT_EQ(split.id, "MIG-5c2e9d41-7a3b-5f60-8e12-3a4b5c6d7e21");
   EXPECT_EQ(split.profile, "2c.3g.40gb");
-  EXPECT_EQ(split.memory_used_bytes, 768 * kMiB);
+  EXPECT_EQ(split.memory_used_bytes, 768 * kMigTestMiB);
   EXPECT_EQ(split.memory_total_bytes, 40802189312.0);
-  EXPECT_EQ(gpu1->partitions[0].memory_used_bytes, 2048 * kMiB);
-  EXPECT_EQ(gpu1->partitions[1].memory_used_bytes, 512 * kMiB);
+  EXPECT_EQ(gpu1->partitions[0].memory_used_bytes, 2048 * kMigTestMiB);
+  EXPECT_EQ(gpu1->partitions[1].memory_used_bytes, 512 * kMigTestMiB);
   // The parent's own: temperature and power; no utilisation on a MIG-enabled GPU (absent, not 0).
-  EXPECT_EQ(gpu1->memory_used_bytes, (2048 + 512 + 768) * kMiB);
+  EXPECT_EQ(gpu1->memory_used_bytes, (2048 + 512 + 768) * kMigTestMiB);
   EXPECT_EQ(gpu1->temperature_celsius, 31.0);
   EXPECT_EQ(gpu1->power_watts, 101.0);
   EXPECT_FALSE(gpu1->utilization_ratio);
   const auto* gpu0 = find_sample(*snap, "0000:18:00.0");
   ASSERT_NE(gpu0, nullptr);
   ASSERT_EQ(gpu0->partitions.size(), 7u);
-  for (size_t i = 0; i < 7; ++i) EXPECT_EQ(gpu0->partitions[i].memory_used_bytes, (101 + i) * kMiB);
+  for (size_t i = 0; i < 7; ++i)
+    EXPECT_EQ(gpu0->partitions[i].memory_used_bytes, (101 + i) * kMigTestMiB);
   const auto* gpu3 = find_sample(*snap, "0000:5d:00.0");  // MIG off
   ASSERT_NE(gpu3, nullptr);
   EXPECT_TRUE(gpu3->partitions.empty());
