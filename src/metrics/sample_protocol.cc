@@ -48,8 +48,9 @@ std::optional<std::string> decode_value(const Record& r, DeviceSample& s) {
   return std::nullopt;
 }
 
-// A MIG GPU has at most 7 instances (F-14: the largest GI profile count); 64 leaves room for
-// other partitionings while bounding what a confused worker can make anygpu hold.
+// Instance ids bounded as the discovery worker's `mig` records are (probe/libs/probe_protocol.cc),
+// and a count per device far above any partitioning's, so a confused worker cannot make anygpu
+// hold without bound.
 constexpr uint64_t kMaxInstanceId = 64;
 constexpr size_t kMaxPartitionsPerDevice = 64;
 

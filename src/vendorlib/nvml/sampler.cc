@@ -123,10 +123,13 @@ class NvmlSampler final : public LibrarySampler {
   // NVIDIA/go-nvml gen/nvml/nvml.h). Nothing else: NVML gives utilisation ("not currently
   // supported" on MIG-enabled GPUs), power and temperature per parent GPU only, so those stay
   // on the parent and are absent from the instance.
+  // A GPU whose MIG mode cannot be read is taken as without MIG, quietly, as discovery takes it
+  // (vendorlib/nvml/probe.cc): instances discovery found anyway are then said to be unsampled
+  // (metrics/partition_samples.cc), and a GPU without MIG support keeps its output unchanged.
   void sample_mig_devices(nvml::Device dev, DeviceSample& s) const {
     const auto& a = *api_;
     unsigned current = 0, pending = 0, max = 0;
-    if (!a.has_mig() || !ok(a.mig_mode(dev, &current, &pending), "MIG mode", s) ||
+    if (!a.has_mig() || a.mig_mode(dev, &current, &pending) != nvml::kSuccess ||
         current != nvml::kMigEnabled || !ok(a.max_mig(dev, &max), "MIG device count", s))
       return;
     for (unsigned i = 0; i < max && i < 64; ++i) {
