@@ -5,6 +5,7 @@
 #include <atomic>
 
 #include "metrics/backend.h"
+#include "metrics/partition_samples.h"
 #include "metrics/remote_library.h"
 
 namespace anygpu {
@@ -38,8 +39,11 @@ class LibraryBackend final : public MetricsBackend {
       auto s = identity_of(devices_[i]);
       if (devices_[i].status == DeviceStatus::suspended)
         s.warnings.push_back("runtime-suspended: not sampled");
-      else if (i < values.samples.size())
+      else if (i < values.samples.size()) {
+        auto partitions = std::move(values.samples[i].partitions);
         merge_library_values(s, std::move(values.samples[i]), MergeRule::library_wins);
+        attach_partition_samples(s, std::move(partitions), devices_[i], source_);
+      }
       out.push_back(std::move(s));
     }
     return out;

@@ -62,6 +62,16 @@ Labels gpu_labels(const DeviceSample& d) {
   return l;
 }
 
+// A partition's series: its parent's labels, then the partition's index (SPEC "Partitions"),
+// the id `detect` and `select` use for it, and its profile where known.
+Labels partition_labels(const DeviceSample& d, const PartitionSample& p) {
+  auto l = gpu_labels(d);
+  l.emplace_back("partition", std::to_string(p.index));
+  l.emplace_back("partition_id", p.id);
+  if (p.profile) l.emplace_back("profile", *p.profile);
+  return l;
+}
+
 class Writer {
  public:
   // One family: HELP and TYPE once, then its samples (the format wants them together).
@@ -88,6 +98,9 @@ void device_family(Writer& w, const MetricsSnapshot& s, const DeviceMetric& m) {
     for (const auto& d : s.devices) {
       if (m.scalar) {
         if (const auto& v = d.*(m.scalar)) w.sample(name, gpu_labels(d), *v);
+        if (m.partition)
+          for (const auto& p : d.partitions)
+            if (const auto& v = p.*(m.partition)) w.sample(name, partition_labels(d, p), *v);
         continue;
       }
       for (const auto& [key, v] : d.*(m.labelled)) {

@@ -36,6 +36,21 @@ std::string csv_field(std::string_view s) {
   return out + "\"";
 }
 
+std::string memory_gib(const std::optional<double>& used, const std::optional<double>& total) {
+  auto gib = [](const std::optional<double>& v) {
+    return v ? fixed(*v / (1024.0 * 1024 * 1024), 1) : std::string("-");
+  };
+  return gib(used) + "/" + gib(total) + " GiB";
+}
+
+// "  partition 2: MIG-5c2e…, 2c.3g.40gb, memory 0.3/38.0 GiB" under its device, as in `detect`;
+// only memory, the one value a MIG instance has of its own.
+std::string partition_row(const PartitionSample& p) {
+  std::string line = "  partition " + std::to_string(p.index) + ": " + p.id;
+  if (p.profile) line += ", " + *p.profile;
+  return line + ", memory " + memory_gib(p.memory_used_bytes, p.memory_total_bytes) + "\n";
+}
+
 std::optional<double> clock(const DeviceSample& d, const char* name) {
   auto it = d.clocks_hertz.find(name);
   if (it == d.clocks_hertz.end()) return std::nullopt;
@@ -77,6 +92,19 @@ json device_json(const DeviceSample& d) {
     } else if (const auto& values = d.*(m.labelled); !values.empty()) {
       json& o = j[std::string(m.key)];
       for (const auto& [k, v] : values) o[k] = num(v);
+    }
+  }
+  if (!d.partitions.empty()) {
+    json& parts = j["partitions"] = json::array();
+    for (const auto& p : d.partitions) {
+      json pj;
+      pj["index"] = p.index;
+      pj["id"] = p.id;
+      if (p.profile) pj["profile"] = *p.profile;
+      for (const auto& m : device_metrics())
+        if (m.partition)
+          if (const auto& v = p.*(m.partition)) pj[std::string(m.key)] = num(*v);
+      parts.push_back(std::move(pj));
     }
   }
   if (!d.warnings.empty()) j["warnings"] = d.warnings;
@@ -158,9 +186,7 @@ std::string metrics_to_table(const MetricsSnapshot& s) {
   auto dash = [](const std::optional<double>& v, auto fmt) { return v ? fmt(*v) : "-"; };
   for (const auto& d : s.devices) {
     auto util = dash(d.utilization_ratio, [](double v) { return fixed(v * 100, 0) + "%"; });
-    auto gib = [](double v) { return fixed(v / (1024.0 * 1024 * 1024), 1); };
-    std::string mem =
-        dash(d.memory_used_bytes, gib) + "/" + dash(d.memory_total_bytes, gib) + " GiB";
+    std::string mem = memory_gib(d.memory_used_bytes, d.memory_total_bytes);
     auto temp = dash(d.temperature_celsius, [](double v) { return fixed(v, 0) + "C"; });
     auto power = dash(d.power_watts, [](double v) { return fixed(v, 1) + "W"; });
     auto clk = dash(clock(d, "graphics"), [](double v) { return fixed(v / 1e6, 0) + "MHz"; });
@@ -168,6 +194,7 @@ std::string metrics_to_table(const MetricsSnapshot& s) {
                   d.index, d.pci_bus_id.c_str(), util.c_str(), mem.c_str(), temp.c_str(),
                   power.c_str(), clk.c_str(), d.name.value_or("-").c_str());
     out += line;
+    for (const auto& p : d.partitions) out += partition_row(p);
   }
   for (const auto& b : s.backends)
     if (!b.up)

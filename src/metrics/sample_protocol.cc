@@ -48,6 +48,55 @@ std::optional<std::string> decode_value(const Record& r, DeviceSample& s) {
   return std::nullopt;
 }
 
+// Instance ids bounded as the discovery worker's `mig` records are (probe/libs/probe_protocol.cc),
+// and a count per device far above any partitioning's, so a confused worker cannot make anygpu
+// hold without bound.
+constexpr uint64_t kMaxInstanceId = 64;
+constexpr size_t kMaxPartitionsPerDevice = 64;
+
+PartitionSample* find_partition(DeviceSample& s, unsigned gi, unsigned ci) {
+  for (auto& p : s.partitions)
+    if (p.gpu_instance == gi && p.compute_instance == ci) return &p;
+  return nullptr;
+}
+
+// One `partition GI CI [TAG N]` line into `s`; what is wrong with it otherwise.
+std::optional<std::string> decode_partition(const Record& r, DeviceSample& s) {
+  if (r.fields.size() != 2 && r.fields.size() != 4) return "'partition' takes 2 or 4 fields";
+  auto gi = parse_uint(r.fields[0]), ci = parse_uint(r.fields[1]);
+  if (!gi || !ci || *gi > kMaxInstanceId || *ci > kMaxInstanceId) return "bad instance ids";
+  auto* p = find_partition(s, static_cast<unsigned>(*gi), static_cast<unsigned>(*ci));
+  if (r.fields.size() == 2) {
+    if (p) return "repeated partition";
+    if (s.partitions.size() >= kMaxPartitionsPerDevice) return "too many partitions";
+    PartitionSample added;
+    added.gpu_instance = static_cast<unsigned>(*gi);
+    added.compute_instance = static_cast<unsigned>(*ci);
+    s.partitions.push_back(std::move(added));
+    return std::nullopt;
+  }
+  if (!p) return "a value for a partition not declared before it";
+  const DeviceMetric* m = find_metric_by_wire(r.fields[2]);
+  if (!m || !m->partition) return cat({"'", r.fields[2], "' is not a per-partition metric"});
+  auto v = parse_number(r.fields[3]);
+  if (!v) return "not a finite number";
+  if (!in_range(*m, *v)) return cat({"'", r.fields[2], "' out of range"});
+  if (p->*(m->partition)) return cat({"repeated '", r.fields[2], "'"});
+  p->*(m->partition) = *v;
+  return std::nullopt;
+}
+
+void encode_partitions(Writer& w, const DeviceSample& s) {
+  for (const auto& p : s.partitions) {
+    auto gi = std::to_string(p.gpu_instance), ci = std::to_string(p.compute_instance);
+    w.line("partition", {gi, ci});
+    for (const auto& m : device_metrics())
+      if (m.partition)
+        if (const auto& x = p.*(m.partition); x && in_range(m, *x))
+          w.line("partition", {gi, ci, m.wire, number(*x)});
+  }
+}
+
 }  // namespace
 
 bool readiness_complete(std::string_view b) {
@@ -151,6 +200,7 @@ std::string encode_samples(const std::vector<SampleTarget>& targets,
       for (const auto& [label, x] : s.*(m.labelled))
         if (in_range(m, x)) w.line(m.wire, {label, number(x)});
     }
+    encode_partitions(w, s);
     for (const auto& warning : s.warnings)
       if (!warning.empty()) w.line("warning", {warning});
   }
@@ -197,6 +247,12 @@ SampleReply decode_samples(std::string_view block, const std::vector<SampleTarge
       return fail(at(r, "a value for a suspended device"));
     if (r.tag == "warning" && r.fields.size() == 1) {
       s.warnings.push_back(r.fields[0]);
+      continue;
+    }
+    // A bad partition line costs that line, not the sample: the parent's values stand.
+    if (r.tag == "partition") {
+      if (auto why = decode_partition(r, s))
+        s.warnings.push_back(cat({"sample reply ", at(r, *why), "; partition line dropped"}));
       continue;
     }
     if (auto why = decode_value(r, s)) return fail(at(r, *why));

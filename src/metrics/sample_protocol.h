@@ -14,6 +14,9 @@
 //   end                             temperature 41
 //   sample                          sensor gpu 41
 //                                   clock graphics 1980000000
+//                                   partition 7 0
+//                                   partition 7 0 memory-used 1048576
+//                                   partition 7 0 memory-total 10200547328
 //                                   warning power:%20Unknown%20Error%20(999)
 //                                   output 37 mock-nvml%20says%20hi   (printed meanwhile)
 //                                   end
@@ -21,8 +24,11 @@
 // Value lines are the metric table's `wire` names (metrics/schema.h): `TAG N` for a scalar
 // (utilization, memory-used, …, at most once per device), `TAG LABEL N` for a labelled metric
 // (sensor, clock; each label once); N is a finite number within the row's range. Then
-// `warning TEXT`. A suspended device is listed with no values. Anything else is a protocol
-// error.
+// `partition GI CI` declares a MIG instance of the device by its GPU and compute instance ids,
+// and `partition GI CI TAG N` gives it a value of a row that has per-partition values (each
+// once). Then `warning TEXT`. A suspended device is listed with no values. A malformed
+// partition line is dropped with a warning on its device; anything else malformed is a
+// protocol error.
 #pragma once
 
 #include <chrono>

@@ -36,7 +36,8 @@ constexpr DeviceMetric kMetrics[] = {
      .help = "Device memory in use, bytes.",
      .scalar = &DeviceSample::memory_used_bytes,
      .max = kHuge,
-     .merge_group = "memory"},
+     .merge_group = "memory",
+     .partition = &PartitionSample::memory_used_bytes},
     {.key = "memory_total_bytes",
      .wire = "memory-total",
      .prometheus = "anygpu_gpu_memory_total_bytes",
@@ -44,7 +45,8 @@ constexpr DeviceMetric kMetrics[] = {
      .help = "Device memory size, bytes.",
      .scalar = &DeviceSample::memory_total_bytes,
      .max = kHuge,
-     .merge_group = "memory"},
+     .merge_group = "memory",
+     .partition = &PartitionSample::memory_total_bytes},
     {.key = "temperature_celsius",
      .wire = "temperature",
      .prometheus = "anygpu_gpu_temperature_celsius",
@@ -103,9 +105,11 @@ constexpr bool well_formed(const DeviceMetric& m) {
   bool label_iff_labelled = m.label.empty() == (m.labelled == nullptr);
   bool csv_only_labelled = m.scalar == nullptr || m.csv_labels.empty();
   bool counter_named = m.type != MetricType::counter || m.prometheus.ends_with("_total");
-  return one_field && label_iff_labelled && csv_only_labelled && counter_named && !m.key.empty() &&
-         !m.wire.empty() && m.prometheus.starts_with("anygpu_gpu_") && !m.help.empty() &&
-         m.min < m.max && m.csv_generation >= 0;
+  bool partition_only_scalar = m.partition == nullptr || m.scalar != nullptr;
+  return one_field && label_iff_labelled && csv_only_labelled && counter_named &&
+         partition_only_scalar && !m.key.empty() && !m.wire.empty() &&
+         m.prometheus.starts_with("anygpu_gpu_") && !m.help.empty() && m.min < m.max &&
+         m.csv_generation >= 0;
 }
 constexpr bool unique_names() {
   for (const auto& a : kMetrics)

@@ -43,6 +43,9 @@ struct DeviceMetric {
   // Rows of one group come from one source: a library that only fills what the kernel left
   // absent (MergeRule::fill_absent) gives the group only when the kernel gave none of it.
   std::string_view merge_group = {};
+  // A scalar a source may also give per partition (NVML on a MIG device handle): the same row,
+  // series and key, on the partition's sample (metrics/sample.h PartitionSample).
+  std::optional<double> PartitionSample::*partition = nullptr;
 
   bool set_in(const DeviceSample& d) const {
     return scalar ? (d.*scalar).has_value() : !(d.*labelled).empty();

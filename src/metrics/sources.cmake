@@ -3,6 +3,7 @@ set(ANYGPU_METRICS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/backends.cc
   ${CMAKE_CURRENT_LIST_DIR}/collector.cc
   ${CMAKE_CURRENT_LIST_DIR}/library_backend.cc
+  ${CMAKE_CURRENT_LIST_DIR}/partition_samples.cc
   ${CMAKE_CURRENT_LIST_DIR}/prometheus.cc
   ${CMAKE_CURRENT_LIST_DIR}/remote_library.cc
   ${CMAKE_CURRENT_LIST_DIR}/remote_sampler.cc

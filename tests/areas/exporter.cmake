@@ -92,6 +92,12 @@ add_test(NAME exporter_slurm_jobs
   COMMAND ${_exporter_e2e}/exporter_slurm_jobs_test.sh $<TARGET_FILE:anygpu> ${_exporter_hosts})
 set_tests_properties(exporter_slurm_jobs PROPERTIES LABELS system RESOURCE_LOCK slurm TIMEOUT 300)
 # NVIDIA jobs' busy time from NVML's per-process utilisation (mock NVML through the worker).
+# MIG: one memory series per instance (partition, partition_id, profile labels) from each MIG
+# device handle; nothing else is per instance.
+add_test(NAME exporter_mig
+  COMMAND ${_exporter_py} ${_exporter_e2e}/exporter_mig_test.py $<TARGET_FILE:anygpu>
+          ${_exporter_hosts}/h100-8x-mig $<TARGET_FILE:mock_nvml_mig>)
+set_tests_properties(exporter_mig PROPERTIES TIMEOUT 120)
 add_test(NAME exporter_nvml_jobs
   COMMAND ${_exporter_py} ${_exporter_e2e}/exporter_nvml_jobs_test.py $<TARGET_FILE:anygpu>
           ${_exporter_hosts}/h100-8x $<TARGET_FILE:mock_nvml_health>)

@@ -3,6 +3,7 @@
 list(APPEND ANYGPU_UNIT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../unit/metrics_sysfs_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/metrics_nvml_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/metrics_mig_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/metrics_collector_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/metrics_render_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/metrics_schema_test.cc

@@ -30,6 +30,13 @@ bool same(const DeviceSample& a, const DeviceSample& b) {
   for (const auto& m : device_metrics())
     if (m.scalar ? a.*(m.scalar) != b.*(m.scalar) : a.*(m.labelled) != b.*(m.labelled))
       return false;
+  if (a.partitions.size() != b.partitions.size()) return false;
+  for (size_t i = 0; i < a.partitions.size(); ++i) {
+    const auto &p = a.partitions[i], &q = b.partitions[i];
+    if (p.gpu_instance != q.gpu_instance || p.compute_instance != q.compute_instance) return false;
+    for (const auto& m : device_metrics())
+      if (m.partition && p.*(m.partition) != q.*(m.partition)) return false;
+  }
   return a.pci_bus_id == b.pci_bus_id && a.warnings == b.warnings;
 }
 
@@ -44,6 +51,11 @@ void check_in_range(const DeviceSample& s) {
     }
     for (const auto& [k, v] : s.*(m.labelled)) FUZZ_CHECK(ok(m, v) && !k.empty());
   }
+  FUZZ_CHECK(s.partitions.size() <= 64);
+  for (const auto& p : s.partitions)
+    for (const auto& m : device_metrics())
+      if (m.partition)
+        if (const auto& v = p.*(m.partition)) FUZZ_CHECK(ok(m, *v));
 }
 
 }  // namespace

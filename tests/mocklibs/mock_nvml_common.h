@@ -26,10 +26,12 @@ struct DeviceSt {
   unsigned index;
   unsigned domain, bus, device;
   const char* uuid;
-  // A MIG device's own (tests/mocklibs/nvml_mig.cc): its name, memory and instance ids.
+  // A MIG device's own (tests/mocklibs/nvml_mig.cc): its name, memory size, instance ids and
+  // memory in use.
   const char* name;
   unsigned long long memory;
   unsigned gpu_instance, compute_instance;
+  unsigned long long memory_used;
 };
 }  // namespace anygpu::nvml
 
@@ -50,14 +52,14 @@ inline constexpr unsigned kPciSubSystemId = 0x16c110de;  // 10de:16c1
 
 // The fixture's GPUs in NVML's default (PCI bus) order.
 inline nvml::DeviceSt g_devices[] = {
-    {0, 0, 0x18, 0, "GPU-445d2601-9853-a7c7-c87c-e2ff0e3d2f08", nullptr, 0, 0, 0},
-    {1, 0, 0x2a, 0, "GPU-c1c08ae2-a2ac-f0bd-7f8c-83b81aeb216e", nullptr, 0, 0, 0},
-    {2, 0, 0x3a, 0, "GPU-8be09f7c-ae13-3913-4055-65df6f5d9946", nullptr, 0, 0, 0},
-    {3, 0, 0x5d, 0, "GPU-3d3afd79-ea3e-db9e-fc46-8cdd4f3f8334", nullptr, 0, 0, 0},
-    {4, 0, 0x9a, 0, "GPU-6b68226f-89b7-651a-c8d9-e5288cdd84fc", nullptr, 0, 0, 0},
-    {5, 0, 0xab, 0, "GPU-1e7f7a2a-e7ca-31b0-fb27-c2bd3489a93b", nullptr, 0, 0, 0},
-    {6, 0, 0xba, 0, "GPU-27c981ac-4696-9bf2-9b7f-9de15e00b462", nullptr, 0, 0, 0},
-    {7, 0, 0xdb, 0, "GPU-91856b45-e77b-d206-d5da-f3796728d02f", nullptr, 0, 0, 0},
+    {0, 0, 0x18, 0, "GPU-445d2601-9853-a7c7-c87c-e2ff0e3d2f08", nullptr, 0, 0, 0, 0},
+    {1, 0, 0x2a, 0, "GPU-c1c08ae2-a2ac-f0bd-7f8c-83b81aeb216e", nullptr, 0, 0, 0, 0},
+    {2, 0, 0x3a, 0, "GPU-8be09f7c-ae13-3913-4055-65df6f5d9946", nullptr, 0, 0, 0, 0},
+    {3, 0, 0x5d, 0, "GPU-3d3afd79-ea3e-db9e-fc46-8cdd4f3f8334", nullptr, 0, 0, 0, 0},
+    {4, 0, 0x9a, 0, "GPU-6b68226f-89b7-651a-c8d9-e5288cdd84fc", nullptr, 0, 0, 0, 0},
+    {5, 0, 0xab, 0, "GPU-1e7f7a2a-e7ca-31b0-fb27-c2bd3489a93b", nullptr, 0, 0, 0, 0},
+    {6, 0, 0xba, 0, "GPU-27c981ac-4696-9bf2-9b7f-9de15e00b462", nullptr, 0, 0, 0, 0},
+    {7, 0, 0xdb, 0, "GPU-91856b45-e77b-d206-d5da-f3796728d02f", nullptr, 0, 0, 0, 0},
 };
 inline constexpr unsigned kDeviceCount = sizeof g_devices / sizeof g_devices[0];
 
@@ -190,8 +192,14 @@ MOCK_NVML_EXPORT anygpu::nvml::Return nvmlDeviceGetMemoryInfo(anygpu::nvml::Devi
   if (!initialized()) return nvml::kErrorUninitialized;
   if (!valid(dev) || !memory) return kErrorInvalidArgument;
   memory->total = dev->memory ? dev->memory : kMemoryTotal;
-  memory->used = kMemoryUsed;
-  memory->free = memory->total - kMemoryUsed;
+  memory->used = dev->memory_used ? dev->memory_used : kMemoryUsed;
+  // A GPU split into MIG devices uses what they use together.
+  if (unsigned long long sum = 0; !dev->name) {
+    for (unsigned i = 0; i < g_mig_device_count; ++i)
+      if (g_mig_devices[i].index == dev->index) sum += g_mig_devices[i].memory_used;
+    if (sum) memory->used = sum;
+  }
+  memory->free = memory->total - memory->used;
   return nvml::kSuccess;
 }
 

@@ -114,6 +114,90 @@ TEST(WorkerSampleProtocol, MalformedRepliesAreErrorsWithNoSamples) {
   EXPECT_NE(reply.error->find("too long"), std::string::npos) << *reply.error;
 }
 
+// MIG instances travel under their device, keyed by GPU and compute instance ids, with only the
+// values NVML has per instance; one declared without values stays without them.
+TEST(WorkerSampleProtocol, PartitionsRoundTripUnderTheirDevice) {
+  DeviceSample a;
+  a.utilization_ratio = 0.5;
+  a.memory_used_bytes = 565182464;
+  PartitionSample p;
+  p.gpu_instance = 7;
+  p.compute_instance = 0;
+  p.memory_used_bytes = 105906176;
+  p.memory_total_bytes = 10200547328.0;
+  a.partitions.push_back(p);
+  PartitionSample bare;
+  bare.gpu_instance = 2;
+  bare.compute_instance = 1;
+  a.partitions.push_back(bare);
+  auto block = encode_samples(targets(), {a, {}}, {});
+  EXPECT_NE(block.find("partition 7 0 memory-used 105906176\n"), std::string::npos) << block;
+  auto reply = decode_samples(block, targets());
+  ASSERT_FALSE(reply.error) << *reply.error << "\n" << block;
+  const auto& b = reply.samples.at(0);
+  ASSERT_EQ(b.partitions.size(), 2u);
+  EXPECT_EQ(b.partitions[0].gpu_instance, 7u);
+  EXPECT_EQ(b.partitions[0].memory_used_bytes, 105906176.0);
+  EXPECT_EQ(b.partitions[0].memory_total_bytes, 10200547328.0);
+  EXPECT_EQ(b.partitions[1].compute_instance, 1u);
+  EXPECT_FALSE(b.partitions[1].memory_used_bytes);
+  EXPECT_FALSE(b.partitions[1].memory_total_bytes);
+  EXPECT_TRUE(b.warnings.empty());
+  EXPECT_EQ(b.utilization_ratio, 0.5);
+}
+
+// A bad partition line costs that line only: a warning naming it on its device, the device's
+// own values and the good partition lines kept, never a protocol error.
+TEST(WorkerSampleProtocol, MalformedPartitionLinesAreDroppedWithAWarning) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"partition 7", "2 or 4 fields"},
+      {"partition 7 0 memory-used", "2 or 4 fields"},
+      {"partition x 0", "bad instance ids"},
+      {"partition 7 -1", "bad instance ids"},
+      {"partition 65 0", "bad instance ids"},
+      {"partition 7 0", "repeated partition"},
+      {"partition 9 0 memory-used 1", "not declared"},
+      {"partition 7 0 utilization 0.5", "not a per-partition metric"},
+      {"partition 7 0 clock 1", "not a per-partition metric"},
+      {"partition 7 0 bogus 1", "not a per-partition metric"},
+      {"partition 7 0 memory-total nan", "finite"},
+      {"partition 7 0 memory-total 0x10", "finite"},
+      {"partition 7 0 memory-total -1", "out of range"},
+      {"partition 7 0 memory-used 2", "repeated 'memory-used'"},
+  };
+  for (const auto& [line, why] : cases) {
+    std::string text = std::string("sample\ndevice 0000:18:00.0\nutilization 0.25\n") +
+                       "partition 7 0\npartition 7 0 memory-used 1\n" + line +
+                       "\ndevice 0000:2a:00.0\nend\n";
+    SCOPED_TRACE(text);
+    auto reply = decode_samples(text, targets());
+    ASSERT_FALSE(reply.error) << *reply.error;
+    const auto& s = reply.samples.at(0);
+    EXPECT_EQ(s.utilization_ratio, 0.25);
+    ASSERT_EQ(s.partitions.size(), 1u);
+    EXPECT_EQ(s.partitions[0].memory_used_bytes, 1.0);
+    EXPECT_FALSE(s.partitions[0].memory_total_bytes);
+    ASSERT_EQ(s.warnings.size(), 1u);
+    EXPECT_NE(s.warnings[0].find(why), std::string::npos) << s.warnings[0];
+    EXPECT_NE(s.warnings[0].find("line 7"), std::string::npos) << s.warnings[0];
+    EXPECT_NE(s.warnings[0].find("partition line dropped"), std::string::npos) << s.warnings[0];
+  }
+  // More partitions than any device has: the rest are dropped, each said.
+  std::string many = "sample\ndevice 0000:18:00.0\n";
+  for (int gi = 0; gi <= 64; ++gi)
+    for (int ci = 0; ci < 2; ++ci)
+      many += "partition " + std::to_string(gi) + " " + std::to_string(ci) + "\n";
+  auto reply = decode_samples(many + "device 0000:2a:00.0\nend\n", targets());
+  ASSERT_FALSE(reply.error) << *reply.error;
+  EXPECT_EQ(reply.samples[0].partitions.size(), 64u);
+  EXPECT_EQ(reply.samples[0].warnings.size(), 130u - 64u);
+  // Structure stays strict: a partition line for a suspended device is a protocol error.
+  auto suspended = decode_samples(
+      "sample\ndevice 0000:18:00.0\ndevice 0000:2a:00.0\npartition 1 0\nend\n", targets());
+  ASSERT_TRUE(suspended.error);
+  EXPECT_NE(suspended.error->find("suspended"), std::string::npos) << *suspended.error;
+}
+
 TEST(WorkerSampleProtocol, Readiness) {
   EXPECT_TRUE(decode_readiness(encode_ready()).ready);
   EXPECT_EQ(decode_readiness(encode_failed("nvmlInit failed: x")).failed, "nvmlInit failed: x");

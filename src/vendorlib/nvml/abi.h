@@ -52,7 +52,8 @@ using IntFn = Return (*)(int*);
 using MigModeFn = Return (*)(Device, unsigned int* current, unsigned int* pending);
 using DeviceUintFn = Return (*)(Device, unsigned int*);
 using MigHandleFn = Return (*)(Device, unsigned int, Device*);
-inline constexpr unsigned kMigEnabled = 1;  // NVML_DEVICE_MIG_ENABLE
+inline constexpr unsigned kMigEnabled = 1;   // NVML_DEVICE_MIG_ENABLE
+inline constexpr Return kErrorNotFound = 6;  // NVML_ERROR_NOT_FOUND (empty MIG slot, no new sample)
 
 // NVLink (nvml.h of NVIDIA/go-nvml gen/nvml/nvml.h: NVML_NVLINK_MAX_LINKS, nvmlEnableState_t,
 // nvmlIntNvLinkDeviceType_t, nvmlDeviceGetNvLinkState, nvmlDeviceGetNvLinkRemotePciInfo_v2 —

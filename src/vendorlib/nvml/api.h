@@ -31,4 +31,21 @@ struct CoreApi {
   PciInfoFn pci_info;
 };
 
+// The MIG entry points (abi.h), each optional: drivers before R450 lack them.
+struct MigApi {
+  explicit MigApi(const DynamicLibrary& lib)
+      : mig_mode(lib.symbol<MigModeFn>({"nvmlDeviceGetMigMode"})),
+        max_mig(lib.symbol<DeviceUintFn>({"nvmlDeviceGetMaxMigDeviceCount"})),
+        mig_by_index(lib.symbol<MigHandleFn>({"nvmlDeviceGetMigDeviceHandleByIndex"})),
+        gi_id(lib.symbol<DeviceUintFn>({"nvmlDeviceGetGpuInstanceId"})),
+        ci_id(lib.symbol<DeviceUintFn>({"nvmlDeviceGetComputeInstanceId"})) {}
+
+  MigModeFn mig_mode;
+  DeviceUintFn max_mig;
+  MigHandleFn mig_by_index;
+  DeviceUintFn gi_id, ci_id;
+
+  bool has_mig() const { return mig_mode && max_mig && mig_by_index && gi_id && ci_id; }
+};
+
 }  // namespace anygpu::nvml

@@ -46,7 +46,6 @@ struct ProcessUtilizationSample {
   unsigned int encUtil;
   unsigned int decUtil;
 };
-inline constexpr Return kErrorNotFound = 6;  // NVML_ERROR_NOT_FOUND: no sample newer than asked
 
 using TotalEccFn = Return (*)(Device, int error_type, int counter_type, unsigned long long*);
 using RemappedRowsFn = Return (*)(Device, unsigned int* corrected, unsigned int* uncorrected,

@@ -13,9 +13,10 @@ namespace anygpu {
 
 namespace {
 
-struct NvmlApi : nvml::CoreApi {
+struct NvmlApi : nvml::CoreApi, nvml::MigApi {
   explicit NvmlApi(const DynamicLibrary& lib)
       : CoreApi(lib),
+        MigApi(lib),
         shutdown(lib.symbol<nvml::ShutdownFn>({"nvmlShutdown"})),
         name(lib.symbol<nvml::StringFn>({"nvmlDeviceGetName"})),
         uuid(lib.symbol<nvml::StringFn>({"nvmlDeviceGetUUID"})),
@@ -24,11 +25,6 @@ struct NvmlApi : nvml::CoreApi {
         driver_version(lib.symbol<nvml::SystemStringFn>({"nvmlSystemGetDriverVersion"})),
         cuda_version(lib.symbol<nvml::IntFn>(
             {"nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"})),
-        mig_mode(lib.symbol<nvml::MigModeFn>({"nvmlDeviceGetMigMode"})),
-        max_mig(lib.symbol<nvml::DeviceUintFn>({"nvmlDeviceGetMaxMigDeviceCount"})),
-        mig_by_index(lib.symbol<nvml::MigHandleFn>({"nvmlDeviceGetMigDeviceHandleByIndex"})),
-        gi_id(lib.symbol<nvml::DeviceUintFn>({"nvmlDeviceGetGpuInstanceId"})),
-        ci_id(lib.symbol<nvml::DeviceUintFn>({"nvmlDeviceGetComputeInstanceId"})),
         nvlink_state(lib.symbol<nvml::NvLinkStateFn>({"nvmlDeviceGetNvLinkState"})),
         nvlink_remote_pci(
             lib.symbol<nvml::NvLinkRemotePciFn>({"nvmlDeviceGetNvLinkRemotePciInfo_v2"})),
@@ -41,15 +37,9 @@ struct NvmlApi : nvml::CoreApi {
   nvml::CapabilityFn capability;
   nvml::SystemStringFn driver_version;
   nvml::IntFn cuda_version;
-  nvml::MigModeFn mig_mode;
-  nvml::DeviceUintFn max_mig;
-  nvml::MigHandleFn mig_by_index;
-  nvml::DeviceUintFn gi_id, ci_id;
   nvml::NvLinkStateFn nvlink_state;
   nvml::NvLinkRemotePciFn nvlink_remote_pci;
   nvml::NvLinkRemoteTypeFn nvlink_remote_type;
-
-  bool has_mig() const { return mig_mode && max_mig && mig_by_index && gi_id && ci_id; }
 };
 
 std::optional<std::string> device_string(nvml::StringFn fn, nvml::Device dev) {

@@ -16,9 +16,10 @@ namespace anygpu {
 
 namespace {
 
-struct NvmlMetricsApi : nvml::CoreApi {
+struct NvmlMetricsApi : nvml::CoreApi, nvml::MigApi {
   explicit NvmlMetricsApi(const DynamicLibrary& lib)
       : CoreApi(lib),
+        MigApi(lib),
         utilization(lib.symbol<nvml::UtilizationFn>({"nvmlDeviceGetUtilizationRates"})),
         memory(lib.symbol<nvml::MemoryFn>({"nvmlDeviceGetMemoryInfo"})),
         temperature(lib.symbol<nvml::TemperatureFn>({"nvmlDeviceGetTemperature"})),
@@ -115,6 +116,39 @@ class NvmlSampler final : public LibrarySampler {
     for (auto [type, name] : clocks)
       if (unsigned mhz = 0; a.clock && ok(a.clock(dev, type, &mhz), "clock", s))
         s.clocks_hertz[name] = mhz * 1e6;
+    sample_mig_devices(dev, s);
+  }
+
+  // Each MIG device's memory, from nvmlDeviceGetMemoryInfo on its own handle (nvml.h of
+  // NVIDIA/go-nvml gen/nvml/nvml.h). Nothing else: NVML gives utilisation ("not currently
+  // supported" on MIG-enabled GPUs), power and temperature per parent GPU only, so those stay
+  // on the parent and are absent from the instance.
+  // A GPU whose MIG mode cannot be read is taken as without MIG, quietly, as discovery takes it
+  // (vendorlib/nvml/probe.cc): instances discovery found anyway are then said to be unsampled
+  // (metrics/partition_samples.cc), and a GPU without MIG support keeps its output unchanged.
+  void sample_mig_devices(nvml::Device dev, DeviceSample& s) const {
+    const auto& a = *api_;
+    unsigned current = 0, pending = 0, max = 0;
+    if (!a.has_mig() || a.mig_mode(dev, &current, &pending) != nvml::kSuccess ||
+        current != nvml::kMigEnabled || !ok(a.max_mig(dev, &max), "MIG device count", s))
+      return;
+    for (unsigned i = 0; i < max && i < 64; ++i) {
+      nvml::Device mig = nullptr;
+      if (auto r = a.mig_by_index(dev, i, &mig); r != nvml::kSuccess || !mig) {
+        if (r != nvml::kErrorNotFound) ok(r, "MIG device handle", s);  // NOT_FOUND: empty slot
+        continue;
+      }
+      PartitionSample p;
+      if (!ok(a.gi_id(mig, &p.gpu_instance), "MIG GPU instance id", s) ||
+          !ok(a.ci_id(mig, &p.compute_instance), "MIG compute instance id", s))
+        continue;
+      if (nvml::Memory m{};
+          a.memory && ok(a.memory(mig, &m), "MIG memory", s) && m.total > 0 && m.used <= m.total) {
+        p.memory_total_bytes = static_cast<double>(m.total);
+        p.memory_used_bytes = static_cast<double>(m.used);
+      }
+      s.partitions.push_back(std::move(p));
+    }
   }
 
   std::unique_ptr<NvmlMetricsApi> api_;
