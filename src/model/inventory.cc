@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdio>
 
+#include "model/partition_key.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -92,6 +93,10 @@ std::vector<const Device*> Inventory::of_vendor(std::string_view vendor) const {
   for (const auto& d : devices)
     if (d.vendor == vendor) out.push_back(&d);
   return out;
+}
+
+std::string partition_key(const Device& parent, const Partition& p) {
+  return parent.pci.address.str() + "/" + std::to_string(p.index);
 }
 
 Device partition_device(const Device& parent, const Partition& p) {

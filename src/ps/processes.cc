@@ -10,6 +10,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "model/partition_key.h"
 #include "util/strings.h"
 
 namespace anygpu::ps {
@@ -41,7 +42,7 @@ std::map<std::string, std::string> own_partition_nodes(const Device& d) {
   std::map<std::string, std::string> out;
   for (const auto& p : d.partitions)
     for (const auto& n : p.device_nodes)
-      if (uses[n] == 1) out.emplace(n, p.id);
+      if (uses[n] == 1) out.emplace(n, partition_key(d, p));
   return out;
 }
 

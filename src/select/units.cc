@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "model/partition_key.h"
 #include "util/strings.h"
 #include "util/version.h"
 
@@ -60,8 +61,7 @@ std::string unit_label(const Unit& u) {
 }
 
 std::string unit_key(const Unit& u) {
-  auto bus = u.device->pci.address.str();
-  return u.partition ? cat({bus, "/", std::to_string(u.partition->index)}) : bus;
+  return u.partition ? partition_key(*u.device, *u.partition) : u.device->pci.address.str();
 }
 
 std::string unit_id(const Unit& u) {

@@ -205,6 +205,19 @@ TEST(PsScan, HoldersOfAPartitionsOwnNodesAreAttributedToIt) {
   EXPECT_EQ(r.processes[1].devices, std::vector<std::string>{"0000:2a:00.0"});
   EXPECT_TRUE(r.processes[2].partitions.empty());
   EXPECT_FALSE(processes_to_json(r.processes, 0)["processes"][2].contains("partitions"));
+
+  // Once NVML has named the instances their ids are MIG UUIDs; the key stays "<bus id>/<index>",
+  // the one locks, the table and selection's holders criterion name a partition by.
+  auto named = mig;
+  for (auto& d : named.devices)
+    for (auto& p : d.partitions)
+      p.id = "MIG-" + d.pci.address.str() + "-" + std::to_string(p.index);
+  r = scan_processes(HostRoot(HostOptions{mig_root, false, std::chrono::milliseconds(1000)}),
+                     named);
+  ASSERT_EQ(r.processes.size(), 3u);
+  EXPECT_EQ(r.processes[0].partitions, std::vector<std::string>{"0000:2a:00.0/2"});
+  text = processes_to_text(r.processes, r.hidden);
+  EXPECT_NE(text.find(" 0000:2a:00.0/2\n"), std::string::npos) << text;
 }
 
 // Many processes (enough for the scan to use its threads): holders in pid order, memory per
