@@ -171,33 +171,64 @@ std::vector<GresLine> gres_lines(const Inventory& inventory, const CoreMap* core
   return lines;
 }
 
+namespace {
+
+// Links= between two partition lines whose partitions KFD links (Topology::partition_links):
+// 2 inside one device, 1 across two, so Slurm, which prefers the GPUs with the most links to
+// those already chosen, fills a device before it spreads; 0 without a direct link.
+int partition_links_value(const Topology& t, size_t a, size_t b) {
+  const auto* l = t.partition_link(a, b);
+  if (!l || direct_link_count(*l) <= 0) return 0;
+  return t.partitions[a].device == t.partitions[b].device ? 2 : 1;
+}
+
+}  // namespace
+
 std::string add_gres_links(std::vector<GresLine>& lines, const Topology& topology) {
   std::map<PciAddress, size_t> index_of;
   for (size_t i = 0; i < topology.devices.size(); ++i)
     index_of[topology.devices[i].device->pci.address] = i;
-  // The topology's index of each line's device, when it has one.
-  std::vector<std::optional<size_t>> at;
+  std::map<std::string, size_t> partition_of;
+  for (size_t k = 0; k < topology.partitions.size(); ++k)
+    partition_of[topology.partitions[k].partition->id] = k;
+  // The topology's index of each line's device, and of its partition when it has one.
+  std::vector<std::optional<size_t>> at, part;
+  bool unlinked_partition = false;  // a partition line the topology has no row for
   for (const auto& l : lines) {
     auto it = index_of.find(l.device->pci.address);
     at.push_back(it == index_of.end() ? std::nullopt : std::optional<size_t>(it->second));
+    auto pt = l.partition ? partition_of.find(l.partition->id) : partition_of.end();
+    part.push_back(pt == partition_of.end() ? std::nullopt : std::optional<size_t>(pt->second));
+    unlinked_partition = unlinked_partition || (l.partition && !part.back());
   }
   std::vector<std::vector<int>> matrix(lines.size(), std::vector<int>(lines.size(), 0));
-  bool any = false;
+  bool any = false, partitions = false;
   for (size_t i = 0; i < lines.size(); ++i)
     for (size_t j = 0; j < lines.size(); ++j) {
-      if (i == j || !at[i] || !at[j] || *at[i] == *at[j]) continue;
-      const auto* link = topology.link(*at[i], *at[j]);
-      matrix[i][j] = link ? direct_link_count(*link) : 0;
+      if (i == j) continue;
+      if (part[i] && part[j]) {
+        matrix[i][j] = partition_links_value(topology, *part[i], *part[j]);
+        partitions = partitions || matrix[i][j] > 0;
+      } else if (at[i] && at[j] && *at[i] != *at[j] &&
+                 (unlinked_partition || (!lines[i].partition && !lines[j].partition))) {
+        // Between whole devices; with a partition line the topology has no row for, only to
+        // say below why there is no Links=. A partition row and a whole device stay 0.
+        const auto* link = topology.link(*at[i], *at[j]);
+        matrix[i][j] = link ? direct_link_count(*link) : 0;
+      }
       any = any || matrix[i][j] > 0;
     }
   if (!any) return {};
-  if (std::any_of(lines.begin(), lines.end(), [](const GresLine& l) { return l.partition; }))
+  if (unlinked_partition)
     return "Links= left out: the device links are between whole devices and these lines are "
            "partitions";
   for (size_t i = 0; i < lines.size(); ++i) {
     lines[i].links = matrix[i];
     lines[i].links[i] = -1;
   }
+  if (partitions)
+    return "Links= between partitions (KFD's xGMI links): 2 between two of one device, 1 between "
+           "two devices, so that a job's partitions fill one device first";
   return {};
 }
 

@@ -42,9 +42,11 @@ std::vector<GresLine> gres_lines(const Inventory& inventory, const CoreMap* core
                                  const Registry& registry = Registry::builtin());
 
 // Fills GresLine::links from the topology's direct links (topo/closeness.h) when any two lines'
-// devices have one; a node with none keeps its lines as they were. A node with partition lines
-// gets no Links= (the links are between whole devices, and Slurm would read each partition as a
-// GPU with all its parent's links): the returned note says so, else it is "".
+// devices have one; a node with none keeps its lines as they were. Partition lines whose
+// partitions the topology links on their own (KFD lists AMD partitions as nodes) get 2 between
+// partitions of one device and 1 across devices (the returned note says so). Other partition
+// lines get no Links= (the links are between whole devices, and Slurm would read each partition
+// as a GPU with all its parent's links): the note says so. Else the note is "".
 std::string add_gres_links(std::vector<GresLine>& lines, const Topology& topology);
 
 // Why the lines carry no_gpu_env, when the node's vendors want different flags; else "".

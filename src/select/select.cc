@@ -154,17 +154,68 @@ std::string unit_bus(const Unit& u) {
   return u.device->pci.address.str();
 }
 
-// Units of one device are closer than any link; units of two devices are as their devices.
+// The direct link between two units: their partitions' own where the topology links partitions
+// (KFD lists each AMD partition as a node), else their devices'.
+const DirectLink* unit_link(const Closeness& cl, const Unit& a, const Unit& b) {
+  if (a.partition && b.partition)
+    if (const auto* l = cl.link(a.partition->id, b.partition->id)) return l;
+  return cl.link(unit_bus(a), unit_bus(b));
+}
+
+// Units of one device are closer than any link; units of two devices are as their devices, or
+// as their own partitions' link.
 bool units_linked(const Closeness& cl, const Unit& a, const Unit& b) {
-  return a.device == b.device || cl.link(unit_bus(a), unit_bus(b));
+  return a.device == b.device || unit_link(cl, a, b);
 }
 
 // The kind of the links inside `group` ("xgmi"); empty when it spans one device.
 std::string link_kind(const Closeness& cl, const std::vector<Unit>& group) {
   for (const auto& a : group)
     for (const auto& b : group)
-      if (a.device != b.device) return cl.link(unit_bus(a), unit_bus(b))->kind;
+      if (a.device != b.device) return unit_link(cl, a, b)->kind;
   return {};
+}
+
+// `eligible` with the devices that have the most of them first (ties keep index order): grown
+// from there, a group of partitions spans the fewest devices, the pairs inside one device being
+// nearer than any pair across two (KFD weighs them 13 and 41, facts F-54).
+std::vector<Unit> fullest_devices_first(const std::vector<Unit>& eligible) {
+  std::map<const Device*, size_t> per_device;
+  for (const auto& u : eligible) ++per_device[u.device];
+  std::vector<Unit> out = eligible;
+  std::stable_sort(out.begin(), out.end(), [&](const Unit& a, const Unit& b) {
+    return per_device[a.device] > per_device[b.device];
+  });
+  return out;
+}
+
+// "on 2 devices (amd 0: 8, amd 1: 4)" and the KFD weights inside and between them, for a group
+// of partitions of more than one device linked partition to partition; else "".
+std::string partition_spread(const Closeness& cl, const std::vector<Unit>& group) {
+  std::vector<std::pair<const Device*, size_t>> per_device;
+  std::optional<uint64_t> inside, between;
+  for (const auto& u : group) {
+    if (!u.partition) return {};
+    if (per_device.empty() || per_device.back().first != u.device)
+      per_device.push_back({u.device, 0});
+    ++per_device.back().second;
+    for (const auto& v : group) {
+      if (!v.partition || &u == &v) continue;
+      const auto* l = cl.link(u.partition->id, v.partition->id);
+      if (!l) return {};
+      (u.device == v.device ? inside : between) = l->weight;
+    }
+  }
+  if (per_device.size() < 2) return {};
+  std::vector<std::string> each;
+  for (const auto& [d, k] : per_device)
+    each.push_back(cat({d->vendor, " ", std::to_string(d->index), ": ", std::to_string(k)}));
+  std::string out = cat({"they span ", std::to_string(per_device.size()), " devices (",
+                         join(each, ", "), "), the fewest that hold them"});
+  if (inside && between)
+    out += cat({": KFD weighs the link between partitions of one device ", std::to_string(*inside),
+                ", of two devices ", std::to_string(*between)});
+  return out;
 }
 
 // The units every two of which are directly linked, grown from `first` by the others in index
@@ -184,11 +235,12 @@ std::vector<Unit> linked_group(const Closeness& cl, const std::vector<Unit>& eli
 
 // n of `eligible` in one link domain (every two directly linked), the first in index order; when
 // none has n and the units have links at all, a reason says how many the largest has.
-std::optional<std::vector<Unit>> pick_link_domain(const Closeness& cl,
-                                                  const std::vector<Unit>& eligible, size_t n,
-                                                  const std::string& of,
+std::optional<std::vector<Unit>> pick_link_domain(const Closeness& cl, const std::vector<Unit>& all,
+                                                  size_t n, const std::string& of,
                                                   std::vector<std::string>& reasons) {
   if (cl.links.empty()) return std::nullopt;
+  bool partitions = std::any_of(all.begin(), all.end(), [](const Unit& u) { return u.partition; });
+  auto eligible = partitions ? fullest_devices_first(all) : all;
   size_t largest = 0;
   std::string kind;
   for (size_t i = 0; i < eligible.size(); ++i) {
@@ -198,6 +250,7 @@ std::optional<std::vector<Unit>> pick_link_domain(const Closeness& cl,
     if (group.size() == n) {
       reasons.push_back(cat({"chose ", of, " in one ", k, " link domain: every two of them are ",
                              "directly linked"}));
+      if (auto spread = partition_spread(cl, group); !spread.empty()) reasons.push_back(spread);
       return group;
     }
     if (group.size() > largest) largest = group.size(), kind = k;

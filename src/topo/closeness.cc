@@ -24,7 +24,14 @@ Closeness closeness_of(const Topology& t) {
     int n = direct_link_count(l);
     if (n <= 0) continue;
     auto a = bus(l.a), b = bus(l.b);
-    c.links[a < b ? std::pair(a, b) : std::pair(b, a)] = DirectLink{l.kind, n};
+    c.links[a < b ? std::pair(a, b) : std::pair(b, a)] = DirectLink{l.kind, n, l.weight};
+  }
+  for (const auto& l : t.partition_links) {
+    int n = direct_link_count(l);
+    if (n <= 0) continue;
+    const auto& a = t.partitions[l.a].partition->id;
+    const auto& b = t.partitions[l.b].partition->id;
+    c.links[a < b ? std::pair(a, b) : std::pair(b, a)] = DirectLink{l.kind, n, l.weight};
   }
   for (size_t i = 0; i < t.devices.size(); ++i) {
     const auto& d = t.devices[i];

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,12 +20,14 @@ namespace anygpu {
 int direct_link_count(const DeviceLink& l);
 
 struct DirectLink {
-  std::string kind;  // "xgmi"
-  int count = 0;     // > 0
+  std::string kind;                  // "xgmi"
+  int count = 0;                     // > 0
+  std::optional<uint64_t> weight{};  // KFD's weight, where the link has one
 };
 
 struct Closeness {
-  // Directly linked devices, (lower bus id, higher bus id).
+  // Directly linked devices, (lower bus id, higher bus id); directly linked partitions the same
+  // way by their ids ("0000:05:00.0/3", Topology::partitions).
   std::map<std::pair<std::string, std::string>, DirectLink> links;
   // Bus id -> the PCIe switch it sits behind, named by the root complex and the first bridge
   // below it ("pci0000:17/0000:17:01.0"). Devices that share it are PIX or PXB apart

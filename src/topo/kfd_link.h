@@ -17,12 +17,15 @@ inline constexpr uint64_t kKfdLinkXgmi = 11;
 inline constexpr uint64_t kMaxKfdLinkWeight = 1000;
 
 // xGMI weights between GPU nodes (kfd_crat.c, kfd_fill_gpu_xgmi_link_to_gpu): 15 per hop
-// between whole GPUs (KFD_CRAT_XGMI_WEIGHT × hops); between partitions of two GPUs 2×13+15 = 41,
-// which is one hop too (13 is KFD_CRAT_INTRA_SOCKET_WEIGHT).
+// between whole GPUs (KFD_CRAT_XGMI_WEIGHT × hops); between partitions of one GPU 13
+// (KFD_CRAT_INTRA_SOCKET_WEIGHT), of two GPUs 2×13+15 = 41, which is one hop too (facts F-54;
+// the MI300X and MI308X CPX captures show exactly these two).
 inline constexpr uint64_t kKfdXgmiHopWeight = 15;
+inline constexpr uint64_t kKfdXgmiSameDeviceWeight = 13;
 inline constexpr uint64_t kKfdXgmiPartitionPeerWeight = 41;
 inline bool is_one_xgmi_hop(uint64_t weight) {
-  return weight == kKfdXgmiHopWeight || weight == kKfdXgmiPartitionPeerWeight;
+  return weight == kKfdXgmiHopWeight || weight == kKfdXgmiSameDeviceWeight ||
+         weight == kKfdXgmiPartitionPeerWeight;
 }
 
 struct KfdLink {

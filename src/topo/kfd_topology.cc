@@ -37,9 +37,15 @@ std::optional<PciAddress> gpu_address(const std::map<std::string, uint64_t>& pro
   return a;
 }
 
-// xGMI links between nodes that are devices of `t`, keyed (from, to); the first file wins.
+// What a KFD node stands for in `t`: a whole device or one partition of a partitioned device.
+struct Endpoint {
+  bool partition = false;
+  size_t index = 0;  // into Topology::devices or Topology::partitions
+};
+
+// xGMI links between nodes that are endpoints, keyed (from, to); the first file wins.
 std::map<std::pair<uint64_t, uint64_t>, Directed> directed_xgmi(
-    const std::vector<KfdNodeFacts>& nodes, const std::map<uint64_t, size_t>& device_of,
+    const std::vector<KfdNodeFacts>& nodes, const std::map<uint64_t, Endpoint>& endpoint_of,
     std::vector<std::string>& warnings) {
   std::set<uint64_t> ids;
   for (const auto& n : nodes) ids.insert(n.id);
@@ -57,27 +63,69 @@ std::map<std::pair<uint64_t, uint64_t>, Directed> directed_xgmi(
                  l.node_to == n.id ? ", itself" : ", which does not exist", "; left out"}));
         continue;
       }
-      if (l.type != kKfdLinkXgmi || !device_of.count(n.id) || !device_of.count(l.node_to)) continue;
+      if (l.type != kKfdLinkXgmi || !endpoint_of.count(n.id) || !endpoint_of.count(l.node_to))
+        continue;
       out.try_emplace({n.id, l.node_to}, Directed{l.weight, file});
     }
   }
   return out;
 }
 
+bool has_partitions(const Device& d) {
+  return d.partitioning && !d.partitions.empty();
+}
+
+// Maps GPU nodes to devices by PCI address and, on a partitioned device, to the partition whose
+// index is the address's function (F-31); fills t.partitions in device, then index order.
+std::map<uint64_t, Endpoint> map_nodes(const std::vector<KfdNodeFacts>& nodes, Topology& t) {
+  std::map<PciAddress, size_t> index_of;
+  for (size_t i = 0; i < t.devices.size(); ++i) {
+    PciAddress slot = t.devices[i].device->pci.address;
+    if (has_partitions(*t.devices[i].device)) slot.function = 0;
+    index_of[slot] = i;
+  }
+  std::map<uint64_t, Endpoint> endpoint_of;
+  std::vector<std::pair<std::pair<size_t, int>, uint64_t>> found;  // ((device, index), node)
+  for (const auto& n : nodes) {
+    if (!n.gpu_address) continue;
+    PciAddress slot = *n.gpu_address;
+    slot.function = 0;
+    auto it = index_of.find(slot);
+    if (it != index_of.end() && has_partitions(*t.devices[it->second].device)) {
+      for (const auto& p : t.devices[it->second].device->partitions)
+        if (p.index == n.gpu_address->function) found.push_back({{it->second, p.index}, n.id});
+      continue;
+    }
+    if (auto exact = index_of.find(*n.gpu_address); exact != index_of.end()) {
+      endpoint_of[n.id] = Endpoint{false, exact->second};
+      t.devices[exact->second].kfd_node = static_cast<int>(n.id);
+    }
+  }
+  std::sort(found.begin(), found.end());
+  for (const auto& [key, node] : found) {
+    if (!t.partitions.empty() && t.partitions.back().device == key.first &&
+        t.partitions.back().partition->index == key.second)
+      continue;  // two nodes for one partition: the first (lower node) stands for it
+    const Partition* part = nullptr;
+    for (const auto& p : t.devices[key.first].device->partitions)
+      if (p.index == key.second) part = &p;
+    endpoint_of[node] = Endpoint{true, t.partitions.size()};
+    t.partitions.push_back(TopoPartition{key.first, part, static_cast<int>(node)});
+  }
+  return endpoint_of;
+}
+
+void sort_links(std::vector<DeviceLink>& links) {
+  std::sort(links.begin(), links.end(), [](const DeviceLink& x, const DeviceLink& y) {
+    return std::pair(x.a, x.b) < std::pair(y.a, y.b);
+  });
+}
+
 }  // namespace
 
 void add_kfd_links(const std::vector<KfdNodeFacts>& nodes, Topology& t) {
-  std::map<PciAddress, size_t> index_of;
-  for (size_t i = 0; i < t.devices.size(); ++i) index_of[t.devices[i].device->pci.address] = i;
-  std::map<uint64_t, size_t> device_of;
-  for (const auto& n : nodes) {
-    if (!n.gpu_address) continue;
-    if (auto it = index_of.find(*n.gpu_address); it != index_of.end()) {
-      device_of[n.id] = it->second;
-      t.devices[it->second].kfd_node = static_cast<int>(n.id);
-    }
-  }
-  auto directed = directed_xgmi(nodes, device_of, t.warnings);
+  auto endpoint_of = map_nodes(nodes, t);
+  auto directed = directed_xgmi(nodes, endpoint_of, t.warnings);
   for (const auto& [key, there] : directed) {
     auto back = directed.find({key.second, key.first});
     std::string pair = cat({node_text(key.first), " -> ", node_text(key.second)});
@@ -92,15 +140,21 @@ void add_kfd_links(const std::vector<KfdNodeFacts>& nodes, Topology& t) {
            std::to_string(back->second.weight), " back (", back->second.file, "); left out"}));
       continue;
     }
-    size_t a = device_of.at(key.first), b = device_of.at(key.second);
-    if (a == b) continue;        // two nodes of one PCI function: a partitioned device's own links
-    if (t.link(a, b)) continue;  // the same two devices through other nodes of them
+    Endpoint ea = endpoint_of.at(key.first), eb = endpoint_of.at(key.second);
+    if (ea.partition != eb.partition) continue;  // a partition and a whole device: no matrix cell
+    size_t a = ea.index, b = eb.index;
+    if (a == b) continue;  // two nodes of one PCI function or of one partition
     if (a > b) std::swap(a, b);
+    if (ea.partition) {
+      if (!t.partition_link(a, b))
+        t.partition_links.push_back(DeviceLink{a, b, "xgmi", std::nullopt, there.weight});
+      continue;
+    }
+    if (t.link(a, b)) continue;  // the same two devices through other nodes of them
     t.links.push_back(DeviceLink{a, b, "xgmi", std::nullopt, there.weight});
   }
-  std::sort(t.links.begin(), t.links.end(), [](const DeviceLink& x, const DeviceLink& y) {
-    return std::pair(x.a, x.b) < std::pair(y.a, y.b);
-  });
+  sort_links(t.links);
+  sort_links(t.partition_links);
 }
 
 namespace {

@@ -19,9 +19,11 @@ struct KfdNodeFacts {
   std::vector<std::pair<std::string, KfdLink>> links;  // (file, link), io_links then p2p_links
 };
 
-// Validates and adds the xGMI links between devices of `t`: a link that names a node that does
-// not exist, comes from another node than its directory, has no link back or a different weight
-// back is left out with a warning naming its file.
+// Validates and adds the xGMI links between devices of `t`, and on a partitioned device whose
+// partitions KFD lists as nodes of their own, fills Topology::partitions and the links between
+// them: a link that names a node that does not exist, comes from another node than its
+// directory, has no link back or a different weight back is left out with a warning naming its
+// file.
 void add_kfd_links(const std::vector<KfdNodeFacts>& nodes, Topology& t);
 
 // Reads /sys/class/kfd/kfd/topology/nodes and adds its links; a missing tree adds nothing.

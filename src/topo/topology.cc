@@ -108,10 +108,12 @@ struct UnreadLinks {
   std::string_view what;
 };
 constexpr UnreadLinks kUnreadLinks[] = {
-    {"ascend", "", "HCCS links between NPUs are not read (DCMI's HCCS calls are not used); "
-                   "`npu-smi info -t topo` shows them"},
-    {"intel", "xe-hpc", "Xe Link between Data Center GPU Max cards is not read (Level Zero's "
-                        "fabric calls are not used); `xpu-smi topology -m` shows it"},
+    {"ascend", "",
+     "HCCS links between NPUs are not read (DCMI's HCCS calls are not used); "
+     "`npu-smi info -t topo` shows them"},
+    {"intel", "xe-hpc",
+     "Xe Link between Data Center GPU Max cards is not read (Level Zero's "
+     "fabric calls are not used); `xpu-smi topology -m` shows it"},
 };
 
 void say_unread_links(Topology& t) {
@@ -128,6 +130,13 @@ void say_unread_links(Topology& t) {
 const DeviceLink* Topology::link(size_t a, size_t b) const {
   if (a > b) std::swap(a, b);
   for (const auto& l : links)
+    if (l.a == a && l.b == b) return &l;
+  return nullptr;
+}
+
+const DeviceLink* Topology::partition_link(size_t a, size_t b) const {
+  if (a > b) std::swap(a, b);
+  for (const auto& l : partition_links)
     if (l.a == a && l.b == b) return &l;
   return nullptr;
 }

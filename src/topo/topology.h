@@ -33,6 +33,15 @@ struct TopoDevice {
   std::vector<size_t> nearest_nics;  // indexes into Topology::nics
 };
 
+// A partition of a partitioned device that KFD lists as a node of its own (an AMD XCP, its
+// index in the low bits of location_id, facts F-31): a row of the link matrix in place of its
+// device, linked to the other partitions on its own.
+struct TopoPartition {
+  size_t device = 0;  // its device, an index into Topology::devices
+  const Partition* partition = nullptr;
+  int kfd_node = 0;
+};
+
 struct RdmaNic {
   std::string name;  // "mlx5_0"
   std::optional<std::string> netdev;
@@ -46,12 +55,17 @@ struct RdmaNic {
 struct Topology {
   std::vector<TopoDevice> devices;
   std::vector<DeviceLink> links;
+  // Device order, then partition index; empty on a host whose partitions KFD does not list.
+  std::vector<TopoPartition> partitions;
+  std::vector<DeviceLink> partition_links;  // a and b index `partitions`
   std::vector<RdmaNic> nics;
   std::vector<std::string> warnings;  // "WHERE: MESSAGE"
   std::optional<int> host_numa_nodes;
 
   // The link between two devices, if any.
   const DeviceLink* link(size_t a, size_t b) const;
+  // The link between two partitions (indexes into `partitions`), if any.
+  const DeviceLink* partition_link(size_t a, size_t b) const;
 };
 
 // The PCIe class between two places in the PCI tree (paths as in TopoDevice::pci_path).

@@ -1,4 +1,5 @@
 #include "topo/topology_output.h"
+#include "util/strings.h"
 
 namespace anygpu {
 
@@ -34,6 +35,17 @@ std::string bus_id(const Topology& t, size_t i) {
   return t.devices[i].device->pci.address.str();
 }
 
+// A link; a and b are bus ids, or partition ids for a link between partitions.
+nlohmann::ordered_json link_json(const DeviceLink& l, const std::string& a, const std::string& b) {
+  nlohmann::ordered_json e;
+  e["a"] = a;
+  e["b"] = b;
+  e["kind"] = l.kind;
+  if (l.count) e["count"] = *l.count;
+  if (l.weight) e["weight"] = *l.weight;
+  return e;
+}
+
 }  // namespace
 
 nlohmann::ordered_json topology_to_json(const Topology& t) {
@@ -41,16 +53,22 @@ nlohmann::ordered_json topology_to_json(const Topology& t) {
   j["schema"] = "anygpu.topology/v1";
   j["devices"] = nlohmann::ordered_json::array();
   for (const auto& d : t.devices) j["devices"].push_back(device_json(t, d));
-  j["links"] = nlohmann::ordered_json::array();
-  for (const auto& l : t.links) {
-    nlohmann::ordered_json e;
-    e["a"] = bus_id(t, l.a);
-    e["b"] = bus_id(t, l.b);
-    e["kind"] = l.kind;
-    if (l.count) e["count"] = *l.count;
-    if (l.weight) e["weight"] = *l.weight;
-    j["links"].push_back(std::move(e));
+  // Only where KFD lists partitions, so a host without them prints what it always did.
+  if (!t.partitions.empty()) {
+    j["partitions"] = nlohmann::ordered_json::array();
+    for (const auto& p : t.partitions)
+      j["partitions"].push_back({{"id", p.partition->id},
+                                 {"label", cat({device_label(*t.devices[p.device].device), ":",
+                                                std::to_string(p.partition->index)})},
+                                 {"parent", bus_id(t, p.device)},
+                                 {"index", p.partition->index},
+                                 {"kfd_node", p.kfd_node}});
   }
+  j["links"] = nlohmann::ordered_json::array();
+  for (const auto& l : t.links) j["links"].push_back(link_json(l, bus_id(t, l.a), bus_id(t, l.b)));
+  for (const auto& l : t.partition_links)
+    j["links"].push_back(
+        link_json(l, t.partitions[l.a].partition->id, t.partitions[l.b].partition->id));
   // Every pair of devices, whether or not a link joins them: the path without the link.
   j["pcie"] = nlohmann::ordered_json::array();
   for (size_t a = 0; a < t.devices.size(); ++a)

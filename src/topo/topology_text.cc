@@ -15,30 +15,71 @@ std::string numa_cell(std::optional<int> n) {
   return n ? std::to_string(*n) : "N/A";
 }
 
-// Rows of cells: the header, then one row per device and per NIC.
+// A row of the matrix: a device, or one of its partitions where KFD lists them.
+struct MatrixRow {
+  size_t device = 0;
+  std::optional<size_t> partition;  // index into Topology::partitions
+};
+
+std::vector<MatrixRow> matrix_rows(const Topology& t) {
+  std::vector<MatrixRow> rows;
+  for (size_t i = 0; i < t.devices.size(); ++i) {
+    size_t before = rows.size();
+    for (size_t k = 0; k < t.partitions.size(); ++k)
+      if (t.partitions[k].device == i) rows.push_back({i, k});
+    if (rows.size() == before) rows.push_back({i, std::nullopt});
+  }
+  return rows;
+}
+
+std::string row_label(const Topology& t, const MatrixRow& r) {
+  auto label = device_label(*t.devices[r.device].device);
+  if (!r.partition) return label;
+  return cat({label, ":", std::to_string(t.partitions[*r.partition].partition->index)});
+}
+
+std::string upper_kind(std::string s) {
+  for (auto& c : s) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 32 : c);
+  return s;
+}
+
+// Between two partitions: their link's kind and KFD weight ("XGMI13"), else their devices' cell.
+std::string row_cell(const Topology& t, const MatrixRow& a, const MatrixRow& b) {
+  if (a.partition && b.partition)
+    if (const auto* l = t.partition_link(*a.partition, *b.partition))
+      return cat({upper_kind(l->kind), l->weight ? std::to_string(*l->weight) : ""});
+  if (a.device == b.device)
+    return std::string(to_string(pcie_class(pci_place(t.devices[a.device]),
+                                            pci_place(t.devices[b.device]), t.host_numa_nodes)));
+  return device_cell(t, a.device, b.device);
+}
+
+// Rows of cells: the header, then one row per device (or partition) and per NIC.
 std::vector<std::vector<std::string>> matrix(const Topology& t) {
+  auto devs = matrix_rows(t);
   std::vector<std::string> names;
-  for (const auto& d : t.devices) names.push_back(device_label(*d.device));
+  for (const auto& r : devs) names.push_back(row_label(t, r));
   for (size_t k = 0; k < t.nics.size(); ++k) names.push_back(cat({"NIC", std::to_string(k)}));
   std::vector<std::vector<std::string>> rows;
   rows.push_back({""});
   for (const auto& n : names) rows[0].push_back(n);
   rows[0].push_back("NUMA");
-  size_t nd = t.devices.size();
+  size_t nd = devs.size();
+  auto place = [&](size_t r) {
+    return r < nd ? pci_place(t.devices[devs[r].device]) : nic_place(t.nics[r - nd]);
+  };
   for (size_t r = 0; r < names.size(); ++r) {
     std::vector<std::string> row{names[r]};
     for (size_t c = 0; c < names.size(); ++c) {
       if (r == c)
         row.push_back("X");
       else if (r < nd && c < nd)
-        row.push_back(device_cell(t, r, c));
-      else {
-        PciPlace a = r < nd ? pci_place(t.devices[r]) : nic_place(t.nics[r - nd]);
-        PciPlace b = c < nd ? pci_place(t.devices[c]) : nic_place(t.nics[c - nd]);
-        row.push_back(std::string(to_string(pcie_class(a, b, t.host_numa_nodes))));
-      }
+        row.push_back(row_cell(t, devs[r], devs[c]));
+      else
+        row.push_back(std::string(to_string(pcie_class(place(r), place(c), t.host_numa_nodes))));
     }
-    row.push_back(numa_cell(r < nd ? t.devices[r].device->numa_node : t.nics[r - nd].numa_node));
+    row.push_back(
+        numa_cell(r < nd ? t.devices[devs[r].device].device->numa_node : t.nics[r - nd].numa_node));
     rows.push_back(std::move(row));
   }
   return rows;
@@ -70,6 +111,10 @@ constexpr const char* kLegend =
 // Only where NVML reported NVLinks, so a host without them prints what it always did.
 constexpr const char* kNvLinkLegend =
     "  NV#  = a bonded set of # NVLinks (NVML; through NVSwitches where the GPUs share one)\n";
+// Only where partitions are rows, so a host without them prints what it always did.
+constexpr const char* kPartitionLegend =
+    "  XGMI# = AMD xGMI link between partitions, # its KFD weight (lower is nearer: 13 inside\n"
+    "          one device, 41 between two devices)\n";
 constexpr const char* kPcieLegend =
     "  SYS  = PCIe and the interconnect between NUMA nodes (or a NUMA node unknown)\n"
     "  NODE = PCIe and the interconnect between host bridges of one NUMA node\n"
@@ -86,9 +131,7 @@ std::string device_label(const Device& d) {
 std::string device_cell(const Topology& t, size_t a, size_t b) {
   if (const auto* l = t.link(a, b)) {
     if (l->kind == "nvlink" && l->count) return cat({"NV", std::to_string(*l->count)});
-    std::string kind = l->kind;
-    for (auto& c : kind) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 32 : c);
-    return kind;
+    return upper_kind(l->kind);
   }
   return std::string(
       to_string(pcie_class(pci_place(t.devices[a]), pci_place(t.devices[b]), t.host_numa_nodes)));
@@ -102,11 +145,17 @@ std::string topology_to_text(const Topology& t) {
   if (std::any_of(t.links.begin(), t.links.end(),
                   [](const DeviceLink& l) { return l.kind == "nvlink"; }))
     out += kNvLinkLegend;
+  if (!t.partitions.empty()) out += kPartitionLegend;
   out += kPcieLegend;
   out += "\nDevices:\n";
-  for (const auto& d : t.devices)
-    out += cat({"  ", device_label(*d.device), ": ", d.device->pci.address.str(),
-                d.device->name ? cat({" ", *d.device->name}) : "", "\n"});
+  for (const auto& r : matrix_rows(t)) {
+    const Device& d = *t.devices[r.device].device;
+    auto id = r.partition ? t.partitions[*r.partition].partition->id : d.pci.address.str();
+    auto node = r.partition
+                    ? cat({", KFD node ", std::to_string(t.partitions[*r.partition].kfd_node)})
+                    : std::string();
+    out += cat({"  ", row_label(t, r), ": ", id, d.name ? cat({" ", *d.name}) : "", node, "\n"});
+  }
   if (!t.nics.empty()) {
     out += "\nNIC Legend:\n";
     for (size_t k = 0; k < t.nics.size(); ++k) {

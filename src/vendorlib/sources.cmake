@@ -9,6 +9,7 @@ set(ANYGPU_VENDORLIB_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/dcmi/health.cc
   ${CMAKE_CURRENT_LIST_DIR}/dcmi/sampler.cc
   ${CMAKE_CURRENT_LIST_DIR}/level_zero/api.cc
+  ${CMAKE_CURRENT_LIST_DIR}/level_zero/fabric.cc
   ${CMAKE_CURRENT_LIST_DIR}/level_zero/health.cc
   ${CMAKE_CURRENT_LIST_DIR}/level_zero/probe.cc
   ${CMAKE_CURRENT_LIST_DIR}/level_zero/sampler.cc

@@ -5,6 +5,7 @@ list(APPEND ANYGPU_UNIT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../unit/topo_links_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/topo_closeness_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/topo_nvlink_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/topo_partition_links_test.cc
 )
 add_test(NAME topo_cli
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/../e2e/topo_cli_test.py

@@ -176,8 +176,12 @@ for f in "$tmp"/cpx/dev/dri/renderD*; do
   mknod "$f" c 226 "$minor" || fail "mknod $f"
 done
 "$anygpu" --root "$tmp/cpx" --no-libs slurm gres --output "$tmp/gres.conf" 2>/dev/null || fail "slurm gres (CPX)"
-[ "$(grep -c "^Name=gpu Type=mi300x File=$tmp/cpx/dev/dri/renderD[0-9]* Flags=amd_gpu_env$" "$tmp/gres.conf")" = 63 ] ||
+# Each line carries Links= from KFD's partition links: 2 to the partitions of its own GPU, 1 to
+# the others (the first line: itself, its seven siblings, then 55 partitions of other GPUs).
+[ "$(grep -c "^Name=gpu Type=mi300x File=$tmp/cpx/dev/dri/renderD[0-9]* Links=[-0-9,]* Flags=amd_gpu_env$" "$tmp/gres.conf")" = 63 ] ||
   { cat "$tmp/gres.conf"; fail "CPX node: expected 63 partition lines"; }
+grep -q "renderD128 Links=-1,2,2,2,2,2,2,2$(printf ',1%.0s' $(seq 55)) " "$tmp/gres.conf" ||
+  { cat "$tmp/gres.conf"; fail "CPX node: the first line's Links="; }
 grep -q "renderD191" "$tmp/gres.conf" && fail "CPX node: a line for the render node the capture lacks"
 renode cpx gpu:mi300x:63
 slurm_start "CPX node"

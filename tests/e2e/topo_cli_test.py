@@ -24,7 +24,9 @@ import jsonschema
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from proc_fixture import host_with_library  # noqa: E402
 
-GOLDEN_HOSTS = ["mi210-xgmi-8x", "mi300x-8x", "h100-8x", "workstation-mixed"]
+GOLDEN_HOSTS = ["mi210-xgmi-8x", "mi300x-8x", "h100-8x", "workstation-mixed", "mi308x-8x-cpx"]
+# Its JSON golden would hold 1953 links: the text golden and partitions() check it instead.
+TEXT_GOLDEN_HOSTS = ["mi300x-8x-cpx"]
 failures = []
 
 
@@ -61,12 +63,23 @@ def main(binary, tests, mock=None, mock_ok=None):
             check("schema " + host, True)
         except jsonschema.ValidationError as e:
             check("schema " + host, False, e.message)
+    for host in TEXT_GOLDEN_HOSTS:
+        text = topo(binary, tests / "hosts" / host)
+        check("golden text " + host, text.returncode == 0 and
+              text.stdout == (golden / (host + ".txt")).read_text())
+        js = topo(binary, tests / "hosts" / host, "--json")
+        try:
+            jsonschema.validate(json.loads(js.stdout), schema)
+            check("schema " + host, True)
+        except jsonschema.ValidationError as e:
+            check("schema " + host, False, e.message)
     clean = json.loads(topo(binary, tests / "hosts" / "mi210-xgmi-8x", "--json").stdout)
     check("clean fixture has no warnings", clean["warnings"] == [], str(clean["warnings"]))
     check("two hives of four", len(clean["links"]) == 12, str(len(clean["links"])))
     check("every NIC nearest to one device",
           all(len(n["nearest_devices"]) == 1 for n in clean["nics"]))
     damaged(binary, tests, schema)
+    partitions(binary, tests, schema)
     no_nic_variables(binary, tests)
     # Links that exist on these products but are not read: said, never an empty matrix alone.
     for host, vendor, link in [("ascend-910b-8x", "ascend", "HCCS links between NPUs are not read"),
@@ -188,6 +201,53 @@ def nvml_without_nvlink(binary, tests, schema, mock_ok):
                              capture_output=True, text=True, timeout=60)
         check("no NVLink calls: select claims no link domain",
               sel.returncode == 0 and "link domain" not in sel.stderr, sel.stderr)
+
+
+def partitions(binary, tests, schema):
+    """CPX partitions as rows: every two of the MI300X capture's 63 linked, 13 inside a GPU and
+    41 across; select and slurm gres use the links; damaged partition links are left out with a
+    warning naming the file."""
+    root = tests / "hosts" / "mi300x-8x-cpx"
+    doc = json.loads(topo(binary, root, "--json").stdout)
+    weights = {}
+    for l in doc["links"]:
+        same = l["a"].split("/")[0] == l["b"].split("/")[0]
+        weights.setdefault(same, set()).add(l["weight"])
+    check("cpx: 63 partitions, 1953 links", len(doc["partitions"]) == 63 and
+          len(doc["links"]) == 1953, str(len(doc["links"])))
+    check("cpx: weight 13 inside a GPU, 41 across", weights == {True: {13}, False: {41}},
+          str(weights))
+    sel = subprocess.run([binary, "--root", str(root), "--no-libs", "select", "--devices", "12",
+                          "-v"], capture_output=True, text=True, timeout=60)
+    check("cpx: select 12 fills a device first",
+          "in one xgmi link domain" in sel.stderr and
+          "they span 2 devices (amd 0: 8, amd 1: 4)" in sel.stderr, sel.stderr)
+    gres = subprocess.run([binary, "--root", str(root), "--no-libs", "slurm", "gres"],
+                          capture_output=True, text=True, timeout=60)
+    check("cpx: partition lines carry Links=",
+          sum(1 for l in gres.stdout.splitlines()
+              if l.startswith("Name=gpu ") and " Links=" in l) == 63 and
+          " Links=-1,2,2,2,2,2,2,2,1," in gres.stdout, gres.stdout[:600])
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "root"
+        shutil.copytree(root, copy, symlinks=True)
+        nodes = copy / "sys/class/kfd/kfd/topology/nodes"
+        (nodes / "2/io_links/5/properties").write_text(
+            "type 11\nnode_from 2\nnode_to 70\nweight 13\n")
+        (nodes / "9/io_links/7/properties").write_text(
+            "type 11\nnode_from 9\nnode_to 8\nweight 0\n")
+        r = topo(binary, copy, "--json")
+        check("cpx damaged: exit 0", r.returncode == 0, r.stderr)
+        bad = json.loads(r.stdout)
+        jsonschema.validate(bad, schema)
+        prefix = "/sys/class/kfd/kfd/topology/nodes/"
+        check("cpx damaged: missing node named",
+              prefix + "2/io_links/5/properties: link to node 70, which does not exist; left out"
+              in bad["warnings"], str(bad["warnings"]))
+        check("cpx damaged: weight out of range named",
+              prefix + "9/io_links/7/properties: weight 0 out of range 1..1000; left out"
+              in bad["warnings"], str(bad["warnings"]))
+        check("cpx damaged: two links left out", len(bad["links"]) == 1951, str(len(bad["links"])))
 
 
 def damaged(binary, tests, schema):

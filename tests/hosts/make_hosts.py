@@ -1084,7 +1084,9 @@ def make_acme():
 # KFD topology of a real 8x MI300X node in CPX mode, copied byte for byte from
 # ROCm/k8s-device-plugin@ed7646843003e8f0b6a0630346f01bb4d1ecff2e
 # testdata/topo-mi300-cpx/topology (last changed in 4e0e694ea6f66054db36cda86ba80410c6cec067;
-# Apache-2.0). Only the node `properties`, generation_id and system_properties are kept.
+# Apache-2.0): the node `properties`, their `io_links/<M>/properties` (xGMI type 11 between
+# every two partitions: weight 13 inside a GPU, 41 across GPUs; PCIe to the CPU node),
+# generation_id and system_properties.
 MI300X_CPX_CAPTURE = HERE.parent / "captures" / "rocm-k8s-device-plugin" / "topo-mi300-cpx"
 
 

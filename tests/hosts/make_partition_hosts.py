@@ -29,8 +29,11 @@ Apache-2.0), stored under tests/captures/rocm-k8s-device-plugin/topology-parsing
 copied byte for byte. It shows 2 CPU nodes and 32 GPU nodes: 4 partitions per GPU (num_xcc 1,
 80 SIMDs each), on two PCI domains (buses 0a 80 a4 c8 in domain 0, 0b 81 a5 c9 in domain 1),
 render minors striding 8 per GPU with 4 used (128-131, 136-139, ...). The PCI side is derived
-from each node's domain and location_id. The capture has no sysfs mode files: the fixture
-writes only current_compute_partition CPX, which its nodes imply, and no memory mode.
+from each node's domain and location_id. Its io_links (testdata/topology-parsing-mi308/
+topology/nodes/<N>/io_links, same commit) join every two partitions by xGMI (type 11), weight
+13 inside a GPU and 41 across GPUs; its p2p_links are PCIe paths to the other CPU node. The
+capture has no sysfs mode files: the fixture writes only current_compute_partition CPX, which
+its nodes imply, and no memory mode.
 """
 
 from pathlib import Path

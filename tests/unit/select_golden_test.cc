@@ -43,6 +43,10 @@ std::vector<Case> cases() {
   out.push_back({"intel-max-arc.count2", "intel-max-arc", "devices: 2\n"});
   out.push_back({"intel-flex-sriov.pf-refused", "intel-flex-sriov", "devices: [0]\n"});
   out.push_back({"mi308x-8x-cpx.count3", "mi308x-8x-cpx", "devices: 3\n"});
+  // More partitions than one device holds: KFD's partition links make them one xGMI domain,
+  // filled device by device.
+  out.push_back({"mi300x-8x-cpx.count12", "mi300x-8x-cpx", "devices: 12\n"});
+  out.push_back({"mi308x-8x-cpx.count6", "mi308x-8x-cpx", "devices: 6\n"});
   return out;
 }
 
