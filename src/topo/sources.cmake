@@ -2,6 +2,7 @@
 # the nearest RDMA NIC per device, from kernel interfaces only.
 set(ANYGPU_TOPO_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/closeness.cc
+  ${CMAKE_CURRENT_LIST_DIR}/hccs.cc
   ${CMAKE_CURRENT_LIST_DIR}/kfd_link.cc
   ${CMAKE_CURRENT_LIST_DIR}/kfd_topology.cc
   ${CMAKE_CURRENT_LIST_DIR}/nvlink.cc

@@ -70,6 +70,10 @@ constexpr const char* kLegend =
 // Only where NVML reported NVLinks, so a host without them prints what it always did.
 constexpr const char* kNvLinkLegend =
     "  NV#  = a bonded set of # NVLinks (NVML; through NVSwitches where the GPUs share one)\n";
+// Only where DCMI reported HCCS links, likewise.
+constexpr const char* kHccsLegend =
+    "  HCCS = Huawei Cache Coherence System link between NPUs (DCMI; direct or through an HCCS "
+    "switch)\n";
 constexpr const char* kPcieLegend =
     "  SYS  = PCIe and the interconnect between NUMA nodes (or a NUMA node unknown)\n"
     "  NODE = PCIe and the interconnect between host bridges of one NUMA node\n"
@@ -102,6 +106,9 @@ std::string topology_to_text(const Topology& t) {
   if (std::any_of(t.links.begin(), t.links.end(),
                   [](const DeviceLink& l) { return l.kind == "nvlink"; }))
     out += kNvLinkLegend;
+  if (std::any_of(t.links.begin(), t.links.end(),
+                  [](const DeviceLink& l) { return l.kind == "hccs"; }))
+    out += kHccsLegend;
   out += kPcieLegend;
   out += "\nDevices:\n";
   for (const auto& d : t.devices)
