@@ -41,8 +41,8 @@ bool add_hccs_links(Topology& t) {
       auto j = index_of(peer);
       auto where = cat({kHccsSource, " (", dev.pci.address.str(), "): "});
       if (!j)
-        t.warnings.push_back(cat({where, "far end ", peer.str(),
-                                  " is no NPU of this host; link left out"}));
+        t.warnings.push_back(
+            cat({where, "far end ", peer.str(), " is no NPU of this host; link left out"}));
       else if (*j == i)
         t.warnings.push_back(cat({where, "far end is the NPU itself; link left out"}));
       else
@@ -62,8 +62,8 @@ bool add_hccs_links(Topology& t) {
                                 ", which does not report it back; left out"}));
       continue;
     }
-    t.links.push_back(DeviceLink{std::min(i, j), std::max(i, j), "hccs", std::nullopt,
-                                 std::nullopt});
+    t.links.push_back(
+        DeviceLink{std::min(i, j), std::max(i, j), "hccs", std::nullopt, std::nullopt});
   }
   for (const auto& [why, buses] : unknown)
     t.warnings.push_back(cat({"DCMI: HCCS links of ", join(buses, ", "), " unknown: ", why}));

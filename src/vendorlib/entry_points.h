@@ -37,8 +37,8 @@ struct LibraryDeviceFacts {
   std::optional<std::string> name, uuid, arch;
   std::optional<uint64_t> memory_total_bytes;
   std::vector<LibraryMigFacts> mig;
-  std::optional<NvLinkFacts> nvlink;  // NVML only
-  std::optional<HccsFacts> hccs;      // DCMI only
+  std::optional<NvLinkFacts> nvlink;    // NVML only
+  std::optional<HccsFacts> hccs;        // DCMI only
   std::vector<LibraryVnpuFacts> vnpus;  // DCMI only
 };
 

@@ -7,6 +7,7 @@
 //
 // Without the card's line every metric call fails with -8255, standing in for a chip that does
 // not support the call (the code npu-exporter treats as "not supported"; unverified here).
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -188,8 +189,8 @@ MOCK_DCMI_EXPORT int dcmi_get_device_errorcode_v2(int card_id, int device_id, in
 //   asymmetric  mesh, but card 0 answers PIX toward card 1
 //   stranger    mesh, with an answer no header has (42) for cards 3 and 4
 // Unset: the call is not supported (-8255), as on chips other than 910B and 910_93.
-MOCK_DCMI_EXPORT int dcmi_get_topo_info_by_device_id(int card1, int device1, int card2,
-                                                     int device2, int* topo_type) {
+MOCK_DCMI_EXPORT int dcmi_get_topo_info_by_device_id(int card1, int device1, int card2, int device2,
+                                                     int* topo_type) {
   if (!valid(card1, device1) || !valid(card2, device2) || !topo_type) return kInvalidDeviceId;
   const char* env = std::getenv("MOCK_DCMI_TOPO");
   if (!env) return dcmi::kNotSupported;
@@ -238,7 +239,8 @@ MOCK_DCMI_EXPORT int dcmi_get_device_info(int card_id, int device_id, int main_c
   for (const auto& w : lines)
     if (w[0] == "vnpu" && w.size() == 6 && std::stoul(w[1]) == q->vdev_id) {
       q->info = {};
-      std::strncpy(q->info.name, w[2].c_str(), sizeof q->info.name);  // no NUL when it fills
+      std::memcpy(q->info.name, w[2].data(),
+                  std::min(w[2].size(), sizeof q->info.name));  // no NUL when it fills
       q->info.computing.aic = std::stof(w[3]);
       q->info.computing.memory_size = std::stoull(w[4]);
       return dcmi::kOk;

@@ -29,7 +29,9 @@ struct Npus {
       devices.push_back(d);
     }
   }
-  void says(size_t from, size_t to) { devices[from].hccs->peers.push_back(devices[to].pci.address); }
+  void says(size_t from, size_t to) {
+    devices[from].hccs->peers.push_back(devices[to].pci.address);
+  }
   void ring(size_t first, size_t n) {
     for (size_t i = first; i < first + n; ++i)
       for (size_t j = first; j < first + n; ++j)
@@ -89,8 +91,9 @@ TEST(TopoHccs, OneSidedAnswerIsLeftOutWhenTheOtherEndAnswered) {
   const auto& t = s.run();
   EXPECT_TRUE(t.link(0, 1));
   EXPECT_FALSE(t.link(0, 2));
-  EXPECT_TRUE(s.warned("DCMI dcmi_get_topo_info_by_device_id: 0000:10:00.0 reports HCCS to "
-                       "0000:30:00.0, which does not report it back; left out"));
+  EXPECT_TRUE(
+      s.warned("DCMI dcmi_get_topo_info_by_device_id: 0000:10:00.0 reports HCCS to "
+               "0000:30:00.0, which does not report it back; left out"));
 }
 
 TEST(TopoHccs, OneSidedAnswerStandsWhenTheOtherEndIsUnknown) {

@@ -105,8 +105,8 @@ void decode_hccs(const Record& r, LibraryDeviceFacts& d, std::optional<std::stri
     return;
   }
   auto peer = PciAddress::parse(r.fields[0]);
-  if (!peer || std::find(d.hccs->peers.begin(), d.hccs->peers.end(), *peer) !=
-                   d.hccs->peers.end()) {
+  if (!peer ||
+      std::find(d.hccs->peers.begin(), d.hccs->peers.end(), *peer) != d.hccs->peers.end()) {
     error = at(r, "bad or repeated 'hccs' address");
     return;
   }
@@ -136,7 +136,8 @@ void decode_vnpu(const Record& r, LibraryDeviceFacts& d, std::optional<std::stri
     v.template_name = r.fields[0];
   } else if (r.tag == "vnpu-aicores") {
     auto n = parse_double(r.fields[0]);
-    if (!n || !(*n > 0 && *n <= 1024) || v.ai_cores) error = at(r, "bad or repeated 'vnpu-aicores'");
+    if (!n || !(*n > 0 && *n <= 1024) || v.ai_cores)
+      error = at(r, "bad or repeated 'vnpu-aicores'");
     if (!error) v.ai_cores = *n;
   } else {
     auto n = parse_uint(r.fields[0]);

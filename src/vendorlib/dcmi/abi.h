@@ -98,8 +98,8 @@ using ErrorCodeFn = int (*)(int card_id, int device_id, int* error_count,
 // and above 7 never count as HCCS here.
 using TopoFn = int (*)(int card1, int device1, int card2, int device2, int* topo_type);
 inline constexpr int kTopoSelf = 0;
-inline constexpr int kTopoHccs = 3;    // DCMI_TOPO_TYPE_HCCS: a direct HCCS link
-inline constexpr int kTopoHccsSw = 7;  // DCMI_TOPO_TYPE_HCCS_SW: HCCS through an HCCS switch
+inline constexpr int kTopoHccs = 3;     // DCMI_TOPO_TYPE_HCCS: a direct HCCS link
+inline constexpr int kTopoHccsSw = 7;   // DCMI_TOPO_TYPE_HCCS_SW: HCCS through an HCCS switch
 inline constexpr int kTopoUnknown = 9;  // DCMI_TOPO_TYPE_BUTT in the current header
 inline constexpr int kTopoMax = 10;     // DCMI_TOPO_TYPE_MAX: no answer is at or above it
 
@@ -128,8 +128,7 @@ struct VdevComputing {  // struct dcmi_computing_resource
   unsigned short dsa, rtsq, acsq, cdqm, c_core, ffts, sdma, pcie_dma;
   unsigned long long memory_size;  // MB ("MB as unit" in the header)
   unsigned int event_id, notify_id, stream_id, model_id;
-  unsigned short topic_schedule_aicpu, host_ctrl_cpu, host_aicpu, device_aicpu,
-      topic_ctrl_cpu_slot;
+  unsigned short topic_schedule_aicpu, host_ctrl_cpu, host_aicpu, device_aicpu, topic_ctrl_cpu_slot;
   unsigned int vdev_aicore_utilization;
   unsigned long long vdev_memory_total, vdev_memory_free;
   unsigned char reserved[12];

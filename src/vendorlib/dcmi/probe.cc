@@ -35,8 +35,8 @@ HccsFacts hccs_of(const dcmi::Api& api, const DcmiChip& self, const std::vector<
       // The chip's answer for every pair: said once for all chips, without the pair.
       out.unknown = "dcmi_get_topo_info_by_device_id is not supported on this chip (error -8255)";
     } else if (r != dcmi::kOk) {
-      out.unknown = cat({"dcmi_get_topo_info_by_device_id failed", pair, ": error ",
-                         std::to_string(r)});
+      out.unknown =
+          cat({"dcmi_get_topo_info_by_device_id failed", pair, ": error ", std::to_string(r)});
     } else if (type < 0 || type >= dcmi::kTopoMax || type == dcmi::kTopoUnknown) {
       out.unknown = cat({"dcmi_get_topo_info_by_device_id answered ", std::to_string(type), pair,
                          ", an unknown relation"});
@@ -68,8 +68,8 @@ std::vector<LibraryVnpuFacts> vnpus_of(const dcmi::Api& api, const DcmiChip& chi
   if (!api.device_info) return out;
   dcmi::VdevTotal total{};
   unsigned size = sizeof total;
-  if (api.device_info(chip.card, chip.device, dcmi::kMainCmdVdevMng, dcmi::kVdevSubCmdTotal,
-                      &total, &size) != dcmi::kOk ||
+  if (api.device_info(chip.card, chip.device, dcmi::kMainCmdVdevMng, dcmi::kVdevSubCmdTotal, &total,
+                      &size) != dcmi::kOk ||
       total.vdev_num > dcmi::kMaxVdevs)
     return out;
   for (unsigned i = 0; i < total.vdev_num; ++i) {
