@@ -229,7 +229,7 @@ MOCK_DCMI_EXPORT int dcmi_get_device_info(int card_id, int device_id, int main_c
     *total = {};
     for (const auto& w : lines) {
       if (w[0] == "vnpu-fail") return -8005;
-      if (w[0] == "vnpu" && w.size() == 6 && total->vdev_num < dcmi::kMaxVdevs)
+      if (w[0] == "vnpu" && w.size() == 5 && total->vdev_num < dcmi::kMaxVdevs)
         total->vdev_id[total->vdev_num++] = static_cast<unsigned>(std::stoul(w[1]));
     }
     return dcmi::kOk;
@@ -237,7 +237,7 @@ MOCK_DCMI_EXPORT int dcmi_get_device_info(int card_id, int device_id, int main_c
   if (sub_cmd != dcmi::kVdevSubCmdOne || *size < sizeof(dcmi::VdevQuery)) return kInvalidParameter;
   auto* q = static_cast<dcmi::VdevQuery*>(buf);
   for (const auto& w : lines)
-    if (w[0] == "vnpu" && w.size() == 6 && std::stoul(w[1]) == q->vdev_id) {
+    if (w[0] == "vnpu" && w.size() == 5 && std::stoul(w[1]) == q->vdev_id) {
       q->info = {};
       std::memcpy(q->info.name, w[2].data(),
                   std::min(w[2].size(), sizeof q->info.name));  // no NUL when it fills

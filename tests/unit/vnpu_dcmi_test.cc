@@ -36,12 +36,13 @@ struct VnpuHost {
   std::string root, answers_file;
 };
 
+// Atlas A2 training templates (facts F-44: 24 AI Cores, vir06_1c_16g and vir12_3c_32g).
 // Card 6 is 0000:c1:00.0 (NPU 0: vdavinci100, 101), card 7 is 0000:c2:00.0 (NPU 1: 116-119).
 constexpr const char* kAnswers =
-    "6 vnpu 100 vir10_3c_32g 10 32768\n"
-    "6 vnpu 101 vir05_1c_16g 5 16384\n"
-    "7 vnpu 116 vir05_1c_16g 5 16384\n"
-    "7 vnpu 130 vir05_1c_16g 5 16384\n";
+    "6 vnpu 100 vir12_3c_32g 12 32768\n"
+    "6 vnpu 101 vir06_1c_16g 6 16384\n"
+    "7 vnpu 116 vir06_1c_16g 6 16384\n"
+    "7 vnpu 130 vir06_1c_16g 6 16384\n";
 
 bool warned(const Inventory& inv, const std::string& text) {
   for (const auto& w : inv.diagnostics.warnings())
@@ -57,21 +58,21 @@ TEST(VnpuDcmi, VnpusGainTemplateAiCoresAndMemory) {
   const Device* npu0 = test::find_device(inv, "0000:c1:00.0");
   ASSERT_NE(npu0, nullptr);
   ASSERT_EQ(npu0->partitions.size(), 2u);
-  EXPECT_EQ(npu0->partitions[0].profile, "vir10_3c_32g");
-  EXPECT_EQ(npu0->partitions[0].ai_cores, 10.0);
+  EXPECT_EQ(npu0->partitions[0].profile, "vir12_3c_32g");
+  EXPECT_EQ(npu0->partitions[0].ai_cores, 12.0);
   EXPECT_EQ(npu0->partitions[0].memory_total_bytes, 32ull << 30);
-  EXPECT_EQ(npu0->partitions[1].profile, "vir05_1c_16g");
+  EXPECT_EQ(npu0->partitions[1].profile, "vir06_1c_16g");
   const Device* npu1 = test::find_device(inv, "0000:c2:00.0");
   ASSERT_NE(npu1, nullptr);
   ASSERT_EQ(npu1->partitions.size(), 4u);
-  EXPECT_EQ(npu1->partitions[0].profile, "vir05_1c_16g");
+  EXPECT_EQ(npu1->partitions[0].profile, "vir06_1c_16g");
   // vdavinci117: DCMI did not describe it, so nothing is said about it but that.
   EXPECT_FALSE(npu1->partitions[1].profile);
   EXPECT_FALSE(npu1->partitions[1].ai_cores);
   EXPECT_TRUE(warned(inv, "dcmi lists vNPU 130 that no /dev/vdavinci130 shows; left out"));
 
   auto text = inventory_to_text(inv);
-  EXPECT_NE(text.find("partition 0 (vnpu): 0000:c1:00.0/0, vir10_3c_32g, 10 AI Cores, 32.0 GiB, "
+  EXPECT_NE(text.find("partition 0 (vnpu): 0000:c1:00.0/0, vir12_3c_32g, 12 AI Cores, 32.0 GiB, "
                       "/dev/vdavinci100"),
             std::string::npos)
       << text;
@@ -80,12 +81,12 @@ TEST(VnpuDcmi, VnpusGainTemplateAiCoresAndMemory) {
             std::string::npos)
       << text;
   auto json = inventory_to_json(inv).dump();
-  EXPECT_NE(json.find("\"profile\":\"vir10_3c_32g\",\"ai_cores\":10.0,"), std::string::npos)
+  EXPECT_NE(json.find("\"profile\":\"vir12_3c_32g\",\"ai_cores\":12.0,"), std::string::npos)
       << json;
 }
 
 TEST(VnpuDcmi, AFailedListLeavesTheTemplatesUnread) {
-  VnpuHost host("6 vnpu-fail\n7 vnpu 116 vir05_1c_16g 5 16384\n");
+  VnpuHost host("6 vnpu-fail\n7 vnpu 116 vir06_1c_16g 6 16384\n");
   auto inv = test::probe_root(host.root, /*load_libraries=*/true, 5000);
   const Device* npu0 = test::find_device(inv, "0000:c1:00.0");
   ASSERT_NE(npu0, nullptr);
@@ -93,7 +94,7 @@ TEST(VnpuDcmi, AFailedListLeavesTheTemplatesUnread) {
     EXPECT_FALSE(p.profile);
     EXPECT_FALSE(p.memory_total_bytes);
   }
-  EXPECT_EQ(test::find_device(inv, "0000:c2:00.0")->partitions[0].profile, "vir05_1c_16g");
+  EXPECT_EQ(test::find_device(inv, "0000:c2:00.0")->partitions[0].profile, "vir06_1c_16g");
 }
 
 TEST(VnpuDcmi, WithoutDcmiTheTemplateIsSaidUnread) {
