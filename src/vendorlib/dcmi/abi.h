@@ -115,7 +115,9 @@ inline constexpr int kMainCmdVdevMng = 52;
 inline constexpr unsigned kVdevSubCmdOne = 0;    // one vNPU's resources (vdev_id in, rest out)
 inline constexpr unsigned kVdevSubCmdTotal = 1;  // the chip's vNPU ids and total resources
 inline constexpr unsigned kMaxVdevs = 32;        // DCMI_SOC_SPLIT_MAX
-inline constexpr unsigned kVdevNameLen = 16;     // DCMI_VDEV_RES_NAME_LEN: the template name
+// DCMI_VDEV_RES_NAME_LEN. The query's `name` is read as the template the vNPU was made from
+// (dcmi_create_vdevice takes the template by name); unverified against a shipped driver.
+inline constexpr unsigned kVdevNameLen = 16;
 
 struct VdevBase {  // struct dcmi_base_resource
   unsigned long long token, token_max, task_timeout;
