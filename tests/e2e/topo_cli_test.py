@@ -13,7 +13,10 @@ registry looks for libdcmi.so): HCCS between all eight 910Bs (goldens), two ring
 select keeps four NPUs in one ring, gres Links= and k8s labels from HCCS, DCMI's bad or absent
 answers left out with a warning naming DCMI and today's "not read" warning kept.
 
-Usage: topo_cli_test.py ANYGPU TESTS_DIR [MOCK_NVML [MOCK_NVML_OK [MOCK_DCMI]]]
+With MOCK_DCMI_NO_TOPO (tests/mocklibs/dcmi_no_topo.cc: no topology call): HCCS unknown, said,
+and the "not read" warning kept.
+
+Usage: topo_cli_test.py ANYGPU TESTS_DIR [MOCK_NVML [MOCK_NVML_OK [MOCK_DCMI [MOCK_DCMI_NO_TOPO]]]]
 """
 
 import json
@@ -50,7 +53,7 @@ def with_libs(binary, root, layout, *args):
                           timeout=60, env=env)
 
 
-def main(binary, tests, mock=None, mock_ok=None, mock_dcmi=None):
+def main(binary, tests, mock=None, mock_ok=None, mock_dcmi=None, mock_dcmi_no_topo=None):
     tests = Path(tests).resolve()
     schema = json.loads((tests.parent / "schemas" / "topology.schema.json").read_text())
     golden = tests / "golden" / "topo"
@@ -90,6 +93,8 @@ def main(binary, tests, mock=None, mock_ok=None, mock_dcmi=None):
         nvml_without_nvlink(binary, tests, schema, mock_ok)
     if mock_dcmi:
         hccs(binary, tests, schema, mock_dcmi)
+    if mock_dcmi_no_topo:
+        dcmi_without_topology(binary, tests, schema, mock_dcmi_no_topo)
     return 1 if failures else 0
 
 
@@ -106,6 +111,28 @@ def with_dcmi(binary, root, layout, *args):
         env["MOCK_DCMI_TOPO"] = layout
     return subprocess.run([binary, "--root", str(root), *args], capture_output=True, text=True,
                           timeout=60, env=env)
+
+
+def dcmi_without_topology(binary, tests, schema, mock):
+    """A DCMI without dcmi_get_topo_info_by_device_id, through the worker: every NPU's HCCS
+    links unknown, said once, and today's "not read" warning kept; no Links=, no domain."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "root"
+        shutil.copytree(tests / "hosts" / "ascend-910b-8x", root, symlinks=True)
+        (root / DCMI_DIR).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(mock, root / DCMI_DIR / "libdcmi.so")
+        r = with_dcmi(binary, root, None, "topo", "--json")
+        check("no DCMI topology call: exit 0", r.returncode == 0, r.stderr)
+        doc = json.loads(r.stdout)
+        jsonschema.validate(doc, schema)
+        check("no DCMI topology call: unknown, said", doc["warnings"] == [
+            "DCMI: HCCS links of " + ", ".join(NPU_BUSES) + " unknown: no "
+            "dcmi_get_topo_info_by_device_id in this DCMI",
+            UNREAD_HCCS + " (DCMI did not answer for every NPU); `npu-smi info -t topo` shows "
+            "them"], str(doc["warnings"]))
+        check("no DCMI topology call: no links", doc["links"] == [], str(doc["links"]))
+        gres = with_dcmi(binary, root, None, "slurm", "gres")
+        check("no DCMI topology call: no Links=", "Links=" not in gres.stdout, gres.stdout)
 
 
 def hccs(binary, tests, schema, mock):
@@ -316,4 +343,4 @@ def damaged(binary, tests, schema):
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:6]))
+    sys.exit(main(*sys.argv[1:7]))
