@@ -20,13 +20,13 @@ namespace {
 namespace fs = std::filesystem;
 
 struct VnpuHost {
-  explicit VnpuHost(const std::string& answers, bool with_library = true)
+  explicit VnpuHost(const std::string& answers, const char* mock = "mock_dcmi_metrics.so")
       : root(tmp / "root"), answers_file(tmp / "vnpu-answers") {
     test::copy_tree(test::fixture_host("ascend-910b-vnpu"), root);
-    if (with_library) {
+    if (mock) {
       auto dest = root + "/usr/local/Ascend/driver/lib64/driver/libdcmi.so";
       fs::create_directories(fs::path(dest).parent_path());
-      fs::copy_file(test::mock_library("mock_dcmi_metrics.so"), dest);
+      fs::copy_file(test::mock_library(mock), dest);
     }
     std::ofstream(answers_file) << answers;
     ::setenv("MOCK_DCMI_VNPU_FILE", answers_file.c_str(), 1);
@@ -98,7 +98,7 @@ TEST(VnpuDcmi, AFailedListLeavesTheTemplatesUnread) {
 }
 
 TEST(VnpuDcmi, WithoutDcmiTheTemplateIsSaidUnread) {
-  VnpuHost host(kAnswers, /*with_library=*/false);
+  VnpuHost host(kAnswers, /*mock=*/nullptr);
   auto inv = test::probe_root(host.root, /*load_libraries=*/true, 5000);
   const Device* npu0 = test::find_device(inv, "0000:c1:00.0");
   ASSERT_NE(npu0, nullptr);
@@ -109,6 +109,18 @@ TEST(VnpuDcmi, WithoutDcmiTheTemplateIsSaidUnread) {
             std::string::npos)
       << text;
   EXPECT_EQ(inventory_to_json(inv).dump().find("ai_cores"), std::string::npos);
+}
+
+TEST(VnpuDcmi, ADcmiWithoutTheCallLeavesTheTemplatesUnread) {
+  // tests/mocklibs/dcmi_no_topo.cc lists the NPUs and has no dcmi_get_device_info.
+  VnpuHost host(kAnswers, "mock_dcmi_no_topo.so");
+  auto inv = test::probe_root(host.root, /*load_libraries=*/true, 5000);
+  const Device* npu0 = test::find_device(inv, "0000:c1:00.0");
+  ASSERT_NE(npu0, nullptr);
+  EXPECT_EQ(npu0->partitions.size(), 2u);
+  for (const auto& p : npu0->partitions) EXPECT_FALSE(p.profile);
+  EXPECT_NE(inventory_to_text(inv).find("0000:c1:00.0/1, template not read (needs DCMI)"),
+            std::string::npos);
 }
 
 }  // namespace anygpu
