@@ -179,6 +179,10 @@ def hccs(binary, tests, schema, mock):
         gres = with_dcmi(binary, root, "rings", "slurm", "gres")
         check("rings: Links= per ring", "Links=-1,1,0,0,1,1,0,0" in gres.stdout and
               "Links=0,0,-1,1,0,0,1,1" in gres.stdout, gres.stdout)
+        labels = with_dcmi(binary, root, "rings", "k8s", "labels")
+        check("rings: a link domain of 4",
+              "link-kind=hccs" in labels.stdout and "link-domain-size=4" in labels.stdout,
+              labels.stdout)
 
         src = "DCMI dcmi_get_topo_info_by_device_id"
         for layout, expected, links in [
