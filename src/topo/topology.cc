@@ -111,12 +111,10 @@ struct UnreadLinks {
   std::string_view what;
 };
 constexpr UnreadLinks kUnreadLinks[] = {
-    {"ascend", "",
-     "HCCS links between NPUs are not read (DCMI's HCCS calls are not used); "
-     "`npu-smi info -t topo` shows them"},
-    {"intel", "xe-hpc",
-     "Xe Link between Data Center GPU Max cards is not read (Level Zero's "
-     "fabric calls are not used); `xpu-smi topology -m` shows it"},
+    {"ascend", "", "HCCS links between NPUs are not read (DCMI's HCCS calls are not used); "
+                   "`npu-smi info -t topo` shows them"},
+    {"intel", "xe-hpc", "Xe Link between Data Center GPU Max cards is not read (Level Zero's "
+                        "fabric calls are not used); `xpu-smi topology -m` shows it"},
 };
 
 // Ascend's when DCMI was asked and did not answer for every NPU (its reasons said beside it).
