@@ -80,6 +80,8 @@ struct Partition {
   std::optional<int> gpu_instance, compute_instance;  // MIG GI and CI ids (the cap paths' giN/ciN)
   // AMD: the logical id HIP and ROCr enumerate it under (its rank among the host's KFD GPU nodes).
   std::optional<int> runtime_index;
+  // Ascend vNPU: the AI Cores its template gives it, as DCMI reports them (a fraction is a share).
+  std::optional<double> ai_cores;
 };
 
 // One active NVLink of a device as NVML reports it (nvmlDeviceGetNvLinkState enabled): its link
@@ -99,6 +101,14 @@ struct NvLinkEnd {
 // index, else `unknown` says why (a missing entry point, a failing call) and `active` is empty.
 struct NvLinkFacts {
   std::vector<NvLinkEnd> active;
+  std::optional<std::string> unknown;
+};
+
+// The NPUs an Ascend NPU reaches over HCCS as DCMI reports them (dcmi_get_topo_info_by_device_id
+// per pair), by PCI address, unchecked (src/topo/hccs.cc judges them); `unknown` says why DCMI
+// could not tell, and `peers` is empty then.
+struct HccsFacts {
+  std::vector<PciAddress> peers;
   std::optional<std::string> unknown;
 };
 
@@ -132,6 +142,7 @@ struct Device {
   std::optional<Partitioning> partitioning;
   std::vector<Partition> partitions;
   std::optional<NvLinkFacts> nvlink;  // absent: no library was asked (not rendered by list)
+  std::optional<HccsFacts> hccs;      // likewise, DCMI's
   std::optional<std::string> physfn;  // an SR-IOV virtual function: its physical function's bus id
   std::optional<Sriov> sriov;         // a physical function whose virtual functions are enabled
 

@@ -36,6 +36,7 @@ void merge(const ProbeContext& ctx, Device& dev, const LibraryDeviceFacts& f,
   else if (f.memory_total_bytes)
     dev.memory_total_bytes = f.memory_total_bytes;
   if (f.nvlink) dev.nvlink = f.nvlink;
+  if (f.hccs) dev.hccs = f.hccs;
   dev.add_source(api);
 }
 
@@ -63,6 +64,28 @@ void merge_mig(const ProbeContext& ctx, Device& dev, const LibraryDeviceFacts& f
   }
 }
 
+// DCMI's vNPUs onto those the kernel's /dev/vdavinci<id> nodes showed, by id: each gains its
+// template (as its profile), AI Cores and memory. One without a node is a warning, never an
+// invented partition.
+void merge_vnpus(const ProbeContext& ctx, Device& dev, const LibraryDeviceFacts& f,
+                 std::string_view api) {
+  for (const auto& v : f.vnpus) {
+    auto it = std::find_if(dev.partitions.begin(), dev.partitions.end(), [&](const Partition& p) {
+      return p.runtime_index == static_cast<int>(v.vdev_id);
+    });
+    if (it == dev.partitions.end()) {
+      ctx.warn(dev.pci.address.str(),
+               cat({api, " lists vNPU ", std::to_string(v.vdev_id), " that no /dev/vdavinci",
+                    std::to_string(v.vdev_id), " shows; left out"}));
+      continue;
+    }
+    if (v.template_name) it->profile = v.template_name;
+    if (v.ai_cores) it->ai_cores = v.ai_cores;
+    if (v.memory_total_bytes && *v.memory_total_bytes <= kMaxPlausibleMemoryBytes)
+      it->memory_total_bytes = v.memory_total_bytes;
+  }
+}
+
 void merge_library(const ProbeContext& ctx, const Vendor& vendor, std::vector<PciDevice>& found,
                    Inventory& inv, LibraryResult& r) {
   for (const auto& f : r.devices)
@@ -70,6 +93,7 @@ void merge_library(const ProbeContext& ctx, const Vendor& vendor, std::vector<Pc
       if (d.vendor == &vendor && d.device.pci.address == f.address) {
         merge(ctx, d.device, f, r.report.api);
         merge_mig(ctx, d.device, f, r.report.api);
+        merge_vnpus(ctx, d.device, f, r.report.api);
       }
   if (r.driver_version)
     for (auto& d : found)

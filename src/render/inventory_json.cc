@@ -31,6 +31,7 @@ json partition_json(const Partition& p) {
   j["id"] = p.id;
   put(j, "profile", p.profile);
   put(j, "uuid", p.uuid);
+  put(j, "ai_cores", p.ai_cores);
   put(j, "memory_total_bytes", p.memory_total_bytes);
   j["device_nodes"] = p.device_nodes;
   put(j, "render_node", p.render_node);

@@ -39,12 +39,22 @@ std::string opt(const std::optional<std::string>& s) {
   return s ? *s : "-";
 }
 
+// "4", "0.5": the AI Cores a vNPU template gives, as DCMI reports them.
+std::string ai_core_text(double n) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", n);
+  return buf;
+}
+
 // "  partition 3 (CPX/NPS4): 0000:05:00.0/3, /dev/dri/card4 /dev/dri/renderD131"
 std::string partition_line(const Device& d, const Partition& p) {
   std::string mode = d.partitioning->mode;
   if (d.partitioning->memory_mode) mode += "/" + *d.partitioning->memory_mode;
   std::string line = cat({"  partition ", std::to_string(p.index), " (", mode, "): ", p.id});
   if (p.profile) line += ", " + *p.profile;
+  // An Ascend vNPU's template comes from DCMI alone; without it, said rather than guessed.
+  if (!p.profile && d.partitioning->mode == "vnpu") line += ", template not read (needs DCMI)";
+  if (p.ai_cores) line += cat({", ", ai_core_text(*p.ai_cores), " AI Cores"});
   if (p.memory_total_bytes) line += ", " + gib(*p.memory_total_bytes);
   if (!p.device_nodes.empty()) line += ", " + join(p.device_nodes, " ");
   return line + "\n";

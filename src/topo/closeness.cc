@@ -9,6 +9,7 @@ namespace anygpu {
 int direct_link_count(const DeviceLink& l) {
   if (l.count) return std::max(0, *l.count);
   if (l.kind == "xgmi" && l.weight && is_one_xgmi_hop(*l.weight)) return 1;
+  if (l.kind == "hccs") return 1;  // DCMI names the relation only: linked, lanes not counted
   return 0;
 }
 

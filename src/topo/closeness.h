@@ -15,8 +15,9 @@
 namespace anygpu {
 
 // How many direct links join the two devices of `l`: DeviceLink::count where the source counts
-// them; one for a one-hop xGMI link. KFD lists every peer of an xGMI hive, farther ones with
-// 15 per hop (kfd_crat.c), so a heavier xGMI weight is a route over other devices: 0.
+// them; one for a one-hop xGMI link and for an HCCS link (DCMI does not count its lanes). KFD lists
+// every peer of an xGMI hive, farther ones with 15 per hop (kfd_crat.c), so a heavier xGMI weight
+// is a route over other devices: 0.
 int direct_link_count(const DeviceLink& l);
 
 struct DirectLink {

@@ -1,7 +1,9 @@
 # `anygpu topo`: links between devices (KFD xGMI), PCIe distance classes from the PCI tree and
-# the nearest RDMA NIC per device, from kernel interfaces only.
+# the nearest RDMA NIC per device, from kernel interfaces; NVLink and HCCS from what the library
+# worker read (nvlink.cc, hccs.cc).
 set(ANYGPU_TOPO_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/closeness.cc
+  ${CMAKE_CURRENT_LIST_DIR}/hccs.cc
   ${CMAKE_CURRENT_LIST_DIR}/kfd_link.cc
   ${CMAKE_CURRENT_LIST_DIR}/kfd_topology.cc
   ${CMAKE_CURRENT_LIST_DIR}/nvlink.cc

@@ -1,11 +1,13 @@
 // Assembles a Topology from the host: the PCI place of every device, KFD links between devices,
-// NVLinks from what NVML told discovery, RDMA NICs and the nearest ones per device.
+// NVLinks from what NVML told discovery, HCCS links from what DCMI told it, RDMA NICs and the
+// nearest ones per device.
 #include "topo/topology.h"
 
 #include <cerrno>
 
 #include "host/paths.h"
 #include "probe/sysfs_parse.h"
+#include "topo/hccs.h"
 #include "topo/kfd_topology.h"
 #include "topo/nvlink.h"
 #include "topo/pci_path.h"
@@ -98,9 +100,10 @@ void find_nearest(Topology& t) {
   }
 }
 
-// Device-to-device links that exist on some products but that nothing here reads: said, so an
+// Device-to-device links that exist on some products but that nothing here read: said, so an
 // empty matrix is not taken for "no links". Ascend's HCCS joins NPUs of one server (all eight
-// 910Bs, or two rings of four 910s) and is read only through DCMI's HCCS calls; Intel's Xe Link
+// 910Bs, or two rings of four 910s) and is read only through DCMI in the library worker (said
+// unless DCMI answered for every NPU); Intel's Xe Link
 // joins Data Center GPU Max (xe-hpc) cards through Level Zero's fabric calls. Facts F-63..F-66
 // of the partitions and topology facts.
 struct UnreadLinks {
@@ -116,12 +119,23 @@ constexpr UnreadLinks kUnreadLinks[] = {
      "fabric calls are not used); `xpu-smi topology -m` shows it"},
 };
 
-void say_unread_links(Topology& t) {
+// Ascend's when DCMI was asked and did not answer for every NPU (its reasons said beside it).
+constexpr std::string_view kHccsUnanswered =
+    "HCCS links between NPUs are not read (DCMI did not answer for every NPU); "
+    "`npu-smi info -t topo` shows them";
+
+void say_unread_links(Topology& t, bool hccs_read) {
   for (const auto& u : kUnreadLinks) {
+    bool ascend = u.vendor == "ascend";
+    if (ascend && hccs_read) continue;
     size_t n = 0;
+    bool asked = false;
     for (const auto& d : t.devices)
-      if (d.device->vendor == u.vendor && (u.arch.empty() || d.device->arch == u.arch)) ++n;
-    if (n >= 2) t.warnings.push_back(cat({u.vendor, ": ", u.what}));
+      if (d.device->vendor == u.vendor && (u.arch.empty() || d.device->arch == u.arch)) {
+        ++n;
+        asked = asked || (ascend && d.device->hccs);
+      }
+    if (n >= 2) t.warnings.push_back(cat({u.vendor, ": ", asked ? kHccsUnanswered : u.what}));
   }
 }
 
@@ -150,7 +164,8 @@ Topology read_topology(const HostRoot& host, const Inventory& inventory) {
   }
   read_kfd_links(host, t);
   add_nvlinks(t);
-  say_unread_links(t);
+  bool hccs_read = add_hccs_links(t);
+  say_unread_links(t, hccs_read);
   read_nics(host, t);
   find_nearest(t);
   return t;

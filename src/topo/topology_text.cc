@@ -115,6 +115,10 @@ constexpr const char* kNvLinkLegend =
 constexpr const char* kPartitionLegend =
     "  XGMI# = AMD xGMI link between partitions, # its KFD weight (lower is nearer: 13 inside\n"
     "          one device, 41 between two devices)\n";
+// Only where DCMI reported HCCS links, likewise.
+constexpr const char* kHccsLegend =
+    "  HCCS = Huawei Cache Coherence System link between NPUs (DCMI; direct or through an HCCS "
+    "switch)\n";
 constexpr const char* kPcieLegend =
     "  SYS  = PCIe and the interconnect between NUMA nodes (or a NUMA node unknown)\n"
     "  NODE = PCIe and the interconnect between host bridges of one NUMA node\n"
@@ -146,6 +150,9 @@ std::string topology_to_text(const Topology& t) {
                   [](const DeviceLink& l) { return l.kind == "nvlink"; }))
     out += kNvLinkLegend;
   if (!t.partitions.empty()) out += kPartitionLegend;
+  if (std::any_of(t.links.begin(), t.links.end(),
+                  [](const DeviceLink& l) { return l.kind == "hccs"; }))
+    out += kHccsLegend;
   out += kPcieLegend;
   out += "\nDevices:\n";
   for (const auto& r : matrix_rows(t)) {

@@ -21,8 +21,8 @@ constexpr LibraryApi kApis[] = {
     // zesInit only from loader 1.5 (spec 1.5): zeInit is what every loader has.
     {"level-zero", "zeInit", ze::probe, ze::read_health, ze::make_sampler, fill_absent, true},
     {"amd-smi", "amdsmi_init"},
-    // Located for discovery, not called there: DCMI serves health and metrics.
-    {"dcmi", "dcmi_init", nullptr, dcmi::read_health, dcmi::make_sampler, library_wins, true},
+    // In discovery only for what the kernel does not show (HCCS links, vNPU templates).
+    {"dcmi", "dcmi_init", dcmi::probe, dcmi::read_health, dcmi::make_sampler, library_wins, true},
     {"cndev", "cndevInit"},
     {"mtml", "mtmlLibraryInit"},
     {"mxsml", "mxSmlInit"},

@@ -23,12 +23,23 @@ struct LibraryMigFacts {
   std::optional<uint64_t> memory_total_bytes;
 };
 
+// One vNPU as DCMI describes it (dcmi_get_device_info, vdev management), keyed by its vdev id
+// (the N of /dev/vdavinciN).
+struct LibraryVnpuFacts {
+  unsigned vdev_id = 0;
+  std::optional<std::string> template_name;
+  std::optional<double> ai_cores;
+  std::optional<uint64_t> memory_total_bytes;
+};
+
 struct LibraryDeviceFacts {
   PciAddress address;
   std::optional<std::string> name, uuid, arch;
   std::optional<uint64_t> memory_total_bytes;
   std::vector<LibraryMigFacts> mig;
-  std::optional<NvLinkFacts> nvlink;  // NVML only
+  std::optional<NvLinkFacts> nvlink;    // NVML only
+  std::optional<HccsFacts> hccs;        // DCMI only
+  std::vector<LibraryVnpuFacts> vnpus;  // DCMI only
 };
 
 // A probe's answer: the report (status and message filled by the probe), every device the

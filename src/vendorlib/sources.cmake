@@ -7,6 +7,7 @@ set(ANYGPU_VENDORLIB_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/apis.cc
   ${CMAKE_CURRENT_LIST_DIR}/dcmi/api.cc
   ${CMAKE_CURRENT_LIST_DIR}/dcmi/health.cc
+  ${CMAKE_CURRENT_LIST_DIR}/dcmi/probe.cc
   ${CMAKE_CURRENT_LIST_DIR}/dcmi/sampler.cc
   ${CMAKE_CURRENT_LIST_DIR}/level_zero/api.cc
   ${CMAKE_CURRENT_LIST_DIR}/level_zero/fabric.cc

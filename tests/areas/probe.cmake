@@ -9,6 +9,7 @@ list(APPEND ANYGPU_UNIT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../unit/malformed_host_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/partition_parse_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/partitions_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/vnpu_dcmi_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/sriov_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/partitions_more_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/mig_nvml_test.cc

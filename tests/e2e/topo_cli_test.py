@@ -8,7 +8,15 @@ left out with a warning naming NVML.
 
 With MOCK_NVML_OK (tests/mocklibs/nvml_ok.cc: no NVLink entry points): links unknown, said.
 
-Usage: topo_cli_test.py ANYGPU TESTS_DIR [MOCK_NVML [MOCK_NVML_OK]]
+With MOCK_DCMI (tests/mocklibs/dcmi_metrics.cc, copied into an ascend-910b-8x root where the
+registry looks for libdcmi.so): HCCS between all eight 910Bs (goldens), two rings of four where
+select keeps four NPUs in one ring, gres Links= and k8s labels from HCCS, DCMI's bad or absent
+answers left out with a warning naming DCMI and today's "not read" warning kept.
+
+With MOCK_DCMI_NO_TOPO (tests/mocklibs/dcmi_no_topo.cc: no topology call): HCCS unknown, said,
+and the "not read" warning kept.
+
+Usage: topo_cli_test.py ANYGPU TESTS_DIR [MOCK_NVML [MOCK_NVML_OK [MOCK_DCMI [MOCK_DCMI_NO_TOPO]]]]
 """
 
 import json
@@ -47,7 +55,7 @@ def with_libs(binary, root, layout, *args):
                           timeout=60, env=env)
 
 
-def main(binary, tests, mock=None, mock_ok=None):
+def main(binary, tests, mock=None, mock_ok=None, mock_dcmi=None, mock_dcmi_no_topo=None):
     tests = Path(tests).resolve()
     schema = json.loads((tests.parent / "schemas" / "topology.schema.json").read_text())
     golden = tests / "golden" / "topo"
@@ -96,7 +104,127 @@ def main(binary, tests, mock=None, mock_ok=None):
         nvlink(binary, tests, schema, mock)
     if mock_ok:
         nvml_without_nvlink(binary, tests, schema, mock_ok)
+    if mock_dcmi:
+        hccs(binary, tests, schema, mock_dcmi)
+    if mock_dcmi_no_topo:
+        dcmi_without_topology(binary, tests, schema, mock_dcmi_no_topo)
     return 1 if failures else 0
+
+
+DCMI_DIR = "usr/local/Ascend/driver/lib64/driver"  # one of data/vendors.yaml's dirs for dcmi
+NPU_BUSES = ["0000:01:00.0", "0000:02:00.0", "0000:41:00.0", "0000:42:00.0",
+             "0000:81:00.0", "0000:82:00.0", "0000:c1:00.0", "0000:c2:00.0"]
+UNREAD_HCCS = "ascend: HCCS links between NPUs are not read"
+
+
+def with_dcmi(binary, root, layout, *args):
+    env = dict(os.environ)
+    env.pop("MOCK_DCMI_TOPO", None)
+    if layout:
+        env["MOCK_DCMI_TOPO"] = layout
+    return subprocess.run([binary, "--root", str(root), *args], capture_output=True, text=True,
+                          timeout=60, env=env)
+
+
+def dcmi_without_topology(binary, tests, schema, mock):
+    """A DCMI without dcmi_get_topo_info_by_device_id, through the worker: every NPU's HCCS
+    links unknown, said once, and today's "not read" warning kept; no Links=, no domain."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "root"
+        shutil.copytree(tests / "hosts" / "ascend-910b-8x", root, symlinks=True)
+        (root / DCMI_DIR).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(mock, root / DCMI_DIR / "libdcmi.so")
+        r = with_dcmi(binary, root, None, "topo", "--json")
+        check("no DCMI topology call: exit 0", r.returncode == 0, r.stderr)
+        doc = json.loads(r.stdout)
+        jsonschema.validate(doc, schema)
+        check("no DCMI topology call: unknown, said", doc["warnings"] == [
+            "DCMI: HCCS links of " + ", ".join(NPU_BUSES) + " unknown: no "
+            "dcmi_get_topo_info_by_device_id in this DCMI",
+            UNREAD_HCCS + " (DCMI did not answer for every NPU); `npu-smi info -t topo` shows "
+            "them"], str(doc["warnings"]))
+        check("no DCMI topology call: no links", doc["links"] == [], str(doc["links"]))
+        gres = with_dcmi(binary, root, None, "slurm", "gres")
+        check("no DCMI topology call: no Links=", "Links=" not in gres.stdout, gres.stdout)
+
+
+def hccs(binary, tests, schema, mock):
+    golden = tests / "golden" / "topo"
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "root"
+        shutil.copytree(tests / "hosts" / "ascend-910b-8x", root, symlinks=True)
+        (root / DCMI_DIR).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(mock, root / DCMI_DIR / "libdcmi.so")
+
+        js = with_dcmi(binary, root, "mesh", "topo", "--json")
+        text = with_dcmi(binary, root, "mesh", "topo")
+        check("hccs: exit 0", js.returncode == 0 and text.returncode == 0, js.stderr)
+        check("hccs: golden json", js.stdout == (golden / "ascend-910b-8x-hccs.json").read_text(),
+              js.stdout)
+        check("hccs: golden text", text.stdout == (golden / "ascend-910b-8x-hccs.txt").read_text(),
+              text.stdout)
+        doc = json.loads(js.stdout)
+        jsonschema.validate(doc, schema)
+        check("hccs: 28 pairs of HCCS", len(doc["links"]) == 28 and
+              all(l["kind"] == "hccs" for l in doc["links"]), str(doc["links"][:2]))
+        check("hccs: nothing left unread", doc["warnings"] == [], str(doc["warnings"]))
+        gres = with_dcmi(binary, root, "mesh", "slurm", "gres")
+        check("hccs: gres Links= from HCCS", "Links=-1,1,1,1,1,1,1,1" in gres.stdout, gres.stdout)
+        labels = with_dcmi(binary, root, "mesh", "k8s", "labels")
+        check("hccs: one hccs domain of 8",
+              "link-kind=hccs" in labels.stdout and "link-domain-size=8" in labels.stdout,
+              labels.stdout)
+
+        rings = json.loads(with_dcmi(binary, root, "rings", "topo", "--json").stdout)
+        pairs = {(l["a"], l["b"]) for l in rings["links"]}
+        ring_a = [NPU_BUSES[i] for i in (0, 1, 4, 5)]
+        ring_b = [NPU_BUSES[i] for i in (2, 3, 6, 7)]
+        want = {(r[i], r[j]) for r in (ring_a, ring_b) for i in range(4) for j in range(i + 1, 4)}
+        check("rings: two rings of four", pairs == want, str(sorted(pairs)))
+        # Four NPUs: one ring. Neither ring is the first four in bus order, nor one NUMA node,
+        # so only the HCCS domain makes this choice.
+        sel = with_dcmi(binary, root, "rings", "--json", "select", "--devices", "4")
+        check("rings: select exit 0", sel.returncode == 0, sel.stderr)
+        chosen = json.loads(sel.stdout).get("devices", [])
+        check("rings: four NPUs of one ring", chosen == ring_a, str(chosen))
+        why = with_dcmi(binary, root, "rings", "select", "--devices", "4", "-v")
+        check("rings: hccs domain named", "in one hccs link domain" in why.stderr, why.stderr)
+        gres = with_dcmi(binary, root, "rings", "slurm", "gres")
+        check("rings: Links= per ring", "Links=-1,1,0,0,1,1,0,0" in gres.stdout and
+              "Links=0,0,-1,1,0,0,1,1" in gres.stdout, gres.stdout)
+        labels = with_dcmi(binary, root, "rings", "k8s", "labels")
+        check("rings: a link domain of 4",
+              "link-kind=hccs" in labels.stdout and "link-domain-size=4" in labels.stdout,
+              labels.stdout)
+
+        src = "DCMI dcmi_get_topo_info_by_device_id"
+        for layout, expected, links in [
+            (None, ["DCMI: HCCS links of " + ", ".join(NPU_BUSES) + " unknown: "
+                    "dcmi_get_topo_info_by_device_id is not supported on this chip (error -8255)",
+                    UNREAD_HCCS], 0),
+            # Every NPU has a pair with the failing one: none of them is known.
+            ("error", ["DCMI: HCCS links of 0000:01:00.0 unknown: dcmi_get_topo_info_by_device_id "
+                       "failed (0000:01:00.0 to 0000:41:00.0): error -8005", UNREAD_HCCS], 0),
+            ("unknown", ["DCMI: HCCS links of 0000:01:00.0 unknown: "
+                         "dcmi_get_topo_info_by_device_id answered 9 (0000:01:00.0 to "
+                         "0000:02:00.0), an unknown relation", UNREAD_HCCS], 27),
+            ("asymmetric", [src + ": 0000:02:00.0 reports HCCS to 0000:01:00.0, which does "
+                            "not report it back; left out"], 27),
+            ("stranger", ["DCMI: HCCS links of 0000:42:00.0 unknown: "
+                          "dcmi_get_topo_info_by_device_id answered 42 (0000:42:00.0 to "
+                          "0000:81:00.0), an unknown relation", UNREAD_HCCS], 27),
+        ]:
+            r = with_dcmi(binary, root, layout, "topo", "--json")
+            name = layout or "not supported"
+            check(name + ": exit 0", r.returncode == 0, r.stderr)
+            doc = json.loads(r.stdout)
+            jsonschema.validate(doc, schema)
+            for w in expected:
+                check(name + ": warned", any(x.startswith(w) for x in doc["warnings"]),
+                      str(doc["warnings"]))
+            check(name + ": links kept", len(doc["links"]) == links, str(len(doc["links"])))
+        unsupported = with_dcmi(binary, root, None, "slurm", "gres")
+        check("not supported: no Links=", "Links=" not in unsupported.stdout, unsupported.stdout)
 
 
 def no_nic_variables(binary, tests):
@@ -279,4 +407,4 @@ def damaged(binary, tests, schema):
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:5]))
+    sys.exit(main(*sys.argv[1:7]))

@@ -37,6 +37,15 @@ void check_reply(std::string_view text) {
       FUZZ_CHECK(a.devices[d].address == b.devices[d].address);
       FUZZ_CHECK(a.devices[d].name == b.devices[d].name);
       FUZZ_CHECK(a.devices[d].memory_total_bytes == b.devices[d].memory_total_bytes);
+      const auto &ha = a.devices[d].hccs, &hb = b.devices[d].hccs;
+      FUZZ_CHECK(ha.has_value() == hb.has_value());
+      if (ha && hb) FUZZ_CHECK(ha->unknown == hb->unknown && ha->peers == hb->peers);
+      const auto &va = a.devices[d].vnpus, &vb = b.devices[d].vnpus;
+      FUZZ_CHECK(va.size() == vb.size());
+      for (size_t k = 0; k < va.size() && k < vb.size(); ++k)
+        FUZZ_CHECK(va[k].vdev_id == vb[k].vdev_id && va[k].template_name == vb[k].template_name &&
+                   va[k].ai_cores == vb[k].ai_cores &&
+                   va[k].memory_total_bytes == vb[k].memory_total_bytes);
       const auto &la = a.devices[d].nvlink, &lb = b.devices[d].nvlink;
       FUZZ_CHECK(la.has_value() == lb.has_value());
       if (!la || !lb) continue;

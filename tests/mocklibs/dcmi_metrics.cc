@@ -1,12 +1,15 @@
-// Mock DCMI (libdcmi.so) for the ascend-910b-8x fixture: eight cards with one NPU each, at the
-// fixture's PCI addresses; metrics here, health and processes at the end. Values come from a file
+// Mock DCMI (libdcmi.so) for the ascend-910b-8x and ascend-910b-vnpu fixtures: eight cards with
+// one NPU each, at the fixtures' PCI addresses; metrics here, health and processes further down,
+// HCCS topology and vNPUs at the end. Values come from a file
 // the test writes (path in MOCK_DCMI_METRICS_FILE; read on every call). One line per card:
 //
 //   <card> <AI Core util %> <temp °C> <power 0.1 W> <HBM total MB> <HBM used MB>
 //
 // Without the card's line every metric call fails with -8255, standing in for a chip that does
 // not support the call (the code npu-exporter treats as "not supported"; unverified here).
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -175,4 +178,72 @@ MOCK_DCMI_EXPORT int dcmi_get_device_errorcode_v2(int card_id, int device_id, in
       *error_count = static_cast<int>(w.size() - 1);
     }
   return dcmi::kOk;
+}
+
+// HCCS topology (dcmi_get_topo_info_by_device_id), by the layout named in MOCK_DCMI_TOPO:
+//   mesh        every two NPUs joined by HCCS (8×910B, F-64)
+//   rings       two HCCS rings of four, SYS between them (Atlas training, F-65): cards 0, 1, 4, 5
+//               and cards 2, 3, 6, 7, so neither ring is four NPUs in bus order
+//   error       any pair with card 2 fails with -8005 (an inner error)
+//   unknown     cards 0 and 1 answer DCMI_TOPO_TYPE_BUTT (the driver's pair query failed)
+//   asymmetric  mesh, but card 0 answers PIX toward card 1
+//   stranger    mesh, with an answer no header has (42) for cards 3 and 4
+// Unset: the call is not supported (-8255), as on chips other than 910B and 910_93.
+MOCK_DCMI_EXPORT int dcmi_get_topo_info_by_device_id(int card1, int device1, int card2, int device2,
+                                                     int* topo_type) {
+  if (!valid(card1, device1) || !valid(card2, device2) || !topo_type) return kInvalidDeviceId;
+  const char* env = std::getenv("MOCK_DCMI_TOPO");
+  if (!env) return dcmi::kNotSupported;
+  std::string layout = env;
+  constexpr int kSys = 1, kPix = 5;
+  if (card1 == card2) {
+    *topo_type = dcmi::kTopoSelf;
+  } else if (layout == "error" && (card1 == 2 || card2 == 2)) {
+    return -8005;
+  } else if (layout == "unknown" && card1 + card2 == 1) {
+    *topo_type = dcmi::kTopoUnknown;
+  } else if (layout == "asymmetric" && card1 == 0 && card2 == 1) {
+    *topo_type = kPix;
+  } else if (layout == "stranger" && card1 + card2 == 7 && (card1 == 3 || card1 == 4)) {
+    *topo_type = 42;
+  } else if (layout == "rings") {
+    *topo_type = card1 / 2 % 2 == card2 / 2 % 2 ? dcmi::kTopoHccs : kSys;
+  } else {
+    *topo_type = dcmi::kTopoHccs;
+  }
+  return dcmi::kOk;
+}
+
+// vNPUs (dcmi_get_device_info, vdev management), from the file in MOCK_DCMI_VNPU_FILE:
+//   <card> vnpu <vdev id> <template> <AI Cores> <memory MB>   one vNPU of the card
+//   <card> vnpu-fail                                           the vNPU list fails (-8005)
+// Without the file every card lists no vNPU.
+MOCK_DCMI_EXPORT int dcmi_get_device_info(int card_id, int device_id, int main_cmd,
+                                          unsigned sub_cmd, void* buf, unsigned* size) {
+  if (!valid(card_id, device_id) || !buf || !size) return kInvalidParameter;
+  if (main_cmd != dcmi::kMainCmdVdevMng) return dcmi::kNotSupported;
+  auto lines = rows("MOCK_DCMI_VNPU_FILE", card_id);
+  if (sub_cmd == dcmi::kVdevSubCmdTotal) {
+    if (*size < sizeof(dcmi::VdevTotal)) return kInvalidParameter;
+    auto* total = static_cast<dcmi::VdevTotal*>(buf);
+    *total = {};
+    for (const auto& w : lines) {
+      if (w[0] == "vnpu-fail") return -8005;
+      if (w[0] == "vnpu" && w.size() == 5 && total->vdev_num < dcmi::kMaxVdevs)
+        total->vdev_id[total->vdev_num++] = static_cast<unsigned>(std::stoul(w[1]));
+    }
+    return dcmi::kOk;
+  }
+  if (sub_cmd != dcmi::kVdevSubCmdOne || *size < sizeof(dcmi::VdevQuery)) return kInvalidParameter;
+  auto* q = static_cast<dcmi::VdevQuery*>(buf);
+  for (const auto& w : lines)
+    if (w[0] == "vnpu" && w.size() == 5 && std::stoul(w[1]) == q->vdev_id) {
+      q->info = {};
+      std::memcpy(q->info.name, w[2].data(),
+                  std::min(w[2].size(), sizeof q->info.name));  // no NUL when it fills
+      q->info.computing.aic = std::stof(w[3]);
+      q->info.computing.memory_size = std::stoull(w[4]);
+      return dcmi::kOk;
+    }
+  return kInvalidDeviceId;
 }

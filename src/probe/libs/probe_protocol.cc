@@ -1,11 +1,21 @@
 #include "probe/libs/probe_protocol.h"
 
+#include <algorithm>
+#include <charconv>
+
 #include "util/strings.h"
 #include "worker/message.h"
 
 namespace anygpu::worker {
 
 namespace {
+
+// The shortest text that reads back as `v` ("4", "0.5").
+std::string shortest_decimal(double v) {
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
 
 bool arity(const Record& r, size_t n, std::optional<std::string>& error) {
   if (r.fields.size() == n) return true;
@@ -75,6 +85,73 @@ void decode_nvlink(const Record& r, LibraryDeviceFacts& d, std::optional<std::st
       return;
     }
   d.nvlink->active.push_back({static_cast<unsigned>(*link), *domain, *bus, *device, *peer});
+}
+
+// "hccs-links" says DCMI answered for every pair of the last device; each "hccs BUS" after it
+// names a chip it reaches over HCCS (judged by src/topo). "hccs-unknown WHY" says it could not.
+void decode_hccs(const Record& r, LibraryDeviceFacts& d, std::optional<std::string>& error) {
+  if (!arity(r, r.tag == "hccs-links" ? 0 : 1, error)) return;
+  if (r.tag != "hccs") {
+    if (d.hccs) {
+      error = at(r, cat({"second HCCS state ('", r.tag, "')"}));
+      return;
+    }
+    d.hccs.emplace();
+    if (r.tag == "hccs-unknown") d.hccs->unknown = r.fields[0];
+    return;
+  }
+  if (!d.hccs || d.hccs->unknown) {
+    error = at(r, "'hccs' without 'hccs-links' before it");
+    return;
+  }
+  auto peer = PciAddress::parse(r.fields[0]);
+  if (!peer ||
+      std::find(d.hccs->peers.begin(), d.hccs->peers.end(), *peer) != d.hccs->peers.end()) {
+    error = at(r, "bad or repeated 'hccs' address");
+    return;
+  }
+  d.hccs->peers.push_back(*peer);
+}
+
+// "vnpu ID" adds a vNPU to the last device; vnpu-template, vnpu-aicores and vnpu-memory fill
+// the last one, each once.
+void decode_vnpu(const Record& r, LibraryDeviceFacts& d, std::optional<std::string>& error) {
+  if (!arity(r, 1, error)) return;
+  if (r.tag == "vnpu") {
+    auto id = parse_uint(r.fields[0]);
+    if (!id || *id > 0xffffffffu) {
+      error = at(r, "bad vNPU id");
+      return;
+    }
+    d.vnpus.push_back({static_cast<unsigned>(*id), {}, {}, {}});
+    return;
+  }
+  if (d.vnpus.empty()) {
+    error = at(r, cat({"'", r.tag, "' before any 'vnpu'"}));
+    return;
+  }
+  auto& v = d.vnpus.back();
+  if (r.tag == "vnpu-template") {
+    if (v.template_name) error = at(r, "second 'vnpu-template'");
+    v.template_name = r.fields[0];
+  } else if (r.tag == "vnpu-aicores") {
+    auto n = parse_double(r.fields[0]);
+    if (!n || !(*n > 0 && *n <= 1024) || v.ai_cores)
+      error = at(r, "bad or repeated 'vnpu-aicores'");
+    if (!error) v.ai_cores = *n;
+  } else {
+    auto n = parse_uint(r.fields[0]);
+    if (!n || v.memory_total_bytes) error = at(r, "bad or repeated 'vnpu-memory'");
+    if (!error) v.memory_total_bytes = *n;
+  }
+}
+
+bool is_hccs_tag(std::string_view tag) {
+  return tag == "hccs-links" || tag == "hccs" || tag == "hccs-unknown";
+}
+
+bool is_vnpu_tag(std::string_view tag) {
+  return tag == "vnpu" || tag == "vnpu-template" || tag == "vnpu-aicores" || tag == "vnpu-memory";
 }
 
 bool is_nvlink_tag(std::string_view tag) {
@@ -167,6 +244,18 @@ std::string encode_library(const LibraryResult& result, const StrayOutput& outpu
         w.line("nvlink", {std::to_string(e.link), std::to_string(e.domain), std::to_string(e.bus),
                           std::to_string(e.device), to_string(e.peer)});
     }
+    if (d.hccs && d.hccs->unknown) {
+      w.line("hccs-unknown", {*d.hccs->unknown});
+    } else if (d.hccs) {
+      w.line("hccs-links");
+      for (const auto& p : d.hccs->peers) w.line("hccs", {p.str()});
+    }
+    for (const auto& v : d.vnpus) {
+      w.line("vnpu", {std::to_string(v.vdev_id)});
+      if (v.template_name) w.line("vnpu-template", {*v.template_name});
+      if (v.ai_cores) w.line("vnpu-aicores", {shortest_decimal(*v.ai_cores)});
+      if (v.memory_total_bytes) w.line("vnpu-memory", {std::to_string(*v.memory_total_bytes)});
+    }
   }
   if (output.bytes)
     w.line("output", {std::to_string(output.bytes), output.excerpt.empty() ? "-" : output.excerpt});
@@ -241,7 +330,7 @@ ProbeReply decode_probe_reply(std::string_view text) {
         error = at(r, "bad PCI address");
         break;
       }
-      open->result.devices.push_back({*address, {}, {}, {}, {}, {}, {}});
+      open->result.devices.emplace_back().address = *address;
     } else if (r.tag == "name" || r.tag == "uuid" || r.tag == "arch") {
       if (auto* d = device(r))
         text_field(r, r.tag == "name" ? d->name : r.tag == "uuid" ? d->uuid : d->arch);
@@ -258,6 +347,10 @@ ProbeReply decode_probe_reply(std::string_view text) {
       if (auto* d = device(r)) decode_mig(r, *d, error);
     } else if (is_nvlink_tag(r.tag)) {
       if (auto* d = device(r)) decode_nvlink(r, *d, error);
+    } else if (is_hccs_tag(r.tag)) {
+      if (auto* d = device(r)) decode_hccs(r, *d, error);
+    } else if (is_vnpu_tag(r.tag)) {
+      if (auto* d = device(r)) decode_vnpu(r, *d, error);
     } else if (r.tag == "output") {
       if (!arity(r, 2, error)) break;
       auto n = parse_uint(r.fields[0]);

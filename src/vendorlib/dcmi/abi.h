@@ -88,4 +88,79 @@ using EccFn = int (*)(int card_id, int device_id, int device_type, EccInfo* info
 using ErrorCodeFn = int (*)(int card_id, int device_id, int* error_count,
                             unsigned int* error_code_list, unsigned int list_len);
 
+// dcmi_get_topo_info_by_device_id(card1, device1, card2, device2, int* topo_type): how two chips
+// are joined. Prototype and answer values as declared in verylucky01/driver@
+// 1643027b944fe760fe2028d7dd0559003be07be3 src/custom/include/dcmi_interface_api.h (a public
+// copy of Ascend's driver sources; the unnamed DCMI_TOPO_TYPE_* enum); its implementation
+// (src/custom/dev_prod/user/dcmi/…, same commit) answers only on 910B and 910_93 boards,
+// answers "unknown" (DCMI_TOPO_TYPE_BUTT) with success when the driver's pair query fails, and
+// "self" for one chip. Older copies end the enum at PIX with BUTT = 6 (gpustack's pydcmi), so 6
+// and above 7 never count as HCCS here.
+using TopoFn = int (*)(int card1, int device1, int card2, int device2, int* topo_type);
+inline constexpr int kTopoSelf = 0;
+inline constexpr int kTopoHccs = 3;     // DCMI_TOPO_TYPE_HCCS: a direct HCCS link
+inline constexpr int kTopoHccsSw = 7;   // DCMI_TOPO_TYPE_HCCS_SW: HCCS through an HCCS switch
+inline constexpr int kTopoUnknown = 9;  // DCMI_TOPO_TYPE_BUTT in the current header
+inline constexpr int kTopoMax = 10;     // DCMI_TOPO_TYPE_MAX: no answer is at or above it
+
+// vNPUs through dcmi_get_device_info(card, device, main_cmd, sub_cmd, void* buf,
+// unsigned* size). The main command (DCMI_MAIN_CMD_VDEV_MNG = 52) and the structs below as
+// declared in Ascend/mind-cluster@ec1f2f664cff4978711fd8e391059cab97b3be73
+// component/ascend-common/devmanager/dcmi/dcmi_interface_api.h (dcmi_soc_total_resource,
+// dcmi_vdev_query_stru); the sub-commands (DCMI_VMNG_SUB_CMD_GET_VDEV_RESOURCE = 0,
+// …_GET_TOTAL_RESOURCE = 1) from the DCMI_VDEV_MNG_SUB_CMD enum of the driver copy above.
+using DeviceInfoFn = int (*)(int card_id, int device_id, int main_cmd, unsigned sub_cmd, void* buf,
+                             unsigned* size);
+inline constexpr int kMainCmdVdevMng = 52;
+inline constexpr unsigned kVdevSubCmdOne = 0;    // one vNPU's resources (vdev_id in, rest out)
+inline constexpr unsigned kVdevSubCmdTotal = 1;  // the chip's vNPU ids and total resources
+inline constexpr unsigned kMaxVdevs = 32;        // DCMI_SOC_SPLIT_MAX
+// DCMI_VDEV_RES_NAME_LEN. The query's `name` is read as the template the vNPU was made from
+// (dcmi_create_vdevice takes the template by name); unverified against a shipped driver.
+inline constexpr unsigned kVdevNameLen = 16;
+
+struct VdevBase {  // struct dcmi_base_resource
+  unsigned long long token, token_max, task_timeout;
+  unsigned int vfg_id;
+  unsigned char vip_mode;
+  unsigned char reserved[31];
+};
+struct VdevComputing {  // struct dcmi_computing_resource
+  float aic, aiv;       // AI Cores and AI Vector cores
+  unsigned short dsa, rtsq, acsq, cdqm, c_core, ffts, sdma, pcie_dma;
+  unsigned long long memory_size;  // MB ("MB as unit" in the header)
+  unsigned int event_id, notify_id, stream_id, model_id;
+  unsigned short topic_schedule_aicpu, host_ctrl_cpu, host_aicpu, device_aicpu, topic_ctrl_cpu_slot;
+  unsigned int vdev_aicore_utilization;
+  unsigned long long vdev_memory_total, vdev_memory_free;
+  unsigned char reserved[12];
+};
+struct VdevMedia {  // struct dcmi_media_resource
+  float jpegd, jpege, vpc, vdec, pngd, venc;
+  unsigned char reserved[32];
+};
+struct VdevQueryInfo {  // struct dcmi_vdev_query_info
+  char name[kVdevNameLen];
+  unsigned int status, is_container_used, vfid, vfg_id;
+  unsigned long long container_id;
+  VdevBase base;
+  VdevComputing computing;
+  VdevMedia media;
+};
+struct VdevQuery {  // struct dcmi_vdev_query_stru: the info is 8-aligned, after 4 bytes of padding
+  unsigned int vdev_id;
+  VdevQueryInfo info;
+};
+static_assert(sizeof(VdevBase) == 64 && sizeof(VdevComputing) == 96 && sizeof(VdevMedia) == 56,
+              "the layouts the header's fields give on LP64");
+static_assert(sizeof(VdevQuery) == 264, "dcmi_vdev_query_stru on LP64");
+struct VdevTotal {  // struct dcmi_soc_total_resource
+  unsigned int vdev_num;
+  unsigned int vdev_id[kMaxVdevs];
+  unsigned int vfg_num, vfg_bitmap;
+  VdevBase base;
+  VdevComputing computing;
+  VdevMedia media;
+};
+
 }  // namespace anygpu::dcmi

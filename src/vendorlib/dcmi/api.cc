@@ -35,7 +35,9 @@ Api::Api(const DynamicLibrary& lib)
       health(lib.symbol<HealthFn>({"dcmi_get_device_health"})),
       resource_info(lib.symbol<ResourceInfoFn>({"dcmi_get_device_resource_info"})),
       ecc(lib.symbol<EccFn>({"dcmi_get_device_ecc_info"})),
-      error_codes(lib.symbol<ErrorCodeFn>({"dcmi_get_device_errorcode_v2"})) {}
+      error_codes(lib.symbol<ErrorCodeFn>({"dcmi_get_device_errorcode_v2"})),
+      topo(lib.symbol<TopoFn>({"dcmi_get_topo_info_by_device_id"})),
+      device_info(lib.symbol<DeviceInfoFn>({"dcmi_get_device_info"})) {}
 
 std::map<BusKey, std::pair<int, int>> chips(const Api& api) {
   std::map<BusKey, std::pair<int, int>> out;

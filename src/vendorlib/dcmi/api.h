@@ -27,6 +27,8 @@ struct Api {
   ResourceInfoFn resource_info;
   EccFn ecc;
   ErrorCodeFn error_codes;
+  TopoFn topo;
+  DeviceInfoFn device_info;
 
   // dcmi_init, the card list, the device count and a PCIe info call: what every reader needs.
   bool usable() const { return init && cards && devices && (pcie_all || pcie); }

@@ -1,7 +1,7 @@
 // DCMI (Huawei Ascend, libdcmi.so): what anygpu calls, each inside a library worker only.
 // The ABI is declared in abi.h from public copies of dcmi_interface_api.h; api.h resolves the
-// entry points and lists chips by PCI address. DCMI is not probed for discovery: the kernel's
-// facts name Ascend devices.
+// entry points and lists chips by PCI address. The kernel's facts name Ascend devices; DCMI's
+// probe only adds what the kernel does not show: HCCS links between NPUs and vNPU templates.
 #pragma once
 
 #include <memory>
@@ -12,6 +12,11 @@
 #include "vendorlib/entry_points.h"
 
 namespace anygpu::dcmi {
+
+// Discovery (probe.cc): per chip, the chips it reaches over HCCS (dcmi_get_topo_info_by_device_id
+// for every pair) and its vNPUs' templates, AI Cores and memory (dcmi_get_device_info, vdev
+// management).
+void probe(const DynamicLibrary& lib, LibraryResult& result);
 
 // Health (health.cc): each chip's alarm level (dcmi_get_device_health), its fault codes
 // (dcmi_get_device_errorcode_v2), its HBM's ECC counts and isolated pages
