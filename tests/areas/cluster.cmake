@@ -25,7 +25,8 @@ set_tests_properties(cluster_slurm_requeue PROPERTIES LABELS system RESOURCE_LOC
 # for mknod; Debian slurm-wlm). No daemon is started: -G configures the GRES, prints them, exits.
 add_test(NAME cluster_slurm_gres_fixtures
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/slurm_gres_fixtures_test.sh $<TARGET_FILE:anygpu>
-                 ${CMAKE_CURRENT_LIST_DIR}/../hosts)
+                 ${CMAKE_CURRENT_LIST_DIR}/../hosts $<TARGET_FILE:mock_nvml_nvlink>
+                 $<TARGET_FILE:mock_dcmi_metrics>)
 set_tests_properties(cluster_slurm_gres_fixtures PROPERTIES LABELS system TIMEOUT 300)
 # The generated PyTorchJob's pods run as local processes with the training operator's
 # environment (2 pods x 2 processes, gloo DDP through Debian's torchrun).
