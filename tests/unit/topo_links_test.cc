@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "host/host_root.h"
+#include "kfd_root_fixture.h"
 #include "test_support.h"
 #include "topo/kfd_topology.h"
 #include "topo/topology_output.h"
@@ -132,22 +133,8 @@ TEST(KfdLinks, TwoNodesOfOneDeviceMakeNoSelfLink) {
 }
 
 // The whole reading on the fixture host built from the MI210 capture.
-struct Mi210 : ::testing::Test {
-  test::TempDir tmp;
-  std::string root = tmp / "root";
-  void SetUp() override { test::copy_tree(test::fixture_host("mi210-xgmi-8x"), root); }
-  Topology read() {
-    HostOptions o;
-    o.root = root;
-    o.load_libraries = false;
-    HostRoot host(o);
-    inventory = test::probe_root(root);
-    return read_topology(host, inventory);
-  }
-  std::string kfd(const std::string& rel) {
-    return root + "/sys/class/kfd/kfd/topology/nodes/" + rel;
-  }
-  Inventory inventory;
+struct Mi210 : test::KfdRoot {
+  void SetUp() override { copy("mi210-xgmi-8x"); }
 };
 
 TEST_F(Mi210, TwoHivesAndOneNicPerSwitch) {

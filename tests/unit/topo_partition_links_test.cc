@@ -11,6 +11,7 @@
 
 #include "cluster/gres.h"
 #include "host/host_root.h"
+#include "kfd_root_fixture.h"
 #include "select/select.h"
 #include "test_support.h"
 #include "topo/closeness.h"
@@ -21,23 +22,7 @@
 namespace anygpu {
 namespace {
 
-struct Cpx : ::testing::Test {
-  test::TempDir tmp;
-  std::string root = tmp / "root";
-  Inventory inventory;
-  void copy(const std::string& host) { test::copy_tree(test::fixture_host(host), root); }
-  Topology read() {
-    HostOptions o;
-    o.root = root;
-    o.load_libraries = false;
-    HostRoot host(o);
-    inventory = test::probe_root(root);
-    return read_topology(host, inventory);
-  }
-  std::string kfd(const std::string& rel) {
-    return root + "/sys/class/kfd/kfd/topology/nodes/" + rel;
-  }
-};
+struct Cpx : test::KfdRoot {};
 
 size_t count_weight(const Topology& t, uint64_t w) {
   return static_cast<size_t>(std::count_if(t.partition_links.begin(), t.partition_links.end(),
