@@ -1,7 +1,6 @@
 // Xe Link between devices from Level Zero's fabric extension (fabric_abi.h), read inside a
 // library worker: the edges between every two device vertices of this node, counted per pair
-// of PCI addresses. Not yet carried to the topology (the worker protocol and the device model
-// have no field for it): `topo` still says Xe Link is not read.
+// of PCI addresses. probe.cc hands them to discovery as Device::xelink (src/topo/xelink.cc).
 #pragma once
 
 #include <optional>
@@ -20,9 +19,10 @@ struct XeLinkPair {
 };
 
 struct XeLinkReading {
+  std::vector<BusKey> devices;  // the local device vertices read, by PCI address
   std::vector<XeLinkPair> pairs;
   // Set when the links could not be read (an entry point missing, a call failing): then
-  // `pairs` is empty and the links are unknown, never "none".
+  // `devices` and `pairs` are empty and the links are unknown, never "none".
   std::optional<std::string> unknown;
 };
 
