@@ -7,6 +7,7 @@ list(APPEND ANYGPU_UNIT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/../unit/topo_nvlink_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/topo_partition_links_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/../unit/topo_hccs_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../unit/topo_xelink_test.cc
 )
 list(APPEND ANYGPU_MOCKS dcmi_no_topo)
 add_test(NAME topo_cli
