@@ -139,7 +139,6 @@ XeLinkReading read_xe_links(const DynamicLibrary& lib) {
           }
       if (!ok) {
         out.pairs.clear();
-        out.devices.clear();
         out.unknown = error;
         return out;
       }

@@ -19,10 +19,12 @@ struct XeLinkPair {
 };
 
 struct XeLinkReading {
-  std::vector<BusKey> devices;  // the local device vertices read, by PCI address
+  // The local device vertices, by PCI address (when the links are unknown: those listed
+  // before the failing call, if any).
+  std::vector<BusKey> devices;
   std::vector<XeLinkPair> pairs;
   // Set when the links could not be read (an entry point missing, a call failing): then
-  // `devices` and `pairs` are empty and the links are unknown, never "none".
+  // `pairs` is empty and the links are unknown, never "none".
   std::optional<std::string> unknown;
 };
 

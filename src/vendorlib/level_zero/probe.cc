@@ -27,11 +27,13 @@ LibraryDeviceFacts& facts_for(LibraryResult& result, const PciAddress& address) 
   return result.devices.back();
 }
 
-// Every device vertex of the fabric gets its Xe Link peers (none is a reading too); when the
-// fabric could not be read, the devices Sysman listed get the reason, and with none listed the
-// links stay unasked (topo then says they are not read).
+// Every device vertex of the fabric gets its Xe Link peers (none is a reading too). When the
+// fabric could not be read, the devices Sysman listed and the vertices listed before the failure
+// get the reason; with neither, the links stay unasked (topo then says they are not read).
 void add_fabric_links(const DynamicLibrary& lib, LibraryResult& result) {
   auto reading = ze::read_xe_links(lib);
+  for (const auto& key : reading.devices)
+    if (auto address = pci_address_of(key)) facts_for(result, *address);
   if (reading.unknown) {
     for (auto& f : result.devices) f.xelink = XeLinkFacts{{}, reading.unknown};
     return;
