@@ -121,7 +121,7 @@ constexpr const char* kHccsLegend =
     "switch)\n";
 // Only where Level Zero reported Xe Links, likewise.
 constexpr const char* kXeLinkLegend =
-    "  XL#  = # Xe Link edges between two GPUs (Level Zero fabric; summed over their tiles)\n";
+    "  XL#  = Xe Link: # edges between the two GPUs or their tiles (Level Zero fabric)\n";
 constexpr const char* kPcieLegend =
     "  SYS  = PCIe and the interconnect between NUMA nodes (or a NUMA node unknown)\n"
     "  NODE = PCIe and the interconnect between host bridges of one NUMA node\n"
