@@ -153,7 +153,7 @@ def xe_link(binary, tests, schema, mock):
               [(MAX_BUSES[0], MAX_BUSES[1], "xelink", 4)], str(doc["links"]))
         check("xelink: nothing left unread", doc["warnings"] == [], str(doc["warnings"]))
         check("xelink: XL4 in the matrix and its legend",
-              " XL4 " in text.stdout and "  XL#  = # Xe Link edges" in text.stdout, text.stdout)
+              " XL4 " in text.stdout and "  XL#  = Xe Link: # edges" in text.stdout, text.stdout)
         devices = json.loads(with_ze_fabric(binary, root, "devices", "topo", "--json").stdout)
         check("xelink: device edges counted",
               [l.get("count") for l in devices["links"]] == [3], str(devices["links"]))

@@ -72,7 +72,7 @@ TEST(TopoXeLink, PairsCarryTheirEdgeCount) {
   EXPECT_EQ(domains[0].devices, (std::vector<size_t>{0, 1}));
   EXPECT_EQ(domains[1].devices, (std::vector<size_t>{2, 3}));
   auto text = topology_to_text(t);
-  EXPECT_NE(text.find("  XL#  = # Xe Link edges"), std::string::npos);
+  EXPECT_NE(text.find("  XL#  = Xe Link: # edges"), std::string::npos);
 }
 
 TEST(TopoXeLink, NoLinksPrintNoLegend) {
