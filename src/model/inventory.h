@@ -112,6 +112,19 @@ struct HccsFacts {
   std::optional<std::string> unknown;
 };
 
+// The devices an Intel GPU reaches over Xe Link as Level Zero's fabric extension reports them
+// (zeFabricEdgeGetExp between device vertices, else their tiles' edges summed), by PCI address,
+// unchecked (src/topo/xelink.cc judges them), each with how many Xe Link edges join the two;
+// `unknown` says why the fabric could not be read, and `peers` is empty then.
+struct XeLinkPeer {
+  PciAddress address;
+  int edges = 0;
+};
+struct XeLinkFacts {
+  std::vector<XeLinkPeer> peers;
+  std::optional<std::string> unknown;
+};
+
 // A PCI physical function with SR-IOV virtual functions enabled (sriov_totalvfs, sriov_numvfs;
 // Linux Documentation/ABI/testing/sysfs-bus-pci). Present only while num_vfs > 0.
 struct Sriov {
@@ -143,6 +156,7 @@ struct Device {
   std::vector<Partition> partitions;
   std::optional<NvLinkFacts> nvlink;  // absent: no library was asked (not rendered by list)
   std::optional<HccsFacts> hccs;      // likewise, DCMI's
+  std::optional<XeLinkFacts> xelink;  // likewise, Level Zero's fabric
   std::optional<std::string> physfn;  // an SR-IOV virtual function: its physical function's bus id
   std::optional<Sriov> sriov;         // a physical function whose virtual functions are enabled
 

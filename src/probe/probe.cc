@@ -37,6 +37,7 @@ void merge(const ProbeContext& ctx, Device& dev, const LibraryDeviceFacts& f,
     dev.memory_total_bytes = f.memory_total_bytes;
   if (f.nvlink) dev.nvlink = f.nvlink;
   if (f.hccs) dev.hccs = f.hccs;
+  if (f.xelink) dev.xelink = f.xelink;
   dev.add_source(api);
 }
 

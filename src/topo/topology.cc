@@ -11,6 +11,7 @@
 #include "topo/kfd_topology.h"
 #include "topo/nvlink.h"
 #include "topo/pci_path.h"
+#include "topo/xelink.h"
 #include "util/strings.h"
 
 namespace anygpu {
@@ -104,7 +105,8 @@ void find_nearest(Topology& t) {
 // empty matrix is not taken for "no links". Ascend's HCCS joins NPUs of one server (all eight
 // 910Bs, or two rings of four 910s) and is read only through DCMI in the library worker (said
 // unless DCMI answered for every NPU); Intel's Xe Link
-// joins Data Center GPU Max (xe-hpc) cards through Level Zero's fabric calls. Facts F-63..F-66
+// joins Data Center GPU Max (xe-hpc) cards and is read through Level Zero's fabric calls (said
+// unless Level Zero answered for every Max card). Facts F-63..F-66
 // of the partitions and topology facts.
 struct UnreadLinks {
   std::string_view vendor, arch;  // arch empty: every device of the vendor
@@ -124,18 +126,24 @@ constexpr std::string_view kHccsUnanswered =
     "HCCS links between NPUs are not read (DCMI did not answer for every NPU); "
     "`npu-smi info -t topo` shows them";
 
-void say_unread_links(Topology& t, bool hccs_read) {
+// Intel's when Level Zero was asked and did not answer for every Max card (reasons beside it).
+constexpr std::string_view kXeLinkUnanswered =
+    "Xe Link between Data Center GPU Max cards is not read (Level Zero's fabric did not answer "
+    "for every card); `xpu-smi topology -m` shows it";
+
+void say_unread_links(Topology& t, bool hccs_read, bool xe_links_read) {
   for (const auto& u : kUnreadLinks) {
     bool ascend = u.vendor == "ascend";
-    if (ascend && hccs_read) continue;
+    if (ascend ? hccs_read : xe_links_read) continue;
     size_t n = 0;
     bool asked = false;
     for (const auto& d : t.devices)
       if (d.device->vendor == u.vendor && (u.arch.empty() || d.device->arch == u.arch)) {
         ++n;
-        asked = asked || (ascend && d.device->hccs);
+        asked = asked || (ascend ? d.device->hccs.has_value() : d.device->xelink.has_value());
       }
-    if (n >= 2) t.warnings.push_back(cat({u.vendor, ": ", asked ? kHccsUnanswered : u.what}));
+    auto unanswered = ascend ? kHccsUnanswered : kXeLinkUnanswered;
+    if (n >= 2) t.warnings.push_back(cat({u.vendor, ": ", asked ? unanswered : u.what}));
   }
 }
 
@@ -165,7 +173,8 @@ Topology read_topology(const HostRoot& host, const Inventory& inventory) {
   read_kfd_links(host, t);
   add_nvlinks(t);
   bool hccs_read = add_hccs_links(t);
-  say_unread_links(t, hccs_read);
+  bool xe_links_read = add_xe_links(t);
+  say_unread_links(t, hccs_read, xe_links_read);
   read_nics(host, t);
   find_nearest(t);
   return t;

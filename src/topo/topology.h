@@ -1,6 +1,7 @@
 // The links between a host's devices and its RDMA NICs, read from kernel interfaces first:
 // AMD KFD io_links/p2p_links, the PCI hierarchy in sysfs and /sys/class/infiniband; then NVLink
-// as NVML told discovery's library worker (Device::nvlink), HCCS as DCMI told it (Device::hccs).
+// as NVML told discovery's library worker (Device::nvlink), HCCS as DCMI told it (Device::hccs),
+// Xe Link as Level Zero's fabric told it (Device::xelink).
 // Bad input never stops the reading: the link or NIC is left out with a warning naming the file.
 #pragma once
 
@@ -20,7 +21,7 @@ std::string_view to_string(PcieClass c);  // "PIX", "PXB", "PHB", "NODE", "SYS"
 // A direct device-to-device link (both directions seen, so stored once with a < b).
 struct DeviceLink {
   size_t a = 0, b = 0;  // indexes into Topology::devices
-  std::string kind;     // "xgmi", "nvlink", "hccs"
+  std::string kind;     // "xgmi", "nvlink", "hccs", "xelink"
   std::optional<int> count;
   std::optional<uint64_t> weight;
 };

@@ -119,6 +119,9 @@ constexpr const char* kPartitionLegend =
 constexpr const char* kHccsLegend =
     "  HCCS = Huawei Cache Coherence System link between NPUs (DCMI; direct or through an HCCS "
     "switch)\n";
+// Only where Level Zero reported Xe Links, likewise.
+constexpr const char* kXeLinkLegend =
+    "  XL#  = Xe Link: # edges between the two GPUs or their tiles (Level Zero fabric)\n";
 constexpr const char* kPcieLegend =
     "  SYS  = PCIe and the interconnect between NUMA nodes (or a NUMA node unknown)\n"
     "  NODE = PCIe and the interconnect between host bridges of one NUMA node\n"
@@ -135,6 +138,7 @@ std::string device_label(const Device& d) {
 std::string device_cell(const Topology& t, size_t a, size_t b) {
   if (const auto* l = t.link(a, b)) {
     if (l->kind == "nvlink" && l->count) return cat({"NV", std::to_string(*l->count)});
+    if (l->kind == "xelink" && l->count) return cat({"XL", std::to_string(*l->count)});
     return upper_kind(l->kind);
   }
   return std::string(
@@ -153,6 +157,9 @@ std::string topology_to_text(const Topology& t) {
   if (std::any_of(t.links.begin(), t.links.end(),
                   [](const DeviceLink& l) { return l.kind == "hccs"; }))
     out += kHccsLegend;
+  if (std::any_of(t.links.begin(), t.links.end(),
+                  [](const DeviceLink& l) { return l.kind == "xelink"; }))
+    out += kXeLinkLegend;
   out += kPcieLegend;
   out += "\nDevices:\n";
   for (const auto& r : matrix_rows(t)) {

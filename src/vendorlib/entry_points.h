@@ -39,6 +39,7 @@ struct LibraryDeviceFacts {
   std::vector<LibraryMigFacts> mig;
   std::optional<NvLinkFacts> nvlink;    // NVML only
   std::optional<HccsFacts> hccs;        // DCMI only
+  std::optional<XeLinkFacts> xelink;    // Level Zero only
   std::vector<LibraryVnpuFacts> vnpus;  // DCMI only
 };
 

@@ -16,7 +16,13 @@ answers left out with a warning naming DCMI and today's "not read" warning kept.
 With MOCK_DCMI_NO_TOPO (tests/mocklibs/dcmi_no_topo.cc: no topology call): HCCS unknown, said,
 and the "not read" warning kept.
 
-Usage: topo_cli_test.py ANYGPU TESTS_DIR [MOCK_NVML [MOCK_NVML_OK [MOCK_DCMI [MOCK_DCMI_NO_TOPO]]]]
+With MOCK_ZE_FABRIC (tests/mocklibs/ze_fabric.cc, copied into an intel-max-arc root as
+libze_loader.so.1; its edge counts are synthetic): Xe Link between the two Max 1550 cards with
+their edge count (goldens), select, gres Links= and k8s labels from it, and a failing fabric call
+keeping the "not read" warning with the reason.
+
+Usage: topo_cli_test.py ANYGPU TESTS_DIR [MOCK_NVML [MOCK_NVML_OK [MOCK_DCMI [MOCK_DCMI_NO_TOPO
+       [MOCK_ZE_FABRIC]]]]]
 """
 
 import json
@@ -55,7 +61,8 @@ def with_libs(binary, root, layout, *args):
                           timeout=60, env=env)
 
 
-def main(binary, tests, mock=None, mock_ok=None, mock_dcmi=None, mock_dcmi_no_topo=None):
+def main(binary, tests, mock=None, mock_ok=None, mock_dcmi=None, mock_dcmi_no_topo=None,
+         mock_ze_fabric=None):
     tests = Path(tests).resolve()
     schema = json.loads((tests.parent / "schemas" / "topology.schema.json").read_text())
     golden = tests / "golden" / "topo"
@@ -108,7 +115,88 @@ def main(binary, tests, mock=None, mock_ok=None, mock_dcmi=None, mock_dcmi_no_to
         hccs(binary, tests, schema, mock_dcmi)
     if mock_dcmi_no_topo:
         dcmi_without_topology(binary, tests, schema, mock_dcmi_no_topo)
+    if mock_ze_fabric:
+        xe_link(binary, tests, schema, mock_ze_fabric)
     return 1 if failures else 0
+
+
+MAX_BUSES = ["0000:29:00.0", "0000:9a:00.0"]  # the fixture's two Max 1550 cards
+UNREAD_XE_LINK = "intel: Xe Link between Data Center GPU Max cards is not read"
+
+
+def with_ze_fabric(binary, root, layout, *args):
+    env = dict(os.environ)
+    env.pop("MOCK_ZE_FABRIC", None)
+    if layout:
+        env["MOCK_ZE_FABRIC"] = layout
+    return subprocess.run([binary, "--root", str(root), *args], capture_output=True, text=True,
+                          timeout=60, env=env)
+
+
+def xe_link(binary, tests, schema, mock):
+    golden = tests / "golden" / "topo"
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(host_with_library(tests / "hosts" / "intel-max-arc", Path(tmp) / "root", mock,
+                                      "libze_loader.so.1"))
+        js = with_ze_fabric(binary, root, "tiles", "topo", "--json")
+        text = with_ze_fabric(binary, root, "tiles", "topo")
+        check("xelink: exit 0", js.returncode == 0 and text.returncode == 0, js.stderr)
+        check("xelink: golden json",
+              js.stdout == (golden / "intel-max-arc-xelink.json").read_text(), js.stdout)
+        check("xelink: golden text",
+              text.stdout == (golden / "intel-max-arc-xelink.txt").read_text(), text.stdout)
+        doc = json.loads(js.stdout)
+        jsonschema.validate(doc, schema)
+        # Tiles' edges summed: two between the tiles 0, two between the tiles 1.
+        check("xelink: the Max pair joined by 4 edges",
+              [(l["a"], l["b"], l["kind"], l.get("count")) for l in doc["links"]] ==
+              [(MAX_BUSES[0], MAX_BUSES[1], "xelink", 4)], str(doc["links"]))
+        check("xelink: nothing left unread", doc["warnings"] == [], str(doc["warnings"]))
+        check("xelink: XL4 in the matrix and its legend",
+              " XL4 " in text.stdout and "  XL#  = Xe Link: # edges" in text.stdout, text.stdout)
+        devices = json.loads(with_ze_fabric(binary, root, "devices", "topo", "--json").stdout)
+        check("xelink: device edges counted",
+              [l.get("count") for l in devices["links"]] == [3], str(devices["links"]))
+
+        # The Max cards' tiles are the units (FLAT hierarchy): four of them span both cards,
+        # which Xe Link joins.
+        sel = with_ze_fabric(binary, root, "tiles", "--json", "select", "--devices", "4")
+        check("xelink: select exit 0", sel.returncode == 0, sel.stderr)
+        chosen = json.loads(sel.stdout).get("devices", [])
+        check("xelink: the Max cards' four tiles chosen",
+              chosen == [b + "/" + t for b in MAX_BUSES for t in "01"], str(chosen))
+        why = with_ze_fabric(binary, root, "tiles", "select", "--devices", "4", "-v")
+        check("xelink: xelink domain named", "in one xelink link domain" in why.stderr,
+              why.stderr)
+        plain = subprocess.run([binary, "--root", str(tests / "hosts" / "intel-max-arc"),
+                                "select", "--devices", "4", "-v"], capture_output=True,
+                               text=True, timeout=60)
+        check("xelink: no domain named without the fabric",
+              "in one xelink link domain" not in plain.stderr,
+              plain.stderr)
+        gres = with_ze_fabric(binary, root, "tiles", "slurm", "gres")
+        check("xelink: gres Links= from Xe Link", "Links=-1,0,0" in gres.stdout and
+              "Links=0,-1,4" in gres.stdout and "Links=0,4,-1" in gres.stdout, gres.stdout)
+        labels = with_ze_fabric(binary, root, "tiles", "k8s", "labels")
+        check("xelink: an xelink domain of 2",
+              "link-kind=xelink" in labels.stdout and "link-domain-size=2" in labels.stdout,
+              labels.stdout)
+
+        # Only model "XeLink" edges count: read, and no links; nothing said unread.
+        other = json.loads(with_ze_fabric(binary, root, "other-model", "topo", "--json").stdout)
+        check("other-model: no links, nothing unread",
+              other["links"] == [] and other["warnings"] == [], str(other))
+        # A failing call: unknown, never "no links"; the not-read warning kept with the reason.
+        failed = json.loads(with_ze_fabric(binary, root, "edge-error", "topo", "--json").stdout)
+        check("edge-error: no links", failed["links"] == [], str(failed["links"]))
+        check("edge-error: not read, and why", any(w.startswith(UNREAD_XE_LINK)
+                                                     and "did not answer" in w
+                                                     for w in failed["warnings"]) and
+              any(w.startswith("Level Zero: Xe Link of 0000:29:00.0, 0000:9a:00.0 unknown: "
+                               "zeFabricEdgeGetExp failed") for w in failed["warnings"]),
+              str(failed["warnings"]))
+        gres = with_ze_fabric(binary, root, "edge-error", "slurm", "gres")
+        check("edge-error: no Links=", "Links=" not in gres.stdout, gres.stdout)
 
 
 DCMI_DIR = "usr/local/Ascend/driver/lib64/driver"  # one of data/vendors.yaml's dirs for dcmi
@@ -407,4 +495,4 @@ def damaged(binary, tests, schema):
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:7]))
+    sys.exit(main(*sys.argv[1:8]))

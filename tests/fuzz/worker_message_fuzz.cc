@@ -40,6 +40,14 @@ void check_reply(std::string_view text) {
       const auto &ha = a.devices[d].hccs, &hb = b.devices[d].hccs;
       FUZZ_CHECK(ha.has_value() == hb.has_value());
       if (ha && hb) FUZZ_CHECK(ha->unknown == hb->unknown && ha->peers == hb->peers);
+      const auto &xa = a.devices[d].xelink, &xb = b.devices[d].xelink;
+      FUZZ_CHECK(xa.has_value() == xb.has_value());
+      if (xa && xb) {
+        FUZZ_CHECK(xa->unknown == xb->unknown && xa->peers.size() == xb->peers.size());
+        for (size_t k = 0; k < xa->peers.size() && k < xb->peers.size(); ++k)
+          FUZZ_CHECK(xa->peers[k].address == xb->peers[k].address &&
+                     xa->peers[k].edges == xb->peers[k].edges);
+      }
       const auto &va = a.devices[d].vnpus, &vb = b.devices[d].vnpus;
       FUZZ_CHECK(va.size() == vb.size());
       for (size_t k = 0; k < va.size() && k < vb.size(); ++k)

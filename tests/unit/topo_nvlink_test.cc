@@ -209,12 +209,12 @@ TEST(TopoNvLinkAbi, ConstantsMatchNvmlH) {
 TEST(TopoNvLinkProtocol, RoundTrip) {
   LibraryResult r;
   r.report = {"nvidia", "nvml", LibraryStatus::loaded, {}, {}};
-  LibraryDeviceFacts a{{0, 0x18, 0, 0}, {}, {}, {}, {}, {}, NvLinkFacts{}, {}, {}};
+  LibraryDeviceFacts a{{0, 0x18, 0, 0}, {}, {}, {}, {}, {}, NvLinkFacts{}, {}, {}, {}};
   a.nvlink->active.push_back({0, 0, 5, 0, NvLinkPeer::nvswitch});
   a.nvlink->active.push_back({17, 0xfffffff, 0xff, 0xff, NvLinkPeer::unknown});
   LibraryDeviceFacts b{
-      {0, 0x2a, 0, 0}, {}, {}, {}, {}, {}, NvLinkFacts{{}, "no symbol here"}, {}, {}};
-  LibraryDeviceFacts c{{0, 0x3a, 0, 0}, {}, {}, {}, {}, {}, std::nullopt, {}, {}};
+      {0, 0x2a, 0, 0}, {}, {}, {}, {}, {}, NvLinkFacts{{}, "no symbol here"}, {}, {}, {}};
+  LibraryDeviceFacts c{{0, 0x3a, 0, 0}, {}, {}, {}, {}, {}, std::nullopt, {}, {}, {}};
   r.devices = {a, b, c};
   auto text = worker::Writer().header().take() + worker::encode_begin("nvidia", "nvml") +
               worker::encode_library(r, {}) + std::string(worker::kEndLine);

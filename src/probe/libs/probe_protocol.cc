@@ -146,6 +146,44 @@ void decode_vnpu(const Record& r, LibraryDeviceFacts& d, std::optional<std::stri
   }
 }
 
+// "xelinks" says Level Zero's fabric was read for the last device; each "xelink BUS EDGES"
+// after it names a device it reaches over Xe Link and how many edges join them (judged by
+// src/topo). "xelinks-unknown WHY" says the fabric could not be read.
+void decode_xelink(const Record& r, LibraryDeviceFacts& d, std::optional<std::string>& error) {
+  if (!arity(r, r.tag == "xelinks" ? 0 : r.tag == "xelink" ? 2 : 1, error)) return;
+  if (r.tag != "xelink") {
+    if (d.xelink) {
+      error = at(r, cat({"second Xe Link state ('", r.tag, "')"}));
+      return;
+    }
+    d.xelink.emplace();
+    if (r.tag == "xelinks-unknown") d.xelink->unknown = r.fields[0];
+    return;
+  }
+  if (!d.xelink || d.xelink->unknown) {
+    error = at(r, "'xelink' without 'xelinks' before it");
+    return;
+  }
+  auto peer = PciAddress::parse(r.fields[0]);
+  auto& peers = d.xelink->peers;
+  if (!peer || std::any_of(peers.begin(), peers.end(),
+                           [&](const XeLinkPeer& p) { return p.address == *peer; })) {
+    error = at(r, "bad or repeated 'xelink' address");
+    return;
+  }
+  // Level Zero reads at most 4096 edges per vertex pair (fabric.cc), tiles summed: far below.
+  auto edges = parse_uint(r.fields[1]);
+  if (!edges || *edges == 0 || *edges > 1u << 20) {
+    error = at(r, "bad 'xelink' edge count");
+    return;
+  }
+  peers.push_back({*peer, static_cast<int>(*edges)});
+}
+
+bool is_xelink_tag(std::string_view tag) {
+  return tag == "xelinks" || tag == "xelink" || tag == "xelinks-unknown";
+}
+
 bool is_hccs_tag(std::string_view tag) {
   return tag == "hccs-links" || tag == "hccs" || tag == "hccs-unknown";
 }
@@ -250,6 +288,13 @@ std::string encode_library(const LibraryResult& result, const StrayOutput& outpu
       w.line("hccs-links");
       for (const auto& p : d.hccs->peers) w.line("hccs", {p.str()});
     }
+    if (d.xelink && d.xelink->unknown) {
+      w.line("xelinks-unknown", {*d.xelink->unknown});
+    } else if (d.xelink) {
+      w.line("xelinks");
+      for (const auto& p : d.xelink->peers)
+        w.line("xelink", {p.address.str(), std::to_string(p.edges)});
+    }
     for (const auto& v : d.vnpus) {
       w.line("vnpu", {std::to_string(v.vdev_id)});
       if (v.template_name) w.line("vnpu-template", {*v.template_name});
@@ -349,6 +394,8 @@ ProbeReply decode_probe_reply(std::string_view text) {
       if (auto* d = device(r)) decode_nvlink(r, *d, error);
     } else if (is_hccs_tag(r.tag)) {
       if (auto* d = device(r)) decode_hccs(r, *d, error);
+    } else if (is_xelink_tag(r.tag)) {
+      if (auto* d = device(r)) decode_xelink(r, *d, error);
     } else if (is_vnpu_tag(r.tag)) {
       if (auto* d = device(r)) decode_vnpu(r, *d, error);
     } else if (r.tag == "output") {

@@ -21,8 +21,9 @@
 // lines (mig GI CI, mig-uuid, mig-profile, mig-memory) and NVLink: `nvlinks` (NVML answered for
 // every link) followed by one `nvlink LINK DOMAIN BUS DEVICE PEER` per active link (PEER gpu,
 // switch, ibm-npu or unknown), or `nvlinks-unknown WHY`; DCMI's HCCS: `hccs-links` followed by
-// one `hccs BUS` per chip reached over HCCS, or `hccs-unknown WHY`; DCMI's vNPUs: `vnpu ID`
-// then vnpu-template, vnpu-aicores and vnpu-memory for it.
+// one `hccs BUS` per chip reached over HCCS, or `hccs-unknown WHY`; Level Zero's Xe Link:
+// `xelinks` followed by one `xelink BUS EDGES` per device reached, or `xelinks-unknown WHY`;
+// DCMI's vNPUs: `vnpu ID` then vnpu-template, vnpu-aicores and vnpu-memory for it.
 #pragma once
 
 #include <optional>

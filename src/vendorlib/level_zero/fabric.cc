@@ -123,6 +123,7 @@ XeLinkReading read_xe_links(const DynamicLibrary& lib) {
   }
   std::sort(devices.begin(), devices.end(),
             [](const DeviceVertex& x, const DeviceVertex& y) { return x.address < y.address; });
+  for (const auto& d : devices) out.devices.push_back(d.address);
   std::string error;
   for (size_t i = 0; i < devices.size(); ++i)
     for (size_t j = i + 1; j < devices.size(); ++j) {

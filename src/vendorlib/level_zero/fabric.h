@@ -1,7 +1,6 @@
 // Xe Link between devices from Level Zero's fabric extension (fabric_abi.h), read inside a
 // library worker: the edges between every two device vertices of this node, counted per pair
-// of PCI addresses. Not yet carried to the topology (the worker protocol and the device model
-// have no field for it): `topo` still says Xe Link is not read.
+// of PCI addresses. probe.cc hands them to discovery as Device::xelink (src/topo/xelink.cc).
 #pragma once
 
 #include <optional>
@@ -20,6 +19,9 @@ struct XeLinkPair {
 };
 
 struct XeLinkReading {
+  // The local device vertices, by PCI address (when the links are unknown: those listed
+  // before the failing call, if any).
+  std::vector<BusKey> devices;
   std::vector<XeLinkPair> pairs;
   // Set when the links could not be read (an entry point missing, a call failing): then
   // `pairs` is empty and the links are unknown, never "none".

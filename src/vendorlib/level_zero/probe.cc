@@ -1,5 +1,6 @@
 // Level Zero Sysman (libze_loader.so.1): model name and driver version per device, matched to
-// PCI functions by the BDF address Sysman reports.
+// PCI functions by the BDF address Sysman reports; and the Xe Links between devices from the
+// core API's fabric extension (fabric.h), which needs no Sysman.
 #include "vendorlib/level_zero/level_zero.h"
 
 #include <cstring>
@@ -7,6 +8,7 @@
 
 #include "util/strings.h"
 #include "vendorlib/level_zero/abi.h"
+#include "vendorlib/level_zero/fabric.h"
 
 namespace anygpu {
 
@@ -17,9 +19,49 @@ std::optional<std::string> text(const char* buf, size_t n) {
   if (t.empty() || t == "unknown" || t == "unkown" || !is_printable_text(t)) return std::nullopt;
   return std::string(t);
 }
+
+LibraryDeviceFacts& facts_for(LibraryResult& result, const PciAddress& address) {
+  for (auto& f : result.devices)
+    if (f.address == address) return f;
+  result.devices.emplace_back().address = address;
+  return result.devices.back();
+}
+
+// Every device vertex of the fabric gets its Xe Link peers (none is a reading too). When the
+// fabric could not be read, the devices Sysman listed and the vertices listed before the failure
+// get the reason; with neither, the links stay unasked (topo then says they are not read).
+void add_fabric_links(const DynamicLibrary& lib, LibraryResult& result) {
+  auto reading = ze::read_xe_links(lib);
+  for (const auto& key : reading.devices)
+    if (auto address = pci_address_of(key)) facts_for(result, *address);
+  if (reading.unknown) {
+    for (auto& f : result.devices) f.xelink = XeLinkFacts{{}, reading.unknown};
+    return;
+  }
+  for (const auto& key : reading.devices) {
+    auto address = pci_address_of(key);
+    if (!address) continue;
+    auto& f = facts_for(result, *address);
+    f.xelink.emplace();
+    for (const auto& p : reading.pairs) {
+      const BusKey* other = p.a == key ? &p.b : p.b == key ? &p.a : nullptr;
+      if (!other) continue;
+      if (auto peer = pci_address_of(*other)) f.xelink->peers.push_back({*peer, p.edges});
+    }
+  }
+}
+
+void read_sysman(const DynamicLibrary& lib, LibraryResult& result);
 }  // namespace
 
 void ze::probe(const DynamicLibrary& lib, LibraryResult& result) {
+  read_sysman(lib, result);
+  add_fabric_links(lib, result);
+}
+
+namespace {
+
+void read_sysman(const DynamicLibrary& lib, LibraryResult& result) {
   auto init = lib.symbol<ze::InitFn>({"zesInit"});
   auto drivers = lib.symbol<ze::DriverGetFn>({"zesDriverGet"});
   auto devices = lib.symbol<ze::DeviceGetFn>({"zesDeviceGet"});
@@ -74,5 +116,7 @@ void ze::probe(const DynamicLibrary& lib, LibraryResult& result) {
     }
   }
 }
+
+}  // namespace
 
 }  // namespace anygpu
