@@ -26,7 +26,7 @@ set_tests_properties(cluster_slurm_requeue PROPERTIES LABELS system RESOURCE_LOC
 add_test(NAME cluster_slurm_gres_fixtures
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/../e2e/slurm_gres_fixtures_test.sh $<TARGET_FILE:anygpu>
                  ${CMAKE_CURRENT_LIST_DIR}/../hosts $<TARGET_FILE:mock_nvml_nvlink>
-                 $<TARGET_FILE:mock_dcmi_metrics>)
+                 $<TARGET_FILE:mock_dcmi_metrics> $<TARGET_FILE:mock_ze_fabric>)
 set_tests_properties(cluster_slurm_gres_fixtures PROPERTIES LABELS system TIMEOUT 300)
 # The generated PyTorchJob's pods run as local processes with the training operator's
 # environment (2 pods x 2 processes, gloo DDP through Debian's torchrun).

@@ -90,6 +90,14 @@ TEST(Spawn, DescriptorsThatCrossEachOtherArriveWhereThePlanSays) {
   int a[2], b[2];
   ASSERT_EQ(::pipe(a), 0);
   ASSERT_EQ(::pipe(b), 0);
+  // The pipes away from 3 and 4: with those free, pipe() returns them, and moving the write
+  // ends there would close the read ends.
+  for (int* end : {&a[0], &a[1], &b[0], &b[1]}) {
+    int high = ::fcntl(*end, F_DUPFD_CLOEXEC, 100);
+    ASSERT_GE(high, 100);
+    ::close(*end);
+    *end = high;
+  }
   UniqueFd a_read(a[0]), b_read(b[0]);
   // Move the write ends to 3 and 4 exactly (whatever was there is restored afterwards).
   UniqueFd saved3(::fcntl(3, F_DUPFD_CLOEXEC, 100)), saved4(::fcntl(4, F_DUPFD_CLOEXEC, 100));
