@@ -55,10 +55,18 @@ def topo(binary, root, *args):
                           capture_output=True, text=True, timeout=60)
 
 
-def with_libs(binary, root, layout, *args):
-    env = dict(os.environ, MOCK_NVML_NVLINK=layout)
+def with_mock(binary, root, variable, layout, *args):
+    """anygpu with libraries loaded, the mock's layout in VARIABLE (unset when layout is None)."""
+    env = dict(os.environ)
+    env.pop(variable, None)
+    if layout:
+        env[variable] = layout
     return subprocess.run([binary, "--root", str(root), *args], capture_output=True, text=True,
                           timeout=60, env=env)
+
+
+def with_libs(binary, root, layout, *args):
+    return with_mock(binary, root, "MOCK_NVML_NVLINK", layout, *args)
 
 
 def main(binary, tests, mock=None, mock_ok=None, mock_dcmi=None, mock_dcmi_no_topo=None,
@@ -125,12 +133,7 @@ UNREAD_XE_LINK = "intel: Xe Link between Data Center GPU Max cards is not read"
 
 
 def with_ze_fabric(binary, root, layout, *args):
-    env = dict(os.environ)
-    env.pop("MOCK_ZE_FABRIC", None)
-    if layout:
-        env["MOCK_ZE_FABRIC"] = layout
-    return subprocess.run([binary, "--root", str(root), *args], capture_output=True, text=True,
-                          timeout=60, env=env)
+    return with_mock(binary, root, "MOCK_ZE_FABRIC", layout, *args)
 
 
 def xe_link(binary, tests, schema, mock):
@@ -206,12 +209,7 @@ UNREAD_HCCS = "ascend: HCCS links between NPUs are not read"
 
 
 def with_dcmi(binary, root, layout, *args):
-    env = dict(os.environ)
-    env.pop("MOCK_DCMI_TOPO", None)
-    if layout:
-        env["MOCK_DCMI_TOPO"] = layout
-    return subprocess.run([binary, "--root", str(root), *args], capture_output=True, text=True,
-                          timeout=60, env=env)
+    return with_mock(binary, root, "MOCK_DCMI_TOPO", layout, *args)
 
 
 def dcmi_without_topology(binary, tests, schema, mock):
