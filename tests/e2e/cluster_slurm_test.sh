@@ -40,6 +40,14 @@ renode() {
     "$tmp/slurm.conf"
   : >"$tmp/slurmd.log"
 }
+# The node again with GRES, started, and up without a drain.
+up_idle() {
+  local name=$1 gres=$2 label=$3 show
+  renode "$name" "$gres"
+  slurm_start "$label"
+  show=$(scontrol show node "$node") || fail "scontrol show node ($label)"
+  echo "$show" | grep -qi "drain" && { echo "$show"; fail "$label drained"; }
+}
 slurm_require_tools slurmctld slurmd srun scontrol sinfo
 
 # A copy of the fixture; gres.conf names its nodes there. slurmd checks that every File= is
@@ -211,10 +219,7 @@ char_nodes 226 "$tmp"/tiles/dev/dri/renderD*
 "$anygpu" --root "$tmp/tiles" --no-libs slurm gres --output "$tmp/gres.conf" 2>/dev/null || fail "slurm gres (tiles)"
 [ "$(grep -c '^Name=gpu Type=max_1550 File=' "$tmp/gres.conf")" = 2 ] ||
   { cat "$tmp/gres.conf"; fail "tiled node: expected one line per Max card"; }
-renode tiles gpu:a770:1,gpu:max_1550:2
-slurm_start "tiled Intel node"
-show=$(scontrol show node "$node") || fail "scontrol show node (tiles)"
-echo "$show" | grep -qi "drain" && { echo "$show"; fail "tiled Intel node drained"; }
+up_idle tiles gpu:a770:1,gpu:max_1550:2 "tiled Intel node"
 tiles_env=$(timeout 60 srun -n 1 --gres=gpu:max_1550:2 "$anygpu" --root "$tmp/tiles" --no-libs -v \
   run --no-check -- env 2>"$tmp/srun-tiles.err") ||
   { cat "$tmp/srun-tiles.err"; fail "srun --gres=gpu:max_1550:2 anygpu run (tiles)"; }
@@ -236,10 +241,7 @@ char_nodes 226 "$tmp"/sriov/dev/dri/renderD*
 "$anygpu" --root "$tmp/sriov" --no-libs slurm gres --output "$tmp/gres.conf" 2>/dev/null || fail "slurm gres (SR-IOV)"
 [ "$(grep -c '^Name=gpu Type=intel File=' "$tmp/gres.conf")" = 3 ] ||
   { cat "$tmp/gres.conf"; fail "SR-IOV node: expected the two host VFs and the second card"; }
-renode sriov gpu:intel:3
-slurm_start "SR-IOV node"
-show=$(scontrol show node "$node") || fail "scontrol show node (SR-IOV)"
-echo "$show" | grep -qi "drain" && { echo "$show"; fail "SR-IOV node drained"; }
+up_idle sriov gpu:intel:3 "SR-IOV node"
 vf_env=$(timeout 60 srun -n 1 --gres=gpu:intel:1 "$anygpu" --root "$tmp/sriov" --no-libs run \
   --no-check -- env 2>"$tmp/srun-sriov.err") ||
   { cat "$tmp/srun-sriov.err"; fail "srun --gres=gpu:intel:1 anygpu run (SR-IOV)"; }
@@ -255,10 +257,7 @@ char_nodes 236 "$tmp"/vnpu/dev/davinci[0-9]*
 "$anygpu" --root "$tmp/vnpu" --no-libs slurm gres --output "$tmp/gres.conf" 2>/dev/null || fail "slurm gres (vNPU)"
 [ "$(grep -c '^Name=gpu Type=ascend910b File=' "$tmp/gres.conf")" = 6 ] ||
   { cat "$tmp/gres.conf"; fail "vNPU node: expected six whole-NPU lines"; }
-renode vnpu gpu:ascend910b:6
-slurm_start "vNPU node"
-show=$(scontrol show node "$node") || fail "scontrol show node (vNPU)"
-echo "$show" | grep -qi "drain" && { echo "$show"; fail "vNPU node drained"; }
+up_idle vnpu gpu:ascend910b:6 "vNPU node"
 npu_env=$(timeout 60 srun -n 1 --gres=gpu:ascend910b:2 "$anygpu" --root "$tmp/vnpu" --no-libs run \
   --no-check -- env 2>"$tmp/srun-vnpu.err") ||
   { cat "$tmp/srun-vnpu.err"; fail "srun --gres=gpu:ascend910b:2 anygpu run (vNPU)"; }
